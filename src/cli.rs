@@ -1,0 +1,287 @@
+//! The command line: raw arguments in, a validated [`Command`] out. Bad input stops here, with
+//! a message naming what is wrong and what is accepted, before anything is read.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::id::{self, Parsed};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "idgrep",
+    version,
+    about = "Follow one entity through its logs: every line that mentions a ULID or UUID, in any written form",
+    long_about = None,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "Examples:\n  idgrep 01kb2x1x0m4v6f9a1t8e3q7c5d logs/\n  kubectl logs deploy/api | idgrep 01kb2x1x0m4v6f9a1t8e3q7c5d\n  idgrep -e ID1 -e ID2 logs/\n  idgrep decode 017f22e2-79b0-7cc3-98c4-dc0c0c07398f\n\nExit status: 0 a match was found, 1 none, 2 an error occurred."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Sub>,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Sub {
+    /// Show what an ID holds: canonical form, kind, version, embedded time, other renderings
+    Decode(DecodeArgs),
+}
+
+#[derive(Args, Debug)]
+struct DecodeArgs {
+    /// IDs to decode: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:)
+    #[arg(required = true, value_name = "ID")]
+    ids: Vec<String>,
+    /// One JSON object per ID
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct SearchArgs {
+    /// The ID to search for (unless -e or -f is given), then files or directories; with no
+    /// path, standard input when it is not a terminal, else the current directory
+    #[arg(value_name = "ID | PATH")]
+    positional: Vec<String>,
+
+    /// An ID to search for; repeat for several
+    #[arg(short = 'e', long = "id", value_name = "ID")]
+    ids: Vec<String>,
+
+    /// Read IDs from FILE, one per line (blank lines and # comments ignored); - for stdin
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    id_files: Vec<PathBuf>,
+
+    /// Include or exclude files (ripgrep glob syntax; !GLOB excludes); repeatable
+    #[arg(short = 'g', long = "glob", value_name = "GLOB")]
+    globs: Vec<String>,
+
+    /// Follow symbolic links
+    #[arg(short = 'L', long = "follow")]
+    follow: bool,
+
+    /// Number of threads (default: all cores)
+    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+
+    /// Search binary files as if they were text
+    #[arg(short = 'a', long = "text")]
+    text: bool,
+
+    /// Print the number of matching lines per file
+    #[arg(short = 'c', long = "count", conflicts_with_all = ["files_with_matches", "json"])]
+    count: bool,
+
+    /// Print only the names of files with a match
+    #[arg(short = 'l', long = "files-with-matches", conflicts_with = "json")]
+    files_with_matches: bool,
+
+    /// Print nothing; exit 0 at the first match
+    #[arg(short = 'q', long = "quiet")]
+    quiet: bool,
+
+    /// Never print file names
+    #[arg(long = "no-filename", conflicts_with = "with_filename")]
+    no_filename: bool,
+
+    /// Always print file names (the default when searching a directory or several paths)
+    #[arg(short = 'H', long = "with-filename")]
+    with_filename: bool,
+
+    /// Do not print line numbers
+    #[arg(short = 'N', long = "no-line-number")]
+    no_line_number: bool,
+
+    /// One JSON object per matching line (schema in the README)
+    #[arg(long)]
+    json: bool,
+
+    /// When to use colour; NO_COLOR in the environment turns auto off
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    color: ColorChoice,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// What to do, validated.
+#[derive(Debug)]
+pub enum Command {
+    Search(SearchConfig),
+    Decode { inputs: Vec<String>, json: bool },
+}
+
+/// How results are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputMode {
+    Lines,
+    Json,
+    Count,
+    FilesWithMatches,
+    Quiet,
+}
+
+#[derive(Debug)]
+pub struct SearchConfig {
+    pub queries: Vec<Parsed>,
+    /// Paths as given; empty means standard input.
+    pub paths: Vec<PathBuf>,
+    pub globs: Vec<String>,
+    pub follow_links: bool,
+    pub threads: usize,
+    pub text: bool,
+    pub mode: OutputMode,
+    /// `None`: decide from the inputs (names shown for a directory or several paths).
+    pub with_filename: Option<bool>,
+    pub line_numbers: bool,
+    pub color: bool,
+    /// Standard output is a terminal: the query header is shown.
+    pub terminal: bool,
+}
+
+/// A usage error: printed as `idgrep: MESSAGE`, exit 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+/// Parses the process arguments. Clap's own errors (unknown flag, --help, --version) exit
+/// from inside, with clap's exit codes (2 for errors).
+pub fn parse_args() -> Result<Command, UsageError> {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Sub::Decode(d)) => Ok(Command::Decode {
+            inputs: d.ids,
+            json: d.json,
+        }),
+        None => search_config(cli.search).map(Command::Search),
+    }
+}
+
+fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
+    let mut positional = args.positional.into_iter();
+    let mut raw_ids: Vec<(String, String)> = args
+        .ids
+        .into_iter()
+        .map(|s| ("-e".to_string(), s))
+        .collect();
+    let ids_from_flags = !raw_ids.is_empty() || !args.id_files.is_empty();
+    if !ids_from_flags {
+        match positional.next() {
+            Some(first) => raw_ids.push(("argument".to_string(), first)),
+            None => {
+                return Err(UsageError(format!(
+                    "no ID given: pass one as the first argument, or with -e ID or -f FILE; \
+                     accepted forms: {}",
+                    id::ACCEPTED_FORMS
+                )));
+            }
+        }
+    }
+    let paths: Vec<PathBuf> = positional.map(PathBuf::from).collect();
+    let reads_stdin_for_ids = args.id_files.iter().any(|p| p.as_os_str() == "-");
+    for file in &args.id_files {
+        raw_ids.extend(read_id_file(file)?);
+    }
+    let mut queries = Vec::with_capacity(raw_ids.len());
+    for (origin, raw) in &raw_ids {
+        let parsed = id::parse(raw).map_err(|e| {
+            UsageError(format!(
+                "invalid ID {raw:?} ({origin}): {e}; accepted forms: {}",
+                id::ACCEPTED_FORMS
+            ))
+        })?;
+        queries.push(parsed);
+    }
+    if queries.is_empty() {
+        return Err(UsageError("the ID files hold no IDs".to_string()));
+    }
+    crate::source::check_globs(&args.globs).map_err(UsageError)?;
+
+    let paths = if paths.is_empty() {
+        if std::io::stdin().is_terminal() || reads_stdin_for_ids {
+            vec![PathBuf::from(".")]
+        } else {
+            Vec::new()
+        }
+    } else {
+        paths
+    };
+    let mode = if args.quiet {
+        OutputMode::Quiet
+    } else if args.files_with_matches {
+        OutputMode::FilesWithMatches
+    } else if args.count {
+        OutputMode::Count
+    } else if args.json {
+        OutputMode::Json
+    } else {
+        OutputMode::Lines
+    };
+    let terminal = std::io::stdout().is_terminal();
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let with_filename = if args.no_filename {
+        Some(false)
+    } else if args.with_filename {
+        Some(true)
+    } else {
+        None
+    };
+    let threads = match args.threads {
+        Some(n) => n as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    Ok(SearchConfig {
+        queries,
+        paths,
+        globs: args.globs,
+        follow_links: args.follow,
+        threads,
+        text: args.text,
+        mode,
+        with_filename,
+        line_numbers: !args.no_line_number && matches!(mode, OutputMode::Lines | OutputMode::Json),
+        color: color && mode != OutputMode::Json,
+        terminal,
+    })
+}
+
+/// Reads `-f FILE`: one ID per line; each comes back with its `FILE:LINE` origin for errors.
+fn read_id_file(path: &PathBuf) -> Result<Vec<(String, String)>, UsageError> {
+    let text = if path.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin())
+    } else {
+        std::fs::read_to_string(path)
+    }
+    .map_err(|e| UsageError(format!("{}: {}", path.display(), crate::source::io_reason(&e))))?;
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.trim();
+            !l.is_empty() && !l.starts_with('#')
+        })
+        .map(|(i, l)| (format!("{}:{}", path.display(), i + 1), l.trim().to_string()))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,707 @@
+//! The one door for IDs: everything that parses, normalises, renders or dates a ULID or a UUID
+//! lives here, and nothing else in the crate does it.
+//!
+//! A ULID and a UUID are both one 128-bit value. The same bits may be written as a ULID
+//! (26 Crockford base32 characters, either case) or as a UUID (8-4-4-4-12 hex, 32 hex without
+//! dashes, `{braced}`, `urn:uuid:`), and all of them are the same [`Id`]. The canonical
+//! renderings are lowercase: `01kb2x1x0m4v6f9a1t8e3q7c5d` and
+//! `019375b6-0c3a-7b2e-9f41-6d2a8c0e5b13`.
+//!
+//! We decode Crockford base32 and hex ourselves rather than through the `ulid` and `uuid`
+//! crates: the `ulid` decoder accepts a first character above `7` and silently drops the
+//! overflow bits, and the scanner needs to decode straight from a byte slice of known shape
+//! without allocating. Both crates serve as oracles in the tests.
+
+use std::fmt;
+
+/// Crockford's base32 alphabet in the canonical (lowercase) spelling.
+const CROCKFORD_LOWER: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+
+/// Marks a byte that is not a digit of the alphabet in the decode tables below.
+const INVALID: u8 = 0xff;
+
+/// Crockford base32 digit values, both cases; I, L, O and U are not in the alphabet and are
+/// not aliased (the ULID spec and the reference implementations reject them).
+static CROCKFORD_DECODE: [u8; 256] = {
+    let mut table = [INVALID; 256];
+    let mut i = 0;
+    while i < 32 {
+        let c = CROCKFORD_LOWER[i];
+        table[c as usize] = i as u8;
+        table[c.to_ascii_uppercase() as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+static HEX_DECODE: [u8; 256] = {
+    let mut table = [INVALID; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// Offsets of the dashes in the 36-character hex-and-dash form.
+const DASHES: [usize; 4] = [8, 13, 18, 23];
+
+/// Length of a ULID in characters.
+pub const ULID_LEN: usize = 26;
+/// Length of a UUID in hex-and-dash form.
+pub const UUID_DASHED_LEN: usize = 36;
+/// Length of a UUID written as 32 hex digits without dashes.
+pub const UUID_UNDASHED_LEN: usize = 32;
+
+/// Milliseconds between 1582-10-15 (the Gregorian epoch of UUIDv1/v6) and 1970-01-01, in
+/// units of 100 ns.
+const GREGORIAN_TO_UNIX_100NS: i64 = 0x01B2_1DD2_1381_4000;
+
+/// One entity ID: 128 bits, however it was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Id(pub u128);
+
+/// The two ways of writing an ID.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Ulid,
+    Uuid,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Ulid => "ulid",
+            Kind::Uuid => "uuid",
+        }
+    }
+}
+
+/// The layout of an ID token as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    Ulid,
+    /// 8-4-4-4-12 hex.
+    UuidDashed,
+    /// 32 hex digits.
+    UuidUndashed,
+}
+
+impl Shape {
+    pub fn kind(self) -> Kind {
+        match self {
+            Shape::Ulid => Kind::Ulid,
+            Shape::UuidDashed | Shape::UuidUndashed => Kind::Uuid,
+        }
+    }
+
+    pub fn len(self) -> usize {
+        match self {
+            Shape::Ulid => ULID_LEN,
+            Shape::UuidDashed => UUID_DASHED_LEN,
+            Shape::UuidUndashed => UUID_UNDASHED_LEN,
+        }
+    }
+}
+
+/// Letter case of a token as written. Tokens without letters count as lowercase: they are
+/// already canonical.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Case {
+    Lower,
+    Upper,
+    Mixed,
+}
+
+/// UUID variant field (RFC 9562 section 4.1), with the two special values the RFC names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Ncs,
+    Rfc9562,
+    Microsoft,
+    Future,
+    Nil,
+    Max,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Ncs => "ncs",
+            Variant::Rfc9562 => "rfc9562",
+            Variant::Microsoft => "microsoft",
+            Variant::Future => "future",
+            Variant::Nil => "nil",
+            Variant::Max => "max",
+        }
+    }
+}
+
+/// Why a string is not an ID. Positions are 1-based character positions in the input as the
+/// user typed it, so the message can point at the culprit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    Empty,
+    Length(usize),
+    BadChar { pos: usize, ch: char, kind: Kind },
+    MisplacedDash { pos: usize },
+    Overflow { first: char },
+    UnclosedBrace,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::Empty => write!(f, "empty ID"),
+            ParseError::Length(n) => write!(
+                f,
+                "length {n}: a ULID has 26 characters, a UUID 36 (8-4-4-4-12) or 32 hex digits"
+            ),
+            ParseError::BadChar {
+                pos,
+                ch,
+                kind: Kind::Ulid,
+            } => write!(
+                f,
+                "bad character {ch:?} at position {pos}: a ULID uses Crockford base32 \
+                 (0-9 and A-Z without I, L, O, U)"
+            ),
+            ParseError::BadChar {
+                pos,
+                ch,
+                kind: Kind::Uuid,
+            } => write!(
+                f,
+                "bad character {ch:?} at position {pos}: a UUID uses hex digits 0-9, a-f"
+            ),
+            ParseError::MisplacedDash { pos } => write!(
+                f,
+                "bad character at position {pos}: a dashed UUID has dashes after 8, 12, 16 \
+                 and 20 hex digits"
+            ),
+            ParseError::Overflow { first } => write!(
+                f,
+                "overflow: a ULID starting with {first:?} exceeds 128 bits (the first \
+                 character must be 0-7)"
+            ),
+            ParseError::UnclosedBrace => write!(f, "a braced UUID needs both {{ and }}"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// A parsed argument: the value, and how the user wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub id: Id,
+    pub kind: Kind,
+}
+
+/// The forms accepted on the command line, for error messages.
+pub const ACCEPTED_FORMS: &str = "a ULID (26 Crockford base32 characters, first 0-7, any case), \
+     a TypeID (prefix_<ulid>), or a UUID (8-4-4-4-12 hex, 32 hex, {braced} or urn:uuid:, any case)";
+
+/// Parses an ID the user typed: a ULID, a TypeID (`user_01h455vb4pex5vsknk084sn02q`), or a
+/// UUID in any of its forms. Surrounding whitespace is ignored.
+pub fn parse(input: &str) -> Result<Parsed, ParseError> {
+    let trimmed = input.trim();
+    let lead = input.len() - input.trim_start().len();
+    let (body, offset) = strip_wrappers(trimmed)?;
+    let offset = lead + offset;
+    if body.is_empty() {
+        return Err(ParseError::Empty);
+    }
+    let bytes = body.as_bytes();
+    let at = |i: usize| offset + i + 1;
+    match bytes.len() {
+        ULID_LEN => decode_ulid_checked(bytes, at).map(|id| Parsed {
+            id,
+            kind: Kind::Ulid,
+        }),
+        UUID_DASHED_LEN => decode_dashed_checked(bytes, at).map(|id| Parsed {
+            id,
+            kind: Kind::Uuid,
+        }),
+        UUID_UNDASHED_LEN => decode_hex_checked(bytes, at).map(|id| Parsed {
+            id,
+            kind: Kind::Uuid,
+        }),
+        n => {
+            // A TypeID is `prefix_suffix` where the suffix is a ULID-style encoding.
+            if let Some(us) = body.rfind('_') {
+                let prefix = &body[..us];
+                let suffix = &bytes[us + 1..];
+                if !prefix.is_empty()
+                    && prefix.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+                    && suffix.len() == ULID_LEN
+                {
+                    let at = |i: usize| offset + us + 1 + i + 1;
+                    return decode_ulid_checked(suffix, at).map(|id| Parsed {
+                        id,
+                        kind: Kind::Ulid,
+                    });
+                }
+            }
+            Err(ParseError::Length(n))
+        }
+    }
+}
+
+/// Removes `urn:uuid:` and `{...}` around a UUID; returns the body and its byte offset.
+fn strip_wrappers(s: &str) -> Result<(&str, usize), ParseError> {
+    const URN: &str = "urn:uuid:";
+    if s.len() >= URN.len() && s[..URN.len()].eq_ignore_ascii_case(URN) {
+        return Ok((&s[URN.len()..], URN.len()));
+    }
+    match (s.starts_with('{'), s.ends_with('}') && s.len() > 1) {
+        (true, true) => Ok((&s[1..s.len() - 1], 1)),
+        (false, false) => Ok((s, 0)),
+        _ => Err(ParseError::UnclosedBrace),
+    }
+}
+
+fn char_at(bytes: &[u8], i: usize) -> char {
+    // Non-ASCII input: report the character, not a byte of its encoding.
+    std::str::from_utf8(&bytes[i..])
+        .ok()
+        .and_then(|s| s.chars().next())
+        .unwrap_or(bytes[i] as char)
+}
+
+fn decode_ulid_checked(bytes: &[u8], at: impl Fn(usize) -> usize) -> Result<Id, ParseError> {
+    if let Some(i) = bytes
+        .iter()
+        .position(|&b| CROCKFORD_DECODE[b as usize] == INVALID)
+    {
+        return Err(ParseError::BadChar {
+            pos: at(i),
+            ch: char_at(bytes, i),
+            kind: Kind::Ulid,
+        });
+    }
+    decode_ulid(bytes).ok_or(ParseError::Overflow {
+        first: bytes[0] as char,
+    })
+}
+
+fn decode_hex_checked(bytes: &[u8], at: impl Fn(usize) -> usize) -> Result<Id, ParseError> {
+    if let Some(i) = bytes
+        .iter()
+        .position(|&b| HEX_DECODE[b as usize] == INVALID)
+    {
+        return Err(ParseError::BadChar {
+            pos: at(i),
+            ch: char_at(bytes, i),
+            kind: Kind::Uuid,
+        });
+    }
+    Ok(decode_hex(bytes).expect("all bytes are hex"))
+}
+
+fn decode_dashed_checked(bytes: &[u8], at: impl Fn(usize) -> usize) -> Result<Id, ParseError> {
+    for (i, &b) in bytes.iter().enumerate() {
+        let want_dash = DASHES.contains(&i);
+        if want_dash != (b == b'-') {
+            return Err(ParseError::MisplacedDash { pos: at(i) });
+        }
+        if !want_dash && HEX_DECODE[b as usize] == INVALID {
+            return Err(ParseError::BadChar {
+                pos: at(i),
+                ch: char_at(bytes, i),
+                kind: Kind::Uuid,
+            });
+        }
+    }
+    Ok(decode_dashed(bytes).expect("checked above"))
+}
+
+/// Decodes 26 Crockford base32 characters (either case). `None` if a character is not in the
+/// alphabet or the first one is above `7` (the value would not fit in 128 bits).
+#[inline]
+pub fn decode_ulid(bytes: &[u8]) -> Option<Id> {
+    if bytes.len() != ULID_LEN {
+        return None;
+    }
+    let first = CROCKFORD_DECODE[bytes[0] as usize];
+    if first > 7 {
+        return None;
+    }
+    let mut value = first as u128;
+    let mut bad = 0u8;
+    for &b in &bytes[1..] {
+        let d = CROCKFORD_DECODE[b as usize];
+        bad |= d;
+        value = (value << 5) | (d & 0x1f) as u128;
+    }
+    // INVALID has bit 7 set; every valid digit is below 32.
+    (bad & 0x80 == 0).then_some(Id(value))
+}
+
+/// Decodes 32 hex digits (either case).
+#[inline]
+pub fn decode_hex(bytes: &[u8]) -> Option<Id> {
+    if bytes.len() != UUID_UNDASHED_LEN {
+        return None;
+    }
+    let mut value = 0u128;
+    let mut bad = 0u8;
+    for &b in bytes {
+        let d = HEX_DECODE[b as usize];
+        bad |= d;
+        value = (value << 4) | (d & 0xf) as u128;
+    }
+    (bad & 0x80 == 0).then_some(Id(value))
+}
+
+/// Decodes the 36-character hex-and-dash form (either case).
+#[inline]
+pub fn decode_dashed(bytes: &[u8]) -> Option<Id> {
+    if bytes.len() != UUID_DASHED_LEN || DASHES.iter().any(|&i| bytes[i] != b'-') {
+        return None;
+    }
+    let mut value = 0u128;
+    let mut bad = 0u8;
+    for (i, &b) in bytes.iter().enumerate() {
+        if DASHES.contains(&i) {
+            continue;
+        }
+        let d = HEX_DECODE[b as usize];
+        bad |= d;
+        value = (value << 4) | (d & 0xf) as u128;
+    }
+    (bad & 0x80 == 0).then_some(Id(value))
+}
+
+/// Decodes a token of a known shape.
+#[inline]
+pub fn decode_shape(shape: Shape, bytes: &[u8]) -> Option<Id> {
+    match shape {
+        Shape::Ulid => decode_ulid(bytes),
+        Shape::UuidDashed => decode_dashed(bytes),
+        Shape::UuidUndashed => decode_hex(bytes),
+    }
+}
+
+/// True for the bytes that may not touch an ID token: an ID is a whole token when the bytes
+/// before and after it are not ASCII letters or digits.
+#[inline]
+pub fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+/// How a token was written, for reports: shape, case, and the wrapper around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Form {
+    pub shape: Shape,
+    pub case: Case,
+    pub braced: bool,
+    pub urn: bool,
+}
+
+impl Form {
+    /// Describes the token `line[start..end]`, looking at its neighbours for braces and a
+    /// `urn:uuid:` prefix.
+    pub fn of(line: &[u8], start: usize, end: usize, shape: Shape) -> Form {
+        let token = &line[start..end];
+        let upper = token.iter().any(u8::is_ascii_uppercase);
+        let lower = token.iter().any(u8::is_ascii_lowercase);
+        let case = match (upper, lower) {
+            (true, true) => Case::Mixed,
+            (true, false) => Case::Upper,
+            _ => Case::Lower,
+        };
+        let is_uuid = shape.kind() == Kind::Uuid;
+        let braced =
+            is_uuid && start > 0 && line[start - 1] == b'{' && line.get(end) == Some(&b'}');
+        let urn = is_uuid && start >= 9 && line[start - 9..start].eq_ignore_ascii_case(b"urn:uuid:");
+        Form {
+            shape,
+            case,
+            braced,
+            urn,
+        }
+    }
+
+    /// True for the one spelling the conventions ask for: lowercase ULID, or lowercase
+    /// hex-and-dash UUID without braces or prefix.
+    pub fn is_canonical(self) -> bool {
+        self.case == Case::Lower
+            && !self.braced
+            && !self.urn
+            && self.shape != Shape::UuidUndashed
+    }
+}
+
+impl Id {
+    /// The ULID rendering, lowercase.
+    pub fn ulid_bytes(self) -> [u8; ULID_LEN] {
+        let mut out = [0u8; ULID_LEN];
+        for (i, slot) in out.iter_mut().enumerate() {
+            let shift = 5 * (ULID_LEN - 1 - i);
+            *slot = CROCKFORD_LOWER[((self.0 >> shift) & 0x1f) as usize];
+        }
+        out
+    }
+
+    /// The UUID rendering, lowercase hex-and-dash.
+    pub fn uuid_bytes(self) -> [u8; UUID_DASHED_LEN] {
+        let hex = self.hex_bytes();
+        let mut out = [b'-'; UUID_DASHED_LEN];
+        let mut h = 0;
+        for (i, slot) in out.iter_mut().enumerate() {
+            if !DASHES.contains(&i) {
+                *slot = hex[h];
+                h += 1;
+            }
+        }
+        out
+    }
+
+    /// 32 lowercase hex digits, the bytes of the ID in order.
+    pub fn hex_bytes(self) -> [u8; UUID_UNDASHED_LEN] {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [0u8; UUID_UNDASHED_LEN];
+        for (i, slot) in out.iter_mut().enumerate() {
+            let shift = 4 * (UUID_UNDASHED_LEN - 1 - i);
+            *slot = HEX[((self.0 >> shift) & 0xf) as usize];
+        }
+        out
+    }
+
+    pub fn ulid(self) -> String {
+        ascii(&self.ulid_bytes())
+    }
+
+    pub fn uuid(self) -> String {
+        ascii(&self.uuid_bytes())
+    }
+
+    pub fn hex(self) -> String {
+        ascii(&self.hex_bytes())
+    }
+
+    /// The canonical rendering for IDs written as `kind`.
+    pub fn canonical(self, kind: Kind) -> String {
+        match kind {
+            Kind::Ulid => self.ulid(),
+            Kind::Uuid => self.uuid(),
+        }
+    }
+
+    /// The UUID version nibble; `None` for the nil and max UUIDs, which have none.
+    pub fn uuid_version(self) -> Option<u8> {
+        if self.0 == 0 || self.0 == u128::MAX {
+            return None;
+        }
+        Some(((self.0 >> 76) & 0xf) as u8)
+    }
+
+    pub fn uuid_variant(self) -> Variant {
+        match self.0 {
+            0 => Variant::Nil,
+            u128::MAX => Variant::Max,
+            v => {
+                let top = (v >> 61) & 0b111;
+                match top {
+                    0b000..=0b011 => Variant::Ncs,
+                    0b100 | 0b101 => Variant::Rfc9562,
+                    0b110 => Variant::Microsoft,
+                    _ => Variant::Future,
+                }
+            }
+        }
+    }
+
+    /// The creation time the ID carries, in unix milliseconds, read as `kind`: a ULID's first
+    /// 48 bits; for a UUID of the RFC variant, v7's first 48 bits, or v1's and v6's 60-bit count
+    /// of 100 ns since 1582-10-15. Other UUIDs (v3, v4, v5, v8, nil, max, other variants) carry
+    /// none: v8's layout is application-defined, so we do not guess.
+    pub fn unix_ms(self, kind: Kind) -> Option<i64> {
+        let v = self.0;
+        if kind == Kind::Ulid {
+            return Some((v >> 80) as i64);
+        }
+        if self.uuid_variant() != Variant::Rfc9562 {
+            return None;
+        }
+        let ticks = match self.uuid_version()? {
+            7 => return Some((v >> 80) as i64),
+            1 => {
+                let time_low = (v >> 96) & 0xffff_ffff;
+                let time_mid = (v >> 80) & 0xffff;
+                let time_hi = (v >> 64) & 0x0fff;
+                (time_hi << 48) | (time_mid << 32) | time_low
+            }
+            6 => {
+                let time_high = (v >> 96) & 0xffff_ffff;
+                let time_mid = (v >> 80) & 0xffff;
+                let time_low = (v >> 64) & 0x0fff;
+                (time_high << 28) | (time_mid << 12) | time_low
+            }
+            _ => return None,
+        };
+        Some((ticks as i64 - GREGORIAN_TO_UNIX_100NS).div_euclid(10_000))
+    }
+
+    /// The version to report for an ID written as `kind`: ULIDs have none.
+    pub fn version(self, kind: Kind) -> Option<u8> {
+        match kind {
+            Kind::Ulid => None,
+            Kind::Uuid => self.uuid_version(),
+        }
+    }
+
+    /// The variant to report for an ID written as `kind`: ULIDs have none.
+    pub fn variant(self, kind: Kind) -> Option<Variant> {
+        match kind {
+            Kind::Ulid => None,
+            Kind::Uuid => Some(self.uuid_variant()),
+        }
+    }
+
+    /// A short human description: `ulid`, `uuid v7`, `uuid nil`.
+    pub fn describe(self, kind: Kind) -> String {
+        match (kind, self.uuid_version()) {
+            (Kind::Ulid, _) => "ulid".to_string(),
+            (Kind::Uuid, Some(v)) => format!("uuid v{v}"),
+            (Kind::Uuid, None) => format!("uuid {}", self.uuid_variant().name()),
+        }
+    }
+}
+
+fn ascii(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| b as char).collect()
+}
+
+/// Formats unix milliseconds as RFC 3339 UTC with milliseconds, e.g.
+/// `2022-02-22T19:22:22.000Z`. Times outside the years 0000-9999 (a ULID can encode up to
+/// the year 10889) are rendered as the raw millisecond count with a `unix_ms:` prefix.
+pub fn format_unix_ms(ms: i64) -> String {
+    const MIN_MS: i64 = -62_167_219_200_000; // 0000-01-01T00:00:00Z
+    const MAX_MS: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+    match jiff::Timestamp::from_millisecond(ms) {
+        Ok(ts) if (MIN_MS..=MAX_MS).contains(&ms) => format!("{ts:.3}"),
+        _ => format!("unix_ms:{ms}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ulid_round_trip_and_case() {
+        let p = parse("01ARZ3NDEKTSV4RRFFQ69G5FAV").unwrap();
+        assert_eq!(p.kind, Kind::Ulid);
+        assert_eq!(p.id.ulid(), "01arz3ndektsv4rrffq69g5fav");
+        assert_eq!(parse("01arz3ndektsv4rrffq69g5fav").unwrap(), p);
+        assert_eq!(p.id.unix_ms(Kind::Ulid), Some(1469922850259));
+    }
+
+    #[test]
+    fn ulid_overflow_and_bad_chars_are_rejected() {
+        assert_eq!(
+            parse("80000000000000000000000000"),
+            Err(ParseError::Overflow { first: '8' })
+        );
+        assert!(matches!(
+            parse("2D9RW50LA499CMAGHM6DD42DTP"),
+            Err(ParseError::BadChar { pos: 8, ch: 'L', .. })
+        ));
+        assert_eq!(
+            parse("2D9RW50MA499CMAGHM6DD42DT"),
+            Err(ParseError::Length(25))
+        );
+    }
+
+    #[test]
+    fn uuid_forms_are_one_value() {
+        let canon = parse("67e55044-10b1-426f-9247-bb680e5fe0c8").unwrap();
+        for s in [
+            "67E55044-10B1-426F-9247-BB680E5FE0C8",
+            "67e5504410b1426f9247bb680e5fe0c8",
+            "{67e55044-10b1-426f-9247-bb680e5fe0c8}",
+            "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8",
+            "URN:UUID:67E55044-10B1-426F-9247-BB680E5FE0C8",
+        ] {
+            assert_eq!(parse(s).unwrap(), canon, "{s}");
+        }
+        assert_eq!(canon.id.uuid(), "67e55044-10b1-426f-9247-bb680e5fe0c8");
+    }
+
+    #[test]
+    fn misplaced_dash_names_its_position() {
+        assert_eq!(
+            parse("F9168C5E-CEB-24fa-eB6BFF32-BF39FA1E4"),
+            Err(ParseError::MisplacedDash { pos: 13 })
+        );
+        assert!(matches!(
+            parse("F9168C5E-CEB2-4faa-BGBF-329BF39FA1E4"),
+            Err(ParseError::BadChar { pos: 21, ch: 'G', .. })
+        ));
+    }
+
+    #[test]
+    fn typeid_suffix_is_a_ulid() {
+        let p = parse("user_01h455vb4pex5vsknk084sn02q").unwrap();
+        assert_eq!(p.kind, Kind::Ulid);
+        assert_eq!(p.id.ulid(), "01h455vb4pex5vsknk084sn02q");
+        assert_eq!(p.id.uuid(), "01890a5d-ac96-774b-bcce-b302099a8057");
+    }
+
+    #[test]
+    fn ulid_and_uuid_renderings_are_the_same_bits() {
+        let p = parse("3Q38XWW0Q98GMAD3NHWZM2PZWZ").unwrap();
+        assert_eq!(p.id.uuid(), "771a3bce-02e9-4428-a68e-b1e7e82b7f9f");
+        let back = parse(&p.id.uuid()).unwrap();
+        assert_eq!(back.id, p.id);
+    }
+
+    #[test]
+    fn times_from_rfc_examples() {
+        for s in [
+            "C232AB00-9414-11EC-B3C8-9F6BDECED846",
+            "1EC9414C-232A-6B00-B3C8-9F6BDECED846",
+            "017F22E2-79B0-7CC3-98C4-DC0C0C07398F",
+        ] {
+            let p = parse(s).unwrap();
+            assert_eq!(p.id.unix_ms(p.kind), Some(1645557742000), "{s}");
+        }
+        let v8 = parse("2489E9AD-2EE2-8E00-8EC9-32D5F69181C0").unwrap();
+        assert_eq!(v8.id.unix_ms(Kind::Uuid), None);
+        assert_eq!(format_unix_ms(1645557742000), "2022-02-22T19:22:22.000Z");
+    }
+
+    #[test]
+    fn nil_and_max_have_no_version() {
+        let nil = parse("00000000-0000-0000-0000-000000000000").unwrap();
+        assert_eq!(nil.id.uuid_version(), None);
+        assert_eq!(nil.id.uuid_variant(), Variant::Nil);
+        assert_eq!(nil.id.describe(Kind::Uuid), "uuid nil");
+        let max = parse("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF").unwrap();
+        assert_eq!(max.id.uuid_variant(), Variant::Max);
+        assert_eq!(max.id.unix_ms(Kind::Uuid), None);
+    }
+
+    #[test]
+    fn form_sees_braces_urn_and_case() {
+        let line = b"x {67E55044-10B1-426F-9247-BB680E5FE0C8} urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8";
+        let f = Form::of(line, 3, 39, Shape::UuidDashed);
+        assert!(f.braced && !f.urn && f.case == Case::Upper && !f.is_canonical());
+        let f = Form::of(line, 50, 86, Shape::UuidDashed);
+        assert!(f.urn && !f.braced && f.case == Case::Lower);
+    }
+
+    #[test]
+    fn far_future_times_do_not_panic() {
+        assert_eq!(format_unix_ms(281474976710655), "unix_ms:281474976710655");
+    }
+}

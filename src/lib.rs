@@ -1,0 +1,19 @@
+//! idgrep: follow one entity through its logs.
+//!
+//! Teams that write every entity ID as a ULID or a UUIDv7 can find every mention of an entity
+//! by its bare value, whatever the field is called. idgrep finds those mentions in every
+//! written form (ULID in either case, UUID dashed, undashed, braced, `urn:uuid:`, the same 128
+//! bits written as the other kind) across plain and compressed logs, and decodes the time the
+//! ID carries.
+//!
+//! Data flows one way: [`cli`] validates arguments, [`source`] lists and opens inputs,
+//! [`search`] reads them in large buffers and asks [`scan`] for hits, [`id`] is the only code
+//! that parses, renders and dates IDs, [`output`] formats results and [`run`] ties it together.
+
+pub mod cli;
+pub mod id;
+pub mod output;
+pub mod run;
+pub mod scan;
+pub mod search;
+pub mod source;

@@ -1,0 +1,312 @@
+//! Printers: what the user sees. Text lines with colour and escaping, JSON lines, counts, file
+//! names, and the decode report.
+//!
+//! Log text never reaches the terminal raw: control characters (C0, DEL, C1), bidirectional
+//! overrides and invalid UTF-8 bytes are written as visible escapes (`\x1b`, `\u{202e}`,
+//! `\xff`), so a hostile log line cannot move the cursor, retitle the window or hide text.
+
+use std::borrow::Cow;
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::cli::OutputMode;
+use crate::id::{self, Kind, Parsed};
+use crate::search::LineMatch;
+
+const PATH_COLOR: &[u8] = b"\x1b[35m";
+const LINE_NO_COLOR: &[u8] = b"\x1b[32m";
+const MATCH_COLOR: &[u8] = b"\x1b[1;31m";
+const HEADER_COLOR: &[u8] = b"\x1b[1m";
+const RESET: &[u8] = b"\x1b[0m";
+
+/// Formats search results into a byte buffer.
+pub struct Printer {
+    pub mode: OutputMode,
+    pub color: bool,
+    pub with_filename: bool,
+    pub line_numbers: bool,
+    /// Canonical rendering of each query ID, in the form it was given.
+    pub canonical: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct JsonLine<'a> {
+    path: &'a str,
+    line: u64,
+    text: Cow<'a, str>,
+    matches: Vec<JsonMatch<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonMatch<'a> {
+    id: &'a str,
+    raw: Cow<'a, str>,
+    start: usize,
+    end: usize,
+}
+
+#[derive(Serialize)]
+struct JsonBinary<'a> {
+    path: &'a str,
+    binary_file_matches: u64,
+}
+
+impl Printer {
+    pub fn new(
+        mode: OutputMode,
+        color: bool,
+        with_filename: bool,
+        line_numbers: bool,
+        queries: &[Parsed],
+    ) -> Printer {
+        Printer {
+            mode,
+            color,
+            with_filename,
+            line_numbers,
+            canonical: queries.iter().map(|q| q.id.canonical(q.kind)).collect(),
+        }
+    }
+
+    /// One matching line, in the `Lines` or `Json` modes.
+    pub fn line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch) {
+        match self.mode {
+            OutputMode::Lines => self.text_line(out, path, m),
+            OutputMode::Json => self.json_line(out, path, m),
+            _ => {}
+        }
+    }
+
+    fn text_line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch) {
+        if self.with_filename {
+            self.colored(out, PATH_COLOR, |out| escape_into(out, path.as_bytes()));
+            out.push(b':');
+        }
+        if self.line_numbers {
+            self.colored(out, LINE_NO_COLOR, |out| {
+                let _ = write!(out, "{}", m.line_no);
+            });
+            out.push(b':');
+        }
+        let mut at = 0;
+        for hit in m.hits {
+            escape_into(out, &m.line[at..hit.start]);
+            self.colored(out, MATCH_COLOR, |out| out.extend_from_slice(&m.line[hit.start..hit.end]));
+            at = hit.end;
+        }
+        escape_into(out, &m.line[at..]);
+        out.push(b'\n');
+    }
+
+    fn json_line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch) {
+        let record = JsonLine {
+            path,
+            line: m.line_no,
+            text: String::from_utf8_lossy(m.line),
+            matches: m
+                .hits
+                .iter()
+                .map(|h| JsonMatch {
+                    id: &self.canonical[h.query],
+                    raw: String::from_utf8_lossy(&m.line[h.start..h.end]),
+                    start: h.start,
+                    end: h.end,
+                })
+                .collect(),
+        };
+        serde_json::to_writer(&mut *out, &record).expect("writing JSON to memory cannot fail");
+        out.push(b'\n');
+    }
+
+    /// What follows the lines of one input: the count, the name, or the binary notice.
+    pub fn input_end(&self, out: &mut Vec<u8>, path: &str, matched_lines: u64, binary: bool) {
+        if matched_lines == 0 {
+            return;
+        }
+        match self.mode {
+            OutputMode::Count => {
+                if self.with_filename {
+                    self.colored(out, PATH_COLOR, |out| escape_into(out, path.as_bytes()));
+                    out.push(b':');
+                }
+                let _ = writeln!(out, "{matched_lines}");
+            }
+            OutputMode::FilesWithMatches => {
+                self.colored(out, PATH_COLOR, |out| escape_into(out, path.as_bytes()));
+                out.push(b'\n');
+            }
+            OutputMode::Lines if binary => {
+                self.colored(out, PATH_COLOR, |out| escape_into(out, path.as_bytes()));
+                let _ = writeln!(out, ": binary file matches ({matched_lines} lines)");
+            }
+            OutputMode::Json if binary => {
+                let record = JsonBinary {
+                    path,
+                    binary_file_matches: matched_lines,
+                };
+                serde_json::to_writer(&mut *out, &record).expect("writing JSON to memory cannot fail");
+                out.push(b'\n');
+            }
+            _ => {}
+        }
+    }
+
+    /// The terminal header: one line per query ID with its canonical form, kind and time.
+    pub fn header(&self, out: &mut Vec<u8>, queries: &[Parsed]) {
+        for q in queries {
+            let created = q
+                .id
+                .unix_ms(q.kind)
+                .map_or("no embedded time".to_string(), |ms| {
+                    format!("created {}", id::format_unix_ms(ms))
+                });
+            let other = match q.kind {
+                Kind::Ulid => format!("uuid {}", q.id.uuid()),
+                Kind::Uuid => format!("ulid {}", q.id.ulid()),
+            };
+            self.colored(out, HEADER_COLOR, |out| {
+                let _ = write!(
+                    out,
+                    "# {}  {}  {}  ({})",
+                    q.id.canonical(q.kind),
+                    q.id.describe(q.kind),
+                    created,
+                    other
+                );
+            });
+            out.push(b'\n');
+        }
+    }
+
+    fn colored(&self, out: &mut Vec<u8>, color: &[u8], body: impl FnOnce(&mut Vec<u8>)) {
+        if self.color {
+            out.extend_from_slice(color);
+            body(out);
+            out.extend_from_slice(RESET);
+        } else {
+            body(out);
+        }
+    }
+}
+
+/// True for characters that a terminal would act on rather than show.
+fn is_unsafe_char(c: char) -> bool {
+    (c.is_control() && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Appends `bytes` with every control character, bidi override and invalid UTF-8 byte written
+/// as a visible escape.
+pub fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    if bytes.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\t') {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if is_unsafe_char(c) {
+                if (c as u32) < 0x80 {
+                    let _ = write!(out, "\\x{:02x}", c as u32);
+                } else {
+                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                }
+            } else {
+                let mut utf8 = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+}
+
+/// The JSON object `idgrep decode --json` prints per ID.
+#[derive(Serialize, Debug)]
+pub struct Decoded {
+    pub input: String,
+    pub id: String,
+    pub kind: &'static str,
+    pub version: Option<u8>,
+    pub variant: Option<&'static str>,
+    pub unix_ms: Option<i64>,
+    pub time: Option<String>,
+    pub ulid: String,
+    pub uuid: String,
+    pub hex: String,
+}
+
+impl Decoded {
+    pub fn new(input: &str, parsed: Parsed) -> Decoded {
+        let Parsed { id, kind } = parsed;
+        let unix_ms = id.unix_ms(kind);
+        Decoded {
+            input: input.to_string(),
+            id: id.canonical(kind),
+            kind: kind.name(),
+            version: id.version(kind),
+            variant: id.variant(kind).map(|v| v.name()),
+            unix_ms,
+            time: unix_ms.map(id::format_unix_ms),
+            ulid: id.ulid(),
+            uuid: id.uuid(),
+            hex: id.hex(),
+        }
+    }
+
+    /// The human-readable block for one ID.
+    pub fn write_text(&self, out: &mut Vec<u8>, color: bool) {
+        let dash = || "-".to_string();
+        if color {
+            out.extend_from_slice(HEADER_COLOR);
+        }
+        escape_into(out, self.input.as_bytes());
+        if color {
+            out.extend_from_slice(RESET);
+        }
+        out.push(b'\n');
+        let time = match (&self.time, self.unix_ms) {
+            (Some(t), Some(ms)) => format!("{t} (unix_ms {ms})"),
+            _ => "none (this kind carries no time)".to_string(),
+        };
+        let rows = [
+            ("id", self.id.clone()),
+            ("kind", self.kind.to_string()),
+            ("version", self.version.map_or_else(dash, |v| v.to_string())),
+            ("variant", self.variant.map_or_else(dash, str::to_string)),
+            ("time", time),
+            ("ulid", self.ulid.clone()),
+            ("uuid", self.uuid.clone()),
+            ("hex", self.hex.clone()),
+        ];
+        for (name, value) in rows {
+            let _ = writeln!(out, "  {name:<8} {value}");
+        }
+    }
+}
+
+/// Parses and renders an ID for `decode`; kept here so `main` only maps results to exit codes.
+pub fn decode_one(input: &str) -> Result<Decoded, id::ParseError> {
+    id::parse(input).map(|p| Decoded::new(input, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn escaped(bytes: &[u8]) -> String {
+        let mut out = Vec::new();
+        escape_into(&mut out, bytes);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn control_sequences_are_made_visible() {
+        assert_eq!(escaped(b"a\x1b[31mred\x1b[0m"), "a\\x1b[31mred\\x1b[0m");
+        assert_eq!(escaped(b"bell\x07 del\x7f"), "bell\\x07 del\\x7f");
+        assert_eq!(escaped("c1 \u{9b}2J".as_bytes()), "c1 \\u{9b}2J");
+        assert_eq!(escaped("rtl \u{202e}x".as_bytes()), "rtl \\u{202e}x");
+        assert_eq!(escaped(b"bad \xff\xfe"), "bad \\xff\\xfe");
+        assert_eq!(escaped("tab\tand caf\u{e9}".as_bytes()), "tab\tand caf\u{e9}");
+    }
+}

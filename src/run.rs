@@ -1,0 +1,346 @@
+//! Runs a validated command: inputs are searched on N threads and their output is written in
+//! walk order, whatever order the threads finish in, so `-j1` and `-j8` print the same bytes.
+//! Per-input errors are printed in their place as `idgrep: PATH: reason` and make the exit
+//! code 2 at the end; the run goes on with the other inputs.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use crate::cli::{OutputMode, SearchConfig};
+use crate::output::{self, Printer};
+use crate::scan::Matcher;
+use crate::search::{self, Scratch, SearchOptions};
+use crate::source::{self, Input, WalkOptions};
+
+/// The process exit status, as grep and ripgrep define it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Found = 0,
+    NotFound = 1,
+    Error = 2,
+}
+
+/// In sequential mode, output is flushed to stdout once a buffer holds this much, so a file
+/// with millions of matching lines does not pile up in memory.
+const FLUSH_AT: usize = 64 * 1024;
+
+/// What searching one input produced, ready to print.
+struct Done {
+    out: Vec<u8>,
+    matched: bool,
+    error: Option<String>,
+}
+
+/// Writes to stdout; remembers a broken pipe so everything stops quietly.
+struct Writer {
+    stdout: io::StdoutLock<'static>,
+    broken: bool,
+}
+
+impl Writer {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.broken || bytes.is_empty() {
+            return Ok(());
+        }
+        match self.stdout.write_all(bytes) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.broken = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self.stdout.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.broken = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    /// Prints a per-input error after flushing what came before it, so the two streams
+    /// interleave in order on a terminal.
+    fn error(&mut self, path: &str, reason: &str) -> io::Result<()> {
+        self.flush()?;
+        report(&format!("{path}: {reason}"));
+        Ok(())
+    }
+}
+
+/// Prints `idgrep: MESSAGE` on stderr, escaped like log text (paths and reasons can hold
+/// anything).
+pub fn report(message: &str) {
+    let mut line = b"idgrep: ".to_vec();
+    output::escape_into(&mut line, message.as_bytes());
+    line.push(b'\n');
+    let _ = io::stderr().write_all(&line);
+}
+
+pub fn search(config: SearchConfig) -> Exit {
+    let inputs = if config.paths.is_empty() {
+        vec![Input::Stdin]
+    } else {
+        let options = WalkOptions {
+            globs: config.globs.clone(),
+            follow_links: config.follow_links,
+        };
+        match source::walk(&config.paths, &options) {
+            Ok(inputs) => inputs,
+            Err(e) => {
+                report(&e);
+                return Exit::Error;
+            }
+        }
+    };
+    let with_filename = config.with_filename.unwrap_or_else(|| {
+        config.paths.len() > 1 || config.paths.iter().any(|p| p.is_dir())
+    });
+    let printer = Printer::new(
+        config.mode,
+        config.color,
+        with_filename,
+        config.line_numbers,
+        &config.queries,
+    );
+    let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
+    let matcher = Matcher::new(&ids);
+    let options = SearchOptions {
+        line_numbers: config.line_numbers,
+        text: config.text,
+    };
+    let mut writer = Writer {
+        stdout: io::stdout().lock(),
+        broken: false,
+    };
+    if config.terminal && config.mode == OutputMode::Lines {
+        let mut header = Vec::new();
+        printer.header(&mut header, &config.queries);
+        let _ = writer.write(&header);
+    }
+    let job = Job {
+        matcher: &matcher,
+        printer: &printer,
+        options,
+        stop: AtomicBool::new(false),
+    };
+    let threads = config.threads.min(inputs.len()).max(1);
+    let result = if threads == 1 {
+        job.sequential(&inputs, &mut writer)
+    } else {
+        job.parallel(&inputs, threads, &mut writer)
+    };
+    let (matched, errored) = match result.and_then(|r| writer.flush().map(|_| r)) {
+        Ok(r) => r,
+        Err(e) => {
+            report(&format!("error writing output: {}", source::io_reason(&e)));
+            return Exit::Error;
+        }
+    };
+    match (matched, errored, config.mode) {
+        (true, _, OutputMode::Quiet) => Exit::Found,
+        (_, true, _) => Exit::Error,
+        (true, false, _) => Exit::Found,
+        (false, false, _) => Exit::NotFound,
+    }
+}
+
+struct Job<'a> {
+    matcher: &'a Matcher,
+    printer: &'a Printer,
+    options: SearchOptions,
+    /// Set by -q at the first match, or when stdout is gone.
+    stop: AtomicBool,
+}
+
+impl Job<'_> {
+    /// Searches one input; `flush` may take output away early (sequential mode only).
+    fn run_one(
+        &self,
+        input: &Input,
+        scratch: &mut Scratch,
+        flush: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+    ) -> Done {
+        let name = input.display_name();
+        let mut out = Vec::new();
+        let mut reader = match source::open(input) {
+            Ok(r) => r,
+            Err(e) => {
+                return Done {
+                    out,
+                    matched: false,
+                    error: Some(source::io_reason(&e)),
+                };
+            }
+        };
+        let mode = self.printer.mode;
+        let stop_at_first = matches!(mode, OutputMode::Quiet | OutputMode::FilesWithMatches);
+        let outcome = search::search(
+            self.matcher,
+            self.options,
+            &mut reader,
+            scratch,
+            &mut |m| {
+                if stop_at_first {
+                    if mode == OutputMode::Quiet {
+                        self.stop.store(true, Ordering::Relaxed);
+                    }
+                    return false;
+                }
+                self.printer.line(&mut out, &name, m);
+                if out.len() >= FLUSH_AT && !flush(&mut out) {
+                    return false;
+                }
+                !self.stop.load(Ordering::Relaxed)
+            },
+        );
+        self.printer
+            .input_end(&mut out, &name, outcome.matched_lines, outcome.binary);
+        Done {
+            out,
+            matched: outcome.matched_lines > 0,
+            error: outcome.error.map(|e| source::io_reason(&e)),
+        }
+    }
+
+    /// Prints one input's result; returns whether it matched and whether it errored.
+    fn emit(&self, input: &Input, done: Done, writer: &mut Writer) -> io::Result<(bool, bool)> {
+        writer.write(&done.out)?;
+        let reason = match input {
+            Input::Error(_, reason) => Some(reason.clone()),
+            _ => done.error,
+        };
+        if let Some(reason) = &reason {
+            writer.error(&input.display_name(), reason)?;
+        }
+        if writer.broken {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        Ok((done.matched, reason.is_some()))
+    }
+
+    fn sequential(&self, inputs: &[Input], writer: &mut Writer) -> io::Result<(bool, bool)> {
+        let mut scratch = Scratch::default();
+        let (mut matched, mut errored) = (false, false);
+        for input in inputs {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let mut write_error = None;
+            let done = self.run_one(input, &mut scratch, &mut |out| {
+                let result = writer.write(out);
+                out.clear();
+                match result {
+                    Ok(()) => !writer.broken,
+                    Err(e) => {
+                        write_error = Some(e);
+                        false
+                    }
+                }
+            });
+            if let Some(e) = write_error {
+                return Err(e);
+            }
+            let (m, e) = self.emit(input, done, writer)?;
+            matched |= m;
+            errored |= e;
+        }
+        Ok((matched, errored))
+    }
+
+    /// Workers take inputs in order from a shared counter; the writer holds finished ones
+    /// back until every earlier one is printed.
+    fn parallel(
+        &self,
+        inputs: &[Input],
+        threads: usize,
+        writer: &mut Writer,
+    ) -> io::Result<(bool, bool)> {
+        let next = AtomicUsize::new(0);
+        let (sender, receiver) = mpsc::channel::<(usize, Done)>();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let sender = sender.clone();
+                let next = &next;
+                scope.spawn(move || {
+                    let mut scratch = Scratch::default();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= inputs.len() || self.stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let done = self.run_one(&inputs[i], &mut scratch, &mut |_| true);
+                        if sender.send((i, done)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(sender);
+            let (mut matched, mut errored) = (false, false);
+            let mut pending = BTreeMap::new();
+            let mut expected = 0;
+            for (i, done) in receiver {
+                pending.insert(i, done);
+                while let Some(done) = pending.remove(&expected) {
+                    let result = self.emit(&inputs[expected], done, writer);
+                    expected += 1;
+                    match result {
+                        Ok((m, e)) => {
+                            matched |= m;
+                            errored |= e;
+                        }
+                        Err(e) => {
+                            self.stop.store(true, Ordering::Relaxed);
+                            return Err(e);
+                        }
+                    }
+                }
+            }
+            Ok((matched, errored))
+        })
+    }
+}
+
+/// `idgrep decode`: one block (or JSON object) per ID; an invalid one is reported and makes
+/// the exit code 2, the others are still decoded.
+pub fn decode(inputs: &[String], json: bool, color: bool) -> Exit {
+    let mut out = Vec::new();
+    let mut errored = false;
+    for (i, input) in inputs.iter().enumerate() {
+        match output::decode_one(input) {
+            Ok(decoded) => {
+                if json {
+                    serde_json::to_writer(&mut out, &decoded)
+                        .expect("writing JSON to memory cannot fail");
+                    out.push(b'\n');
+                } else {
+                    if i > 0 {
+                        out.push(b'\n');
+                    }
+                    decoded.write_text(&mut out, color);
+                }
+            }
+            Err(e) => {
+                errored = true;
+                report(&format!(
+                    "{input:?}: {e}; accepted forms: {}",
+                    crate::id::ACCEPTED_FORMS
+                ));
+            }
+        }
+    }
+    let mut stdout = io::stdout().lock();
+    match stdout.write_all(&out).and_then(|_| stdout.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            report(&format!("error writing output: {}", source::io_reason(&e)));
+            return Exit::Error;
+        }
+        _ => {}
+    }
+    if errored { Exit::Error } else { Exit::Found }
+}

@@ -1,0 +1,522 @@
+//! The hot path: finds ID tokens in a byte buffer of complete lines. No lines, no output.
+//!
+//! Two searchers:
+//! - [`Matcher`] finds the known IDs of a query in every written form. For a few IDs it runs a
+//!   SIMD "packed pair" prefilter over case-folded bytes (two well-chosen bytes of a needle
+//!   taken from the random tail of each rendering), and verifies each candidate by decoding
+//!   the whole token; for many IDs it walks every token and looks it up in a hash set.
+//! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
+//!   inventory views.
+//!
+//! A token is whole when the bytes before and after it are not ASCII letters or digits, and
+//! the start and end of the buffer count as boundaries (callers hand over whole lines).
+
+use std::collections::HashMap;
+
+use crate::id::{self, Id, Shape, ULID_LEN, UUID_UNDASHED_LEN};
+
+/// One occurrence of an ID in a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    pub start: usize,
+    pub end: usize,
+    pub shape: Shape,
+    pub id: Id,
+    /// Index of the query ID this is a form of (for [`Matcher`]); 0 for [`for_each_token`].
+    pub query: usize,
+}
+
+/// Above this many query IDs the pair prefilter gives too many candidates to pay off, and the
+/// token walk with a hash lookup takes over.
+const MAX_PAIR_QUERIES: usize = 4;
+
+/// Finds every form of a set of known IDs.
+#[derive(Clone, Debug)]
+pub struct Matcher {
+    strategy: Strategy,
+}
+
+#[derive(Clone, Debug)]
+enum Strategy {
+    Pairs(PairSearcher),
+    Tokens(HashMap<u128, usize>),
+}
+
+impl Matcher {
+    /// `ids` are the query IDs; a hit reports the index of the first equal one.
+    pub fn new(ids: &[Id]) -> Matcher {
+        let mut first_index: HashMap<u128, usize> = HashMap::new();
+        for (i, id) in ids.iter().enumerate() {
+            first_index.entry(id.0).or_insert(i);
+        }
+        let strategy = if first_index.len() <= MAX_PAIR_QUERIES {
+            let mut distinct: Vec<(u128, usize)> = first_index.into_iter().collect();
+            distinct.sort_by_key(|&(_, i)| i);
+            Strategy::Pairs(PairSearcher::new(&distinct))
+        } else {
+            Strategy::Tokens(first_index)
+        };
+        Matcher { strategy }
+    }
+
+    /// Fills `hits` with every hit in `hay`, in order of position.
+    pub fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
+        hits.clear();
+        match &self.strategy {
+            Strategy::Pairs(p) => {
+                p.find(hay, hits);
+                if p.needles.len() > 1 {
+                    hits.sort_unstable_by_key(|h| h.start);
+                }
+            }
+            Strategy::Tokens(map) => for_each_token(hay, |mut hit| {
+                if let Some(&q) = map.get(&hit.id.0) {
+                    hit.query = q;
+                    hits.push(hit);
+                }
+            }),
+        }
+    }
+}
+
+/// Which rendering a needle is the tail of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tail {
+    /// The last 16 characters of the ULID rendering: exactly the 80 random bits.
+    Ulid,
+    /// The last 12 hex digits of the UUID rendering, the same in dashed and undashed forms.
+    Uuid,
+}
+
+const ULID_TAIL_LEN: usize = 16;
+const UUID_TAIL_LEN: usize = 12;
+
+#[derive(Clone, Debug)]
+struct Needle {
+    /// Lowercase (folded) bytes of the tail.
+    bytes: Vec<u8>,
+    tail: Tail,
+    id: Id,
+    query: usize,
+    /// Offsets within `bytes` of the two bytes the prefilter compares.
+    i1: usize,
+    i2: usize,
+}
+
+#[derive(Clone, Debug)]
+struct PairSearcher {
+    needles: Vec<Needle>,
+    /// Largest `i2` over the needles: how far past a candidate start the vector loads reach.
+    reach: usize,
+}
+
+/// Approximate frequency rank of a (lowercase) byte in log text: higher is more common.
+/// Digits are everywhere in logs (timestamps, counters), vowels and `e t a o n s r` in
+/// messages; the rare letters make the best prefilter bytes.
+fn frequency_rank(b: u8) -> u8 {
+    match b {
+        b'0'..=b'9' => 250,
+        b'e' => 240,
+        b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' => 220,
+        b'h' | b'l' | b'd' | b'c' | b'u' | b'm' => 180,
+        b'f' | b'p' | b'g' | b'w' | b'y' | b'b' => 140,
+        b'v' | b'k' => 100,
+        b'x' | b'j' => 60,
+        b'q' | b'z' => 40,
+        _ => 200,
+    }
+}
+
+/// Picks the two rarest positions of a needle, preferring two different bytes.
+fn pick_pair(bytes: &[u8]) -> (usize, usize) {
+    let mut order: Vec<usize> = (0..bytes.len()).collect();
+    order.sort_by_key(|&i| (frequency_rank(bytes[i]), i));
+    let first = order[0];
+    let second = order[1..]
+        .iter()
+        .copied()
+        .find(|&i| bytes[i] != bytes[first])
+        .unwrap_or(order[1]);
+    (first.min(second), first.max(second))
+}
+
+impl PairSearcher {
+    fn new(ids: &[(u128, usize)]) -> PairSearcher {
+        let mut needles = Vec::new();
+        for &(value, query) in ids {
+            let id = Id(value);
+            let ulid = id.ulid_bytes();
+            let hex = id.hex_bytes();
+            for (tail, bytes) in [
+                (Tail::Ulid, &ulid[ULID_LEN - ULID_TAIL_LEN..]),
+                (Tail::Uuid, &hex[UUID_UNDASHED_LEN - UUID_TAIL_LEN..]),
+            ] {
+                let (i1, i2) = pick_pair(bytes);
+                needles.push(Needle {
+                    bytes: bytes.to_vec(),
+                    tail,
+                    id,
+                    query,
+                    i1,
+                    i2,
+                });
+            }
+        }
+        let reach = needles.iter().map(|n| n.i2).max().unwrap_or(0);
+        PairSearcher { needles, reach }
+    }
+
+    fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { x86::find_avx2(self, hay, hits) };
+            }
+            // SAFETY: SSE2 is part of the x86_64 baseline.
+            unsafe { x86::find_sse2(self, hay, hits) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.find_scalar(hay, 0, hits)
+    }
+
+    /// Checks every candidate start from `from` on, one byte at a time. Used for the tail of
+    /// the buffer that a vector load would overrun, and on targets without a vector path.
+    fn find_scalar(&self, hay: &[u8], from: usize, hits: &mut Vec<Hit>) {
+        for (n, needle) in self.needles.iter().enumerate() {
+            let (b1, b2) = (needle.bytes[needle.i1], needle.bytes[needle.i2]);
+            let last = match hay.len().checked_sub(needle.bytes.len()) {
+                Some(last) => last,
+                None => continue,
+            };
+            for p in from..=last {
+                if hay[p + needle.i1] | 0x20 == b1 && hay[p + needle.i2] | 0x20 == b2 {
+                    self.verify(n, hay, p, hits);
+                }
+            }
+        }
+    }
+
+    /// A candidate: needle `n` may start at `p`. Decodes the whole token around it.
+    #[inline(never)]
+    fn verify(&self, n: usize, hay: &[u8], p: usize, hits: &mut Vec<Hit>) {
+        let needle = &self.needles[n];
+        match needle.tail {
+            Tail::Ulid => {
+                if let Some(start) = p.checked_sub(ULID_LEN - ULID_TAIL_LEN) {
+                    self.try_token(needle, hay, start, Shape::Ulid, hits);
+                }
+            }
+            Tail::Uuid => {
+                for shape in [Shape::UuidDashed, Shape::UuidUndashed] {
+                    let before = shape.len() - UUID_TAIL_LEN;
+                    if let Some(start) = p.checked_sub(before) {
+                        self.try_token(needle, hay, start, shape, hits);
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn try_token(&self, needle: &Needle, hay: &[u8], start: usize, shape: Shape, hits: &mut Vec<Hit>) {
+        let end = start + shape.len();
+        if end > hay.len() || !is_whole(hay, start, end) {
+            return;
+        }
+        if id::decode_shape(shape, &hay[start..end]) == Some(needle.id) {
+            hits.push(Hit {
+                start,
+                end,
+                shape,
+                id: needle.id,
+                query: needle.query,
+            });
+        }
+    }
+}
+
+#[inline]
+fn is_whole(hay: &[u8], start: usize, end: usize) -> bool {
+    (start == 0 || !id::is_token_byte(hay[start - 1]))
+        && (end == hay.len() || !id::is_token_byte(hay[end]))
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    //! The packed-pair loop for SSE2 and AVX2. Folding with `| 0x20` lowercases ASCII letters
+    //! and leaves digits and `-` as they are; the few other bytes it maps onto a needle byte
+    //! (control bytes onto digits) only add candidates, which verification rejects.
+
+    use super::{Hit, PairSearcher};
+    use std::arch::x86_64::*;
+
+    trait Vector: Copy {
+        const LANES: usize;
+        unsafe fn splat(b: u8) -> Self;
+        unsafe fn load(p: *const u8) -> Self;
+        /// Bit k set when lane k of `self | 0x20` equals `needle`'s lane and the same holds
+        /// for `other` against `needle2`.
+        unsafe fn pair_mask(self, needle: Self, other: Self, needle2: Self, fold: Self) -> u32;
+    }
+
+    impl Vector for __m128i {
+        const LANES: usize = 16;
+        #[inline(always)]
+        unsafe fn splat(b: u8) -> Self {
+            unsafe { _mm_set1_epi8(b as i8) }
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const u8) -> Self {
+            // SAFETY: the caller keeps p..p+16 inside the haystack.
+            unsafe { _mm_loadu_si128(p as *const __m128i) }
+        }
+        #[inline(always)]
+        unsafe fn pair_mask(self, needle: Self, other: Self, needle2: Self, fold: Self) -> u32 {
+            unsafe {
+                let a = _mm_cmpeq_epi8(_mm_or_si128(self, fold), needle);
+                let b = _mm_cmpeq_epi8(_mm_or_si128(other, fold), needle2);
+                _mm_movemask_epi8(_mm_and_si128(a, b)) as u32
+            }
+        }
+    }
+
+    impl Vector for __m256i {
+        const LANES: usize = 32;
+        #[inline(always)]
+        unsafe fn splat(b: u8) -> Self {
+            unsafe { _mm256_set1_epi8(b as i8) }
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const u8) -> Self {
+            // SAFETY: the caller keeps p..p+32 inside the haystack.
+            unsafe { _mm256_loadu_si256(p as *const __m256i) }
+        }
+        #[inline(always)]
+        unsafe fn pair_mask(self, needle: Self, other: Self, needle2: Self, fold: Self) -> u32 {
+            unsafe {
+                let a = _mm256_cmpeq_epi8(_mm256_or_si256(self, fold), needle);
+                let b = _mm256_cmpeq_epi8(_mm256_or_si256(other, fold), needle2);
+                _mm256_movemask_epi8(_mm256_and_si256(a, b)) as u32
+            }
+        }
+    }
+
+    /// Up to this many needles get their splats hoisted out of the loop (two per query ID,
+    /// and `MAX_PAIR_QUERIES` IDs).
+    const MAX_NEEDLES: usize = 2 * super::MAX_PAIR_QUERIES;
+
+    #[inline(always)]
+    unsafe fn find_generic<V: Vector>(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
+        let count = s.needles.len();
+        debug_assert!(count <= MAX_NEEDLES);
+        let fold = unsafe { V::splat(0x20) };
+        let mut splats = [(fold, fold, 0usize, 0usize); MAX_NEEDLES];
+        for (slot, n) in splats.iter_mut().zip(&s.needles) {
+            // SAFETY: the vector feature is enabled by the caller.
+            *slot = unsafe { (V::splat(n.bytes[n.i1]), V::splat(n.bytes[n.i2]), n.i1, n.i2) };
+        }
+        let splats = &splats[..count];
+        let base = hay.as_ptr();
+        let mut p = 0;
+        // Each load reads hay[p + i .. p + i + LANES] with i <= reach.
+        while p + s.reach + V::LANES <= hay.len() {
+            for (n, &(b1, b2, i1, i2)) in splats.iter().enumerate() {
+                // SAFETY: p + i1 + LANES and p + i2 + LANES are within hay (loop condition).
+                let mut mask = unsafe {
+                    let x = V::load(base.add(p + i1));
+                    let y = V::load(base.add(p + i2));
+                    x.pair_mask(b1, y, b2, fold)
+                };
+                while mask != 0 {
+                    let k = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    s.verify(n, hay, p + k, hits);
+                }
+            }
+            p += V::LANES;
+        }
+        s.find_scalar(hay, p, hits);
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn find_avx2(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
+        unsafe { find_generic::<__m256i>(s, hay, hits) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    pub(super) unsafe fn find_sse2(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
+        unsafe { find_generic::<__m128i>(s, hay, hits) }
+    }
+}
+
+/// True for ASCII letters and digits: the bytes of an ID's alphanumeric runs.
+static ALNUM: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    t
+};
+
+static HEX: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_hexdigit();
+        b += 1;
+    }
+    t
+};
+
+/// Group lengths of the hex-and-dash UUID form.
+const UUID_GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
+
+/// Calls `f` for every whole ID token in `hay`, in order: 26-character ULIDs (first character
+/// 0-7), 32-hex and 8-4-4-4-12 UUIDs. Works on maximal alphanumeric runs, so the boundary rule
+/// holds by construction.
+pub fn for_each_token(hay: &[u8], mut f: impl FnMut(Hit)) {
+    let n = hay.len();
+    let mut i = 0;
+    // The dashed-UUID chain seen so far: groups matched, where it started, where the last
+    // group ended.
+    let mut groups = 0usize;
+    let mut chain_start = 0usize;
+    let mut prev_end = usize::MAX;
+    while i < n {
+        while i < n && !ALNUM[hay[i] as usize] {
+            i += 1;
+        }
+        if i == n {
+            break;
+        }
+        let start = i;
+        let mut all_hex = true;
+        while i < n && ALNUM[hay[i] as usize] {
+            all_hex &= HEX[hay[i] as usize];
+            i += 1;
+        }
+        let len = i - start;
+        let follows_dash = prev_end != usize::MAX && start == prev_end + 1 && hay[prev_end] == b'-';
+        if all_hex && groups > 0 && follows_dash && len == UUID_GROUPS[groups] {
+            groups += 1;
+        } else if all_hex && len == UUID_GROUPS[0] {
+            groups = 1;
+            chain_start = start;
+        } else {
+            groups = 0;
+        }
+        prev_end = i;
+        let found = if groups == UUID_GROUPS.len() {
+            groups = 0;
+            id::decode_dashed(&hay[chain_start..i]).map(|id| (chain_start, Shape::UuidDashed, id))
+        } else if len == ULID_LEN {
+            id::decode_ulid(&hay[start..i]).map(|id| (start, Shape::Ulid, id))
+        } else if len == UUID_UNDASHED_LEN && all_hex {
+            id::decode_hex(&hay[start..i]).map(|id| (start, Shape::UuidUndashed, id))
+        } else {
+            None
+        };
+        if let Some((start, shape, id)) = found {
+            debug_assert_eq!(i - start, shape.len());
+            f(Hit {
+                start,
+                end: i,
+                shape,
+                id,
+                query: 0,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hits(ids: &[&str], hay: &str) -> Vec<(usize, usize)> {
+        let ids: Vec<Id> = ids.iter().map(|s| id::parse(s).unwrap().id).collect();
+        let m = Matcher::new(&ids);
+        let mut out = Vec::new();
+        m.find(hay.as_bytes(), &mut out);
+        out.iter().map(|h| (h.start, h.end)).collect()
+    }
+
+    const ULID: &str = "01kb2x1x0m4v6f9a1t8e3q7c5d";
+
+    #[test]
+    fn finds_every_form_of_one_id() {
+        let uuid = id::parse(ULID).unwrap().id.uuid();
+        let hex = id::parse(ULID).unwrap().id.hex().to_uppercase();
+        let hay = format!(
+            "a {ULID} b {} c {uuid} d {} e {{{uuid}}} f user_{ULID}\n",
+            ULID.to_uppercase(),
+            hex
+        );
+        let found = hits(&[ULID], &hay);
+        let texts: Vec<&str> = found.iter().map(|&(s, e)| &hay[s..e]).collect();
+        assert_eq!(
+            texts,
+            vec![
+                ULID.to_string(),
+                ULID.to_uppercase(),
+                uuid.clone(),
+                hex,
+                uuid,
+                ULID.to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn glued_to_letters_or_digits_is_not_a_match() {
+        for hay in [
+            format!("x{ULID}"),
+            format!("{ULID}z"),
+            format!("1{ULID}"),
+            format!("{ULID}0"),
+        ] {
+            assert!(hits(&[ULID], &hay).is_empty(), "{hay}");
+        }
+        for hay in [
+            format!("req-{ULID}"),
+            format!("_{ULID}/"),
+            format!("\"{ULID}\""),
+            format!("order={ULID},"),
+        ] {
+            assert_eq!(hits(&[ULID], &hay).len(), 1, "{hay}");
+        }
+    }
+
+    #[test]
+    fn token_walk_finds_shapes() {
+        let hay = b"x 01KB2X1X0M4V6F9A1T8E3Q7C5D req-3ea4052c-895d-4b64-9e2d-04d64c4d94ab 54fadb412c4e40cdbaed9335e4c35a9e 81KB2X1X0M4V6F9A1T8E3Q7C5D";
+        let mut shapes = Vec::new();
+        for_each_token(hay, |h| shapes.push((h.shape, h.start)));
+        assert_eq!(
+            shapes,
+            vec![
+                (Shape::Ulid, 2),
+                (Shape::UuidDashed, 33),
+                (Shape::UuidUndashed, 70)
+            ]
+        );
+    }
+
+    #[test]
+    fn many_ids_use_the_token_walk() {
+        let ids: Vec<String> = (0..10u128)
+            .map(|i| Id(i << 100 | 12345).ulid())
+            .collect();
+        let refs: Vec<&str> = ids.iter().map(|s| s.as_str()).collect();
+        let hay = format!("{} {} {}", ids[3], ULID, ids[9].to_uppercase());
+        let m = Matcher::new(&ids.iter().map(|s| id::parse(s).unwrap().id).collect::<Vec<_>>());
+        assert!(matches!(m.strategy, Strategy::Tokens(_)));
+        let mut out = Vec::new();
+        m.find(hay.as_bytes(), &mut out);
+        assert_eq!(out.iter().map(|h| h.query).collect::<Vec<_>>(), vec![3, 9]);
+        assert_eq!(hits(&refs[..2], &hay).len(), 0);
+    }
+}

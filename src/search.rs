@@ -1,0 +1,263 @@
+//! One input, read to the end: its matching lines with their numbers.
+//!
+//! The reader fills a large buffer; the matcher searches everything up to the last newline in
+//! it at once, and line bounds and numbers are worked out only around hits (newlines are
+//! counted with a SIMD byte count, not line by line). The partial last line moves to the front
+//! of the buffer for the next read, so an ID that straddles two reads is still found; a line
+//! longer than the buffer grows it.
+
+use std::io::{self, Read};
+
+use memchr::{memchr, memrchr};
+
+use crate::scan::{Hit, Matcher};
+
+/// Size of the read buffer. Large enough that syscalls and the per-buffer overhead vanish,
+/// small enough to stay in L2 and keep memory flat per thread.
+pub const BUFFER_SIZE: usize = 256 * 1024;
+
+/// A matching line as handed to the caller. Offsets in `hits` are relative to `line`.
+pub struct LineMatch<'a> {
+    pub line_no: u64,
+    /// The line without its `\n` or `\r\n`.
+    pub line: &'a [u8],
+    pub hits: &'a [Hit],
+}
+
+/// How to search.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchOptions {
+    /// Count lines (`false` for -c, -l, -q, where no number is shown).
+    pub line_numbers: bool,
+    /// `-a`: treat binary files as text.
+    pub text: bool,
+}
+
+/// What became of one input.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub matched_lines: u64,
+    /// A NUL byte in the first block: lines were counted, not reported.
+    pub binary: bool,
+    /// The read failed part way; lines before the failure were reported.
+    pub error: Option<io::Error>,
+}
+
+/// Reusable per-thread state.
+#[derive(Default)]
+pub struct Scratch {
+    buf: Vec<u8>,
+    hits: Vec<Hit>,
+    line_hits: Vec<Hit>,
+}
+
+/// Reads `reader` to the end, calling `on_line` for each matching line (not for binary
+/// inputs) until it returns `false`.
+pub fn search(
+    matcher: &Matcher,
+    options: SearchOptions,
+    reader: &mut dyn Read,
+    scratch: &mut Scratch,
+    on_line: &mut dyn FnMut(&LineMatch) -> bool,
+) -> Outcome {
+    let Scratch {
+        buf,
+        hits,
+        line_hits,
+    } = scratch;
+    if buf.len() != BUFFER_SIZE {
+        // A long line in an earlier input may have grown it; give that memory back.
+        *buf = vec![0; BUFFER_SIZE];
+    }
+    let mut outcome = Outcome::default();
+    let mut lines = LineState {
+        matcher,
+        options,
+        line_no: 1,
+        hits,
+        line_hits,
+        report: true,
+    };
+    let mut len = 0;
+    let mut first_block = true;
+    loop {
+        if len == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = match reader.read(&mut buf[len..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                // Complete lines read before the damage have been searched already; the
+                // partial line after the last newline is not a line we can vouch for.
+                outcome.error = Some(e);
+                return outcome;
+            }
+        };
+        if n == 0 {
+            break;
+        }
+        if first_block {
+            first_block = false;
+            if !options.text && memchr(0, &buf[..n]).is_some() {
+                outcome.binary = true;
+                lines.report = false;
+            }
+        }
+        let fresh = len;
+        len += n;
+        let Some(last_newline) = memrchr(b'\n', &buf[fresh..len]).map(|i| fresh + i) else {
+            continue;
+        };
+        let keep_going = lines.process(&buf[..=last_newline], &mut outcome, on_line);
+        if !keep_going {
+            return outcome;
+        }
+        buf.copy_within(last_newline + 1..len, 0);
+        len -= last_newline + 1;
+    }
+    if len > 0 {
+        lines.process(&buf[..len], &mut outcome, on_line);
+    }
+    outcome
+}
+
+struct LineState<'a> {
+    matcher: &'a Matcher,
+    options: SearchOptions,
+    /// Number of the line that starts at the beginning of the next chunk.
+    line_no: u64,
+    hits: &'a mut Vec<Hit>,
+    line_hits: &'a mut Vec<Hit>,
+    report: bool,
+}
+
+impl LineState<'_> {
+    /// Searches a chunk of whole lines (the last may lack its newline at end of input).
+    fn process(
+        &mut self,
+        chunk: &[u8],
+        outcome: &mut Outcome,
+        on_line: &mut dyn FnMut(&LineMatch) -> bool,
+    ) -> bool {
+        self.matcher.find(chunk, self.hits);
+        let mut counted = 0;
+        let mut i = 0;
+        while i < self.hits.len() {
+            let first = self.hits[i];
+            let line_start = memrchr(b'\n', &chunk[..first.start]).map_or(0, |p| p + 1);
+            let line_end = memchr(b'\n', &chunk[first.end..]).map_or(chunk.len(), |p| first.end + p);
+            self.line_hits.clear();
+            while i < self.hits.len() && self.hits[i].start < line_end {
+                let mut hit = self.hits[i];
+                hit.start -= line_start;
+                hit.end -= line_start;
+                self.line_hits.push(hit);
+                i += 1;
+            }
+            if self.options.line_numbers {
+                self.line_no += bytecount::count(&chunk[counted..line_start], b'\n') as u64;
+                counted = line_start;
+            }
+            outcome.matched_lines += 1;
+            if self.report {
+                let mut line = &chunk[line_start..line_end];
+                if let [rest @ .., b'\r'] = line {
+                    line = rest;
+                }
+                let m = LineMatch {
+                    line_no: self.line_no,
+                    line,
+                    hits: self.line_hits,
+                };
+                if !on_line(&m) {
+                    return false;
+                }
+            }
+        }
+        if self.options.line_numbers {
+            self.line_no += bytecount::count(&chunk[counted..], b'\n') as u64;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id;
+
+    const ULID: &str = "01kb2x1x0m4v6f9a1t8e3q7c5d";
+
+    /// Reads in pieces of `step` bytes, to push IDs and lines across read boundaries.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn run(data: &[u8], step: usize) -> (Vec<(u64, String)>, Outcome) {
+        let matcher = Matcher::new(&[id::parse(ULID).unwrap().id]);
+        let options = SearchOptions {
+            line_numbers: true,
+            text: false,
+        };
+        let mut found = Vec::new();
+        let outcome = search(
+            &matcher,
+            options,
+            &mut Trickle { data, step },
+            &mut Scratch::default(),
+            &mut |m| {
+                found.push((m.line_no, String::from_utf8_lossy(m.line).into_owned()));
+                true
+            },
+        );
+        (found, outcome)
+    }
+
+    #[test]
+    fn line_numbers_crlf_and_missing_final_newline() {
+        let data = format!("a\r\nb {ULID}\r\nc\r\nd {}", ULID.to_uppercase());
+        for step in [1, 2, 3, 7, 64, 1 << 20] {
+            let (found, outcome) = run(data.as_bytes(), step);
+            assert_eq!(
+                found,
+                vec![
+                    (2, format!("b {ULID}")),
+                    (4, format!("d {}", ULID.to_uppercase()))
+                ],
+                "step {step}"
+            );
+            assert_eq!(outcome.matched_lines, 2);
+        }
+    }
+
+    #[test]
+    fn a_line_longer_than_the_buffer_is_whole() {
+        let long = "x".repeat(BUFFER_SIZE * 3);
+        let data = format!("first\n{long} {ULID} {long}\nlast {ULID}\n");
+        let (found, _) = run(data.as_bytes(), BUFFER_SIZE);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].0, 2);
+        assert_eq!(found[0].1.len(), long.len() * 2 + ULID.len() + 2);
+        assert_eq!(found[1].0, 3);
+    }
+
+    #[test]
+    fn binary_input_is_counted_not_reported() {
+        let data = format!("\0bin\n{ULID}\nx {ULID}\n");
+        let (found, outcome) = run(data.as_bytes(), 1 << 20);
+        assert!(found.is_empty());
+        assert!(outcome.binary);
+        assert_eq!(outcome.matched_lines, 2);
+    }
+}

@@ -1,0 +1,274 @@
+//! What to search and how to read it: the paths from the command line walked into a sorted
+//! list of files, standard input, and one reader per input that undoes gzip, zstd, bzip2 or
+//! xz compression, recognised by magic bytes rather than by name.
+//!
+//! Log trees are not source trees: hidden files are searched and no `.gitignore` applies.
+//! Symbolic links are followed only when asked (`-L`). Files are read through `read(2)`, never
+//! mapped: a log rotated (truncated) under a mapping would kill the process with SIGBUS.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use ignore::WalkBuilder;
+use ignore::overrides::OverrideBuilder;
+
+/// One thing to do, in output order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    File(PathBuf),
+    /// A path that could not be walked, with the reason; reported in its place in the order.
+    Error(PathBuf, String),
+}
+
+impl Input {
+    /// The name shown in output: the path as given, or `<stdin>`.
+    pub fn display_name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".to_string(),
+            Input::File(p) | Input::Error(p, _) => p.display().to_string(),
+        }
+    }
+}
+
+/// How the walk chooses files.
+#[derive(Clone, Debug, Default)]
+pub struct WalkOptions {
+    /// `-g` globs in ripgrep's syntax: a plain glob includes, `!glob` excludes.
+    pub globs: Vec<String>,
+    pub follow_links: bool,
+}
+
+/// Checks the globs up front, so a bad one is an argument error before anything is read.
+pub fn check_globs(globs: &[String]) -> Result<(), String> {
+    build_overrides(globs).map(|_| ())
+}
+
+fn build_overrides(globs: &[String]) -> Result<ignore::overrides::Override, String> {
+    let mut builder = OverrideBuilder::new(".");
+    for glob in globs {
+        builder
+            .add(glob)
+            .map_err(|e| format!("invalid glob {glob:?}: {e}"))?;
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+/// Expands the command-line paths into inputs: directories recursively in sorted order, files
+/// as given, `-` as standard input.
+pub fn walk(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, String> {
+    let overrides = build_overrides(&options.globs)?;
+    let mut inputs = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            inputs.push(Input::Stdin);
+            continue;
+        }
+        let walker = WalkBuilder::new(path)
+            .standard_filters(false)
+            .follow_links(options.follow_links)
+            .overrides(overrides.clone())
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .build();
+        for entry in walker {
+            match entry {
+                Ok(entry) => {
+                    let Some(file_type) = entry.file_type() else {
+                        // Only stdin has no file type, and the walker never yields it here.
+                        continue;
+                    };
+                    if file_type.is_dir() {
+                        continue;
+                    }
+                    if file_type.is_symlink() && entry.depth() > 0 {
+                        // Not followed without -L (with -L the walker resolves links itself).
+                        continue;
+                    }
+                    inputs.push(Input::File(entry.into_path()));
+                }
+                Err(err) => inputs.push(walk_error(path, err)),
+            }
+        }
+    }
+    Ok(inputs)
+}
+
+/// Turns a walk error into an input that reports it; the walker's message names the path, so
+/// we take the path out of it and keep the reason.
+fn walk_error(root: &Path, err: ignore::Error) -> Input {
+    fn innermost(err: &ignore::Error) -> (Option<PathBuf>, String) {
+        match err {
+            ignore::Error::WithPath { path, err } => {
+                let (_, reason) = innermost(err);
+                (Some(path.clone()), reason)
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                innermost(err)
+            }
+            ignore::Error::Io(io) => (None, io_reason(io)),
+            ignore::Error::Loop { child, .. } => (
+                Some(child.clone()),
+                "symbolic link loop".to_string(),
+            ),
+            other => (None, other.to_string()),
+        }
+    }
+    let (path, reason) = innermost(&err);
+    Input::Error(path.unwrap_or_else(|| root.to_path_buf()), reason)
+}
+
+/// An I/O error as a short lowercase reason, without Rust's `(os error N)` suffix.
+pub fn io_reason(err: &io::Error) -> String {
+    let text = match err.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => err.to_string(),
+    };
+    match text.find(" (os error") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// The compression formats we undo, by their magic bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Zstd,
+    Bzip2,
+    Xz,
+}
+
+impl Compression {
+    fn detect(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else if head.starts_with(b"BZh") {
+            Compression::Bzip2
+        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+            Compression::Xz
+        } else {
+            Compression::None
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
+        }
+    }
+}
+
+/// Opens an input for reading its (decompressed) bytes.
+pub fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {
+    match input {
+        Input::Stdin => decompress(Box::new(io::stdin())),
+        Input::File(path) => decompress(Box::new(File::open(path)?)),
+        Input::Error(_, reason) => Err(io::Error::other(reason.clone())),
+    }
+}
+
+/// Wraps a reader in the decoder its first bytes call for. Every decoder reads concatenated
+/// streams to the end (`cat a.gz b.gz`, multi-member gzip from logrotate).
+pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
+    let mut head = [0u8; 6];
+    let mut filled = 0;
+    while filled < head.len() {
+        match raw.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let head = head[..filled].to_vec();
+    let compression = Compression::detect(&head);
+    let whole = io::Cursor::new(head).chain(raw);
+    let decoder: Box<dyn Read + Send> = match compression {
+        Compression::None => return Ok(Box::new(whole)),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(whole)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(whole)?),
+        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(whole)),
+        Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(whole)),
+    };
+    Ok(Box::new(Labelled {
+        inner: decoder,
+        format: compression.name(),
+    }))
+}
+
+/// Prefixes decoder errors with the format, so `unexpected end of file` reads as
+/// `gzip: unexpected end of file`.
+struct Labelled {
+    inner: Box<dyn Read + Send>,
+    format: &'static str,
+}
+
+impl Read for Labelled {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            io::Error::new(e.kind(), format!("{}: {}", self.format, io_reason(&e)))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn read_all(bytes: Vec<u8>) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        decompress(Box::new(io::Cursor::new(bytes)))?.read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn plain_and_short_inputs_pass_through() {
+        assert_eq!(read_all(b"ab".to_vec()).unwrap(), b"ab");
+        assert_eq!(read_all(Vec::new()).unwrap(), b"");
+        assert_eq!(read_all(b"hello world\n".to_vec()).unwrap(), b"hello world\n");
+    }
+
+    #[test]
+    fn multi_member_gzip_reads_every_member() {
+        let mut all = Vec::new();
+        for part in [&b"one\n"[..], b"two\n"] {
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            enc.write_all(part).unwrap();
+            all.extend(enc.finish().unwrap());
+        }
+        assert_eq!(read_all(all).unwrap(), b"one\ntwo\n");
+    }
+
+    #[test]
+    fn zstd_bzip2_xz_are_recognised_by_content() {
+        let text = b"line 1\nline 2\n".repeat(100);
+        let z = zstd::encode_all(&text[..], 1).unwrap();
+        assert_eq!(read_all(z).unwrap(), text);
+        let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        bz.write_all(&text).unwrap();
+        assert_eq!(read_all(bz.finish().unwrap()).unwrap(), text);
+        let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 1);
+        xz.write_all(&text).unwrap();
+        assert_eq!(read_all(xz.finish().unwrap()).unwrap(), text);
+    }
+
+    #[test]
+    fn truncated_gzip_is_an_error_naming_the_format() {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(&b"some line of text\n".repeat(1000)).unwrap();
+        let mut gz = enc.finish().unwrap();
+        gz.truncate(gz.len() / 2);
+        let err = read_all(gz).unwrap_err();
+        assert!(err.to_string().starts_with("gzip: "), "{err}");
+    }
+}
