@@ -263,7 +263,13 @@ fn read_id_file(path: &PathBuf) -> Result<Vec<(String, String)>, UsageError> {
     } else {
         std::fs::read_to_string(path)
     }
-    .map_err(|e| UsageError(format!("{}: {}", path.display(), crate::source::io_reason(&e))))?;
+    .map_err(|e| {
+        UsageError(format!(
+            "{}: {}",
+            path.display(),
+            crate::source::io_reason(&e)
+        ))
+    })?;
     Ok(text
         .lines()
         .enumerate()
@@ -271,7 +277,12 @@ fn read_id_file(path: &PathBuf) -> Result<Vec<(String, String)>, UsageError> {
             let l = l.trim();
             !l.is_empty() && !l.starts_with('#')
         })
-        .map(|(i, l)| (format!("{}:{}", path.display(), i + 1), l.trim().to_string()))
+        .map(|(i, l)| {
+            (
+                format!("{}:{}", path.display(), i + 1),
+                l.trim().to_string(),
+            )
+        })
         .collect())
 }
 

@@ -230,10 +230,12 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
             id,
             kind: Kind::Uuid,
         }),
-        UUID_UNDASHED_LEN => decode_hex_checked(bytes, at).map(|id| Parsed {
-            id,
-            kind: Kind::Uuid,
-        }),
+        UUID_UNDASHED_LEN if !bytes.contains(&b'-') => {
+            decode_hex_checked(bytes, at).map(|id| Parsed {
+                id,
+                kind: Kind::Uuid,
+            })
+        }
         n => {
             // A TypeID is `prefix_suffix` where the suffix is a ULID-style encoding.
             if let Some(us) = body.rfind('_') {
@@ -421,7 +423,8 @@ impl Form {
         let is_uuid = shape.kind() == Kind::Uuid;
         let braced =
             is_uuid && start > 0 && line[start - 1] == b'{' && line.get(end) == Some(&b'}');
-        let urn = is_uuid && start >= 9 && line[start - 9..start].eq_ignore_ascii_case(b"urn:uuid:");
+        let urn =
+            is_uuid && start >= 9 && line[start - 9..start].eq_ignore_ascii_case(b"urn:uuid:");
         Form {
             shape,
             case,
@@ -433,10 +436,7 @@ impl Form {
     /// True for the one spelling the conventions ask for: lowercase ULID, or lowercase
     /// hex-and-dash UUID without braces or prefix.
     pub fn is_canonical(self) -> bool {
-        self.case == Case::Lower
-            && !self.braced
-            && !self.urn
-            && self.shape != Shape::UuidUndashed
+        self.case == Case::Lower && !self.braced && !self.urn && self.shape != Shape::UuidUndashed
     }
 }
 
@@ -614,7 +614,11 @@ mod tests {
         );
         assert!(matches!(
             parse("2D9RW50LA499CMAGHM6DD42DTP"),
-            Err(ParseError::BadChar { pos: 8, ch: 'L', .. })
+            Err(ParseError::BadChar {
+                pos: 8,
+                ch: 'L',
+                ..
+            })
         ));
         assert_eq!(
             parse("2D9RW50MA499CMAGHM6DD42DT"),
@@ -645,7 +649,11 @@ mod tests {
         );
         assert!(matches!(
             parse("F9168C5E-CEB2-4faa-BGBF-329BF39FA1E4"),
-            Err(ParseError::BadChar { pos: 21, ch: 'G', .. })
+            Err(ParseError::BadChar {
+                pos: 21,
+                ch: 'G',
+                ..
+            })
         ));
     }
 

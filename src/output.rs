@@ -92,7 +92,9 @@ impl Printer {
         let mut at = 0;
         for hit in m.hits {
             escape_into(out, &m.line[at..hit.start]);
-            self.colored(out, MATCH_COLOR, |out| out.extend_from_slice(&m.line[hit.start..hit.end]));
+            self.colored(out, MATCH_COLOR, |out| {
+                out.extend_from_slice(&m.line[hit.start..hit.end])
+            });
             at = hit.end;
         }
         escape_into(out, &m.line[at..]);
@@ -145,7 +147,8 @@ impl Printer {
                     path,
                     binary_file_matches: matched_lines,
                 };
-                serde_json::to_writer(&mut *out, &record).expect("writing JSON to memory cannot fail");
+                serde_json::to_writer(&mut *out, &record)
+                    .expect("writing JSON to memory cannot fail");
                 out.push(b'\n');
             }
             _ => {}
@@ -155,12 +158,11 @@ impl Printer {
     /// The terminal header: one line per query ID with its canonical form, kind and time.
     pub fn header(&self, out: &mut Vec<u8>, queries: &[Parsed]) {
         for q in queries {
-            let created = q
-                .id
-                .unix_ms(q.kind)
-                .map_or("no embedded time".to_string(), |ms| {
-                    format!("created {}", id::format_unix_ms(ms))
-                });
+            let created =
+                q.id.unix_ms(q.kind)
+                    .map_or("no embedded time".to_string(), |ms| {
+                        format!("created {}", id::format_unix_ms(ms))
+                    });
             let other = match q.kind {
                 Kind::Ulid => format!("uuid {}", q.id.uuid()),
                 Kind::Uuid => format!("ulid {}", q.id.ulid()),
@@ -198,7 +200,10 @@ fn is_unsafe_char(c: char) -> bool {
 /// Appends `bytes` with every control character, bidi override and invalid UTF-8 byte written
 /// as a visible escape.
 pub fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
-    if bytes.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\t') {
+    if bytes
+        .iter()
+        .all(|&b| (0x20..0x7f).contains(&b) || b == b'\t')
+    {
         out.extend_from_slice(bytes);
         return;
     }
@@ -307,6 +312,9 @@ mod tests {
         assert_eq!(escaped("c1 \u{9b}2J".as_bytes()), "c1 \\u{9b}2J");
         assert_eq!(escaped("rtl \u{202e}x".as_bytes()), "rtl \\u{202e}x");
         assert_eq!(escaped(b"bad \xff\xfe"), "bad \\xff\\xfe");
-        assert_eq!(escaped("tab\tand caf\u{e9}".as_bytes()), "tab\tand caf\u{e9}");
+        assert_eq!(
+            escaped("tab\tand caf\u{e9}".as_bytes()),
+            "tab\tand caf\u{e9}"
+        );
     }
 }

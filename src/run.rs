@@ -97,9 +97,9 @@ pub fn search(config: SearchConfig) -> Exit {
             }
         }
     };
-    let with_filename = config.with_filename.unwrap_or_else(|| {
-        config.paths.len() > 1 || config.paths.iter().any(|p| p.is_dir())
-    });
+    let with_filename = config
+        .with_filename
+        .unwrap_or_else(|| config.paths.len() > 1 || config.paths.iter().any(|p| p.is_dir()));
     let printer = Printer::new(
         config.mode,
         config.color,
@@ -179,25 +179,19 @@ impl Job<'_> {
         };
         let mode = self.printer.mode;
         let stop_at_first = matches!(mode, OutputMode::Quiet | OutputMode::FilesWithMatches);
-        let outcome = search::search(
-            self.matcher,
-            self.options,
-            &mut reader,
-            scratch,
-            &mut |m| {
-                if stop_at_first {
-                    if mode == OutputMode::Quiet {
-                        self.stop.store(true, Ordering::Relaxed);
-                    }
-                    return false;
+        let outcome = search::search(self.matcher, self.options, &mut reader, scratch, &mut |m| {
+            if stop_at_first {
+                if mode == OutputMode::Quiet {
+                    self.stop.store(true, Ordering::Relaxed);
                 }
-                self.printer.line(&mut out, &name, m);
-                if out.len() >= FLUSH_AT && !flush(&mut out) {
-                    return false;
-                }
-                !self.stop.load(Ordering::Relaxed)
-            },
-        );
+                return false;
+            }
+            self.printer.line(&mut out, &name, m);
+            if out.len() >= FLUSH_AT && !flush(&mut out) {
+                return false;
+            }
+            !self.stop.load(Ordering::Relaxed)
+        });
         self.printer
             .input_end(&mut out, &name, outcome.matched_lines, outcome.binary);
         Done {

@@ -219,7 +219,14 @@ impl PairSearcher {
     }
 
     #[inline]
-    fn try_token(&self, needle: &Needle, hay: &[u8], start: usize, shape: Shape, hits: &mut Vec<Hit>) {
+    fn try_token(
+        &self,
+        needle: &Needle,
+        hay: &[u8],
+        start: usize,
+        shape: Shape,
+        hits: &mut Vec<Hit>,
+    ) {
         let end = start + shape.len();
         if end > hay.len() || !is_whole(hay, start, end) {
             return;
@@ -507,12 +514,14 @@ mod tests {
 
     #[test]
     fn many_ids_use_the_token_walk() {
-        let ids: Vec<String> = (0..10u128)
-            .map(|i| Id(i << 100 | 12345).ulid())
-            .collect();
+        let ids: Vec<String> = (0..10u128).map(|i| Id(i << 100 | 12345).ulid()).collect();
         let refs: Vec<&str> = ids.iter().map(|s| s.as_str()).collect();
         let hay = format!("{} {} {}", ids[3], ULID, ids[9].to_uppercase());
-        let m = Matcher::new(&ids.iter().map(|s| id::parse(s).unwrap().id).collect::<Vec<_>>());
+        let m = Matcher::new(
+            &ids.iter()
+                .map(|s| id::parse(s).unwrap().id)
+                .collect::<Vec<_>>(),
+        );
         assert!(matches!(m.strategy, Strategy::Tokens(_)));
         let mut out = Vec::new();
         m.find(hay.as_bytes(), &mut out);

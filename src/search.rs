@@ -146,7 +146,8 @@ impl LineState<'_> {
         while i < self.hits.len() {
             let first = self.hits[i];
             let line_start = memrchr(b'\n', &chunk[..first.start]).map_or(0, |p| p + 1);
-            let line_end = memchr(b'\n', &chunk[first.end..]).map_or(chunk.len(), |p| first.end + p);
+            let line_end =
+                memchr(b'\n', &chunk[first.end..]).map_or(chunk.len(), |p| first.end + p);
             self.line_hits.clear();
             while i < self.hits.len() && self.hits[i].start < line_end {
                 let mut hit = self.hits[i];

@@ -107,10 +107,9 @@ fn walk_error(root: &Path, err: ignore::Error) -> Input {
                 innermost(err)
             }
             ignore::Error::Io(io) => (None, io_reason(io)),
-            ignore::Error::Loop { child, .. } => (
-                Some(child.clone()),
-                "symbolic link loop".to_string(),
-            ),
+            ignore::Error::Loop { child, .. } => {
+                (Some(child.clone()), "symbolic link loop".to_string())
+            }
             other => (None, other.to_string()),
         }
     }
@@ -214,9 +213,9 @@ struct Labelled {
 
 impl Read for Labelled {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.read(buf).map_err(|e| {
-            io::Error::new(e.kind(), format!("{}: {}", self.format, io_reason(&e)))
-        })
+        self.inner
+            .read(buf)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {}", self.format, io_reason(&e))))
     }
 }
 
@@ -235,7 +234,10 @@ mod tests {
     fn plain_and_short_inputs_pass_through() {
         assert_eq!(read_all(b"ab".to_vec()).unwrap(), b"ab");
         assert_eq!(read_all(Vec::new()).unwrap(), b"");
-        assert_eq!(read_all(b"hello world\n".to_vec()).unwrap(), b"hello world\n");
+        assert_eq!(
+            read_all(b"hello world\n".to_vec()).unwrap(),
+            b"hello world\n"
+        );
     }
 
     #[test]

@@ -1,0 +1,44 @@
+//! Shared helpers: a deterministic generator for test inputs, and the paths of the bundled
+//! test data and the built binary.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// splitmix64: deterministic, so a failure reproduces from its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn u128(&mut self) -> u128 {
+        (self.next() as u128) << 64 | self.next() as u128
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+pub fn testdata(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+}
+
+/// The idgrep binary, run from the crate root with colour decided by the flags alone.
+pub fn idgrep() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_idgrep"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd.env_remove("NO_COLOR");
+    cmd
+}

@@ -1,0 +1,6 @@
+//! The integration suite: one binary, one module per topic (as ripgrep does it, so the crate
+//! and the binary are built once).
+
+mod oracle;
+mod support;
+mod vectors;
