@@ -220,6 +220,21 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
         return Err(ParseError::Empty);
     }
     let bytes = body.as_bytes();
+    // A TypeID is `prefix_suffix` where the suffix is a ULID-style encoding of the 128 bits.
+    if let Some(us) = body.rfind('_') {
+        let prefix = &body[..us];
+        let suffix = &bytes[us + 1..];
+        if !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+            if suffix.len() != ULID_LEN {
+                return Err(ParseError::Length(suffix.len()));
+            }
+            let at = |i: usize| offset + us + 1 + i + 1;
+            return decode_ulid_checked(suffix, at).map(|id| Parsed {
+                id,
+                kind: Kind::Ulid,
+            });
+        }
+    }
     let at = |i: usize| offset + i + 1;
     match bytes.len() {
         ULID_LEN => decode_ulid_checked(bytes, at).map(|id| Parsed {
@@ -236,24 +251,7 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
                 kind: Kind::Uuid,
             })
         }
-        n => {
-            // A TypeID is `prefix_suffix` where the suffix is a ULID-style encoding.
-            if let Some(us) = body.rfind('_') {
-                let prefix = &body[..us];
-                let suffix = &bytes[us + 1..];
-                if !prefix.is_empty()
-                    && prefix.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
-                    && suffix.len() == ULID_LEN
-                {
-                    let at = |i: usize| offset + us + 1 + i + 1;
-                    return decode_ulid_checked(suffix, at).map(|id| Parsed {
-                        id,
-                        kind: Kind::Ulid,
-                    });
-                }
-            }
-            Err(ParseError::Length(n))
-        }
+        n => Err(ParseError::Length(n)),
     }
 }
 
@@ -663,6 +661,13 @@ mod tests {
         assert_eq!(p.kind, Kind::Ulid);
         assert_eq!(p.id.ulid(), "01h455vb4pex5vsknk084sn02q");
         assert_eq!(p.id.uuid(), "01890a5d-ac96-774b-bcce-b302099a8057");
+        // The prefix plus the suffix is 32 characters, the length of an undashed UUID.
+        let p = parse("order_01m8kbygm5ng2pshny302zvwbs").unwrap();
+        assert_eq!(p.id.ulid(), "01m8kbygm5ng2pshny302zvwbs");
+        assert_eq!(
+            parse("user_01h455vb4pex5vsknk084sn02"),
+            Err(ParseError::Length(25))
+        );
     }
 
     #[test]

@@ -1,0 +1,544 @@
+//! The binary on `testdata/`, as a user runs it: forms, boundaries, compressed and corrupt
+//! inputs, binary files, stdin, exit codes, JSON, colour, walking rules and thread counts.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use regex::bytes::Regex;
+use serde::Deserialize;
+
+use crate::support::{idgrep, testdata};
+
+/// The incident's hot order, and its renderings.
+const HOT: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
+const HOT_UUID: &str = "01a226bf-4285-ac05-6cc6-be1805fdf179";
+/// Created in the same millisecond as HOT: shares its first ten characters.
+const TWIN: &str = "01M8KBYGM5NG2PSHNY302ZVWBT";
+const PAYMENT: &str = "01a226bf-5052-7e7f-bf69-4da8a434d6f9";
+
+fn run(args: &[&str]) -> Output {
+    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Decompressed contents of a test file, by the crates the tests trust as oracles.
+fn decompressed(path: &Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap();
+    let mut out = Vec::new();
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("gz") => {
+            flate2::read::MultiGzDecoder::new(&raw[..])
+                .read_to_end(&mut out)
+                .unwrap();
+        }
+        Some("zst") => out = zstd::decode_all(&raw[..]).unwrap(),
+        _ => out = raw,
+    }
+    out
+}
+
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// `path:line` of every line holding `ulid` in any form as a whole token, by regex.
+fn oracle_lines(ulid: &str) -> BTreeSet<String> {
+    let id = idgrep::id::parse(ulid).unwrap().id;
+    let pattern = format!(
+        "(?i-u)(?:^|[^0-9a-z])(?:{}|{}|{})(?:$|[^0-9a-z])",
+        id.ulid(),
+        id.uuid(),
+        id.hex()
+    );
+    let re = Regex::new(&pattern).unwrap();
+    let root = testdata("logs");
+    let mut lines = BTreeSet::new();
+    for file in files_under(&root) {
+        if file.file_name().unwrap() == ".gitattributes" {
+            continue;
+        }
+        let data = decompressed(&file);
+        for (i, line) in data.split(|&b| b == b'\n').enumerate() {
+            if re.is_match(line) {
+                let rel = file.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
+                lines.insert(format!("{}:{}", rel.display(), i + 1));
+            }
+        }
+    }
+    lines
+}
+
+fn path_lines(out: &str) -> BTreeSet<String> {
+    out.lines()
+        .map(|l| {
+            let mut parts = l.splitn(3, ':');
+            format!("{}:{}", parts.next().unwrap(), parts.next().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn finds_every_line_of_the_hot_order_in_every_form() {
+    let o = run(&[HOT, "testdata/logs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let found = path_lines(&stdout(&o));
+    assert_eq!(found, oracle_lines(HOT));
+    // The incident's README lists 63 lines; the ledger holds every UUID spelling.
+    assert_eq!(found.len(), 63);
+    for line in [4, 5, 6, 7, 9, 10, 11, 12] {
+        assert!(found.contains(&format!("testdata/logs/billing/ledger.log:{line}")));
+    }
+}
+
+#[test]
+fn every_spelling_of_the_query_gives_the_same_output() {
+    let reference = stdout(&run(&[HOT, "testdata/logs"]));
+    let undashed = HOT_UUID.replace('-', "").to_uppercase();
+    let braced = format!("{{{HOT_UUID}}}");
+    let urn = format!("urn:uuid:{HOT_UUID}");
+    let typeid = format!("order_{}", HOT.to_lowercase());
+    for query in [
+        HOT.to_lowercase().as_str(),
+        HOT_UUID,
+        &HOT_UUID.to_uppercase(),
+        &undashed,
+        &braced,
+        &urn,
+        &typeid,
+    ] {
+        let out = stdout(&run(&[query, "testdata/logs"]));
+        assert!(out == reference, "{query}: output differs");
+    }
+}
+
+#[test]
+fn look_alikes_do_not_match() {
+    let out = stdout(&run(&[HOT, "testdata/logs"]));
+    // x<ID>z, a 27-character run, the same-millisecond twin.
+    assert!(!out.contains("testdata/logs/worker/worker.log:56:"));
+    assert!(!out.contains("testdata/logs/gateway/access.log:64:"));
+    let twin = path_lines(&stdout(&run(&[TWIN, "testdata/logs"])));
+    assert_eq!(twin, oracle_lines(TWIN));
+    assert!(!twin.is_empty());
+}
+
+#[test]
+fn a_uuid_query_finds_its_upper_case_and_undashed_forms() {
+    let o = run(&[PAYMENT, "testdata/logs"]);
+    assert_eq!(path_lines(&stdout(&o)), oracle_lines(PAYMENT));
+    assert!(stdout(&o).contains("payment_id=01A226BF-5052-7E7F-BF69-4DA8A434D6F9"));
+}
+
+#[test]
+fn crlf_is_stripped_from_printed_lines() {
+    let out = run(&[HOT, "testdata/logs/payments/payments.log"]).stdout;
+    assert!(!out.is_empty());
+    assert!(!out.contains(&b'\r'));
+    // A single file: no file name, like ripgrep.
+    assert!(out.starts_with(b"8:ts="));
+}
+
+#[test]
+fn compressed_inputs_are_read_by_content() {
+    for (file, lines) in [
+        ("testdata/edge/hot.bz2", "1 3 4"),
+        ("testdata/edge/hot.xz", "1 3 4"),
+        ("testdata/edge/hot.zst", "1 3 4"),
+        ("testdata/edge/multi.gz", "1 3 4 6"),
+    ] {
+        let o = run(&[HOT, file]);
+        assert_eq!(o.status.code(), Some(0), "{file}");
+        let out = stdout(&o);
+        let numbers: Vec<&str> = out.lines().map(|l| l.split(':').next().unwrap()).collect();
+        assert_eq!(numbers.join(" "), lines, "{file}");
+    }
+    // A gzip file renamed to look like plain text is still decompressed.
+    let dir = tempfile::tempdir().unwrap();
+    let disguised = dir.path().join("app.log");
+    std::fs::copy(testdata("edge/multi.gz"), &disguised).unwrap();
+    let o = run(&[HOT, disguised.to_str().unwrap()]);
+    assert_eq!(stdout(&o).lines().count(), 4);
+}
+
+#[test]
+fn a_corrupt_archive_yields_the_lines_before_the_damage_then_an_error() {
+    let o = run(&[HOT, "testdata/edge/corrupt.gz", "testdata/edge/hot.xz"]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    let corrupt: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("testdata/edge/corrupt.gz:"))
+        .map(|l| l.split(':').nth(1).unwrap())
+        .collect();
+    assert_eq!(corrupt, ["1", "2", "4", "5", "6"]);
+    // The run went on with the next file.
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("testdata/edge/hot.xz:"))
+            .count(),
+        3
+    );
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("idgrep: testdata/edge/corrupt.gz: gzip: "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+}
+
+#[test]
+fn binary_files_are_reported_not_dropped() {
+    let o = run(&[HOT, "testdata/edge/binary.bin"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        "testdata/edge/binary.bin: binary file matches (2 lines)\n"
+    );
+    let o = run(&["-a", HOT, "testdata/edge/binary.bin"]);
+    let out = stdout(&o);
+    let numbers: Vec<&str> = out.lines().map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(numbers, ["2", "4"]);
+}
+
+#[test]
+fn stdin_is_searched_when_no_path_is_given() {
+    let mut child = idgrep()
+        .arg(HOT.to_lowercase())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let data = std::fs::read(testdata("logs/payments/payments.log")).unwrap();
+    child.stdin.take().unwrap().write_all(&data).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let file = stdout(&run(&[HOT, "testdata/logs/payments/payments.log"]));
+    assert_eq!(stdout(&o), file);
+
+    // Compressed stdin, and `-` among other paths.
+    let mut child = idgrep()
+        .args([HOT, "-", "testdata/edge/hot.xz"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let gz = std::fs::read(testdata("edge/multi.gz")).unwrap();
+    child.stdin.take().unwrap().write_all(&gz).unwrap();
+    let out = stdout(&child.wait_with_output().unwrap());
+    assert_eq!(out.lines().filter(|l| l.starts_with("<stdin>:")).count(), 4);
+}
+
+#[test]
+fn exit_codes() {
+    assert_eq!(run(&[HOT, "testdata/logs"]).status.code(), Some(0));
+    let none = run(&["01arz3ndektsv4rrffq69g5fav", "testdata/logs"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(none.stdout.is_empty() && none.stderr.is_empty());
+    let missing = run(&[HOT, "testdata/no-such-dir", "testdata/logs/api"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(
+        stderr(&missing),
+        "idgrep: testdata/no-such-dir: no such file or directory\n"
+    );
+    // The other path was still searched.
+    assert_eq!(stdout(&missing).lines().count(), 18);
+}
+
+#[test]
+fn an_invalid_query_stops_before_anything_is_read() {
+    for (query, needle) in [
+        ("01M8KBYGM5NG2PSHNY302ZVWB", "length 25"),
+        ("81M8KBYGM5NG2PSHNY302ZVWBS", "overflow"),
+        ("01M8KBYGM5NG2PSHNY302ZVWBL", "'L' at position 26"),
+        ("01a226bf-4285-ac05-6cc6-be1805fdf17g", "'g' at position 36"),
+    ] {
+        let o = run(&[query, "testdata/no-such-dir"]);
+        assert_eq!(o.status.code(), Some(2), "{query}");
+        assert!(o.stdout.is_empty());
+        let err = stderr(&o);
+        assert!(err.contains(needle), "{query}: {err}");
+        assert!(err.contains("accepted forms"), "{err}");
+        // The bad path was never looked at.
+        assert!(!err.contains("no-such-dir"));
+        assert_eq!(err.lines().count(), 1);
+    }
+    let o = run(&["-j", "0", HOT]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct JsonLine {
+    path: String,
+    line: u64,
+    text: String,
+    matches: Vec<JsonMatch>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct JsonMatch {
+    id: String,
+    raw: String,
+    start: usize,
+    end: usize,
+}
+
+#[test]
+fn json_lines_read_back_into_typed_records() {
+    let o = run(&["--json", HOT, "testdata/logs"]);
+    assert_eq!(o.status.code(), Some(0));
+    let records: Vec<JsonLine> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let paths: BTreeSet<String> = records
+        .iter()
+        .map(|r| format!("{}:{}", r.path, r.line))
+        .collect();
+    assert_eq!(paths, oracle_lines(HOT));
+    let mut raws = BTreeSet::new();
+    for r in &records {
+        assert!(!r.matches.is_empty());
+        for m in &r.matches {
+            assert_eq!(m.id, HOT.to_lowercase());
+            if r.text.is_char_boundary(m.start) && r.text.is_char_boundary(m.end) {
+                assert_eq!(&r.text[m.start..m.end], m.raw, "{}:{}", r.path, r.line);
+            }
+            raws.insert(m.raw.clone());
+        }
+    }
+    // Lowercase, upper case, dashed, undashed upper and dashed upper UUID spellings.
+    assert!(raws.contains(&HOT.to_lowercase()) && raws.contains(HOT));
+    assert!(raws.contains(HOT_UUID) && raws.contains(&HOT_UUID.replace('-', "").to_uppercase()));
+    let payments = records
+        .iter()
+        .find(|r| r.path.ends_with("payments.log"))
+        .unwrap();
+    assert!(!payments.text.ends_with('\r'));
+}
+
+#[test]
+fn output_is_the_same_for_one_and_two_threads() {
+    for args in [
+        vec![HOT, "testdata"],
+        vec!["--json", HOT, "testdata/logs"],
+        vec!["-c", PAYMENT, "testdata/logs"],
+    ] {
+        let one = run(&[&["-j1"], &args[..]].concat());
+        let two = run(&[&["-j2"], &args[..]].concat());
+        assert_eq!(one.stdout, two.stdout, "{args:?}");
+        assert_eq!(one.stderr, two.stderr, "{args:?}");
+        assert_eq!(one.status.code(), two.status.code());
+    }
+}
+
+#[test]
+fn count_names_quiet_and_no_filename() {
+    let count = stdout(&run(&["-c", HOT, "testdata/logs"]));
+    assert!(count.contains("testdata/logs/api/api.jsonl:18\n"));
+    let total: u64 = count
+        .lines()
+        .map(|l| l.rsplit(':').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, 63);
+    let names = stdout(&run(&["-l", HOT, "testdata/logs"]));
+    assert_eq!(names.lines().count(), 7);
+    assert!(!names.contains("kubelet"));
+    let quiet = run(&["-q", HOT, "testdata/logs"]);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert!(quiet.stdout.is_empty());
+    let bare = stdout(&run(&["--no-filename", HOT, "testdata/logs"]));
+    assert!(bare.lines().all(|l| !l.starts_with("testdata")));
+    assert_eq!(bare.lines().count(), 63);
+}
+
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    for color in ["never", "always"] {
+        let o = run(&["--color", color, HOT, "testdata/logs/worker/worker.log"]);
+        let out = stdout(&o);
+        let line = out
+            .lines()
+            .find(|l| l.contains("state regression"))
+            .unwrap();
+        assert!(line.contains("\\x1b["), "{line}");
+        // The only escape bytes are the ones idgrep writes for its own colours.
+        let ours = out.matches("\x1b[0m").count() * 2;
+        assert_eq!(
+            out.matches('\x1b').count(),
+            if color == "never" { 0 } else { ours }
+        );
+    }
+    // Invalid UTF-8 next to the ID is shown as escapes, not passed through.
+    let raw = run(&[HOT, "testdata/logs/worker/worker.log"]).stdout;
+    assert!(String::from_utf8(raw).is_ok());
+}
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let always = stdout(&run(&["--color", "always", HOT, "testdata/logs/api"]));
+    assert!(always.contains("\x1b[1;31m01m8kbygm5ng2pshny302zvwbs\x1b[0m"));
+    assert!(always.contains("\x1b[35mtestdata/logs/api/api.jsonl\x1b[0m"));
+    let auto = idgrep()
+        .args([HOT, "testdata/logs/api"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!auto.stdout.contains(&0x1b));
+    let o = run(&["--color", "sometimes", HOT]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn several_ids_at_once_from_flags_and_a_file() {
+    let both = run(&["-e", HOT, "-e", PAYMENT, "testdata/logs"]);
+    let expected: BTreeSet<String> = oracle_lines(HOT)
+        .union(&oracle_lines(PAYMENT))
+        .cloned()
+        .collect();
+    assert_eq!(path_lines(&stdout(&both)), expected);
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("ids.txt");
+    std::fs::write(&list, format!("# incident ids\n{HOT}\n\n{PAYMENT}\n")).unwrap();
+    let from_file = run(&["-f", list.to_str().unwrap(), "testdata/logs"]);
+    assert_eq!(from_file.stdout, both.stdout);
+    // Many IDs take the token walk; the lines must be the same.
+    let mut many = format!("{HOT}\n{PAYMENT}\n");
+    for i in 0..20u128 {
+        many.push_str(&idgrep::id::Id(i << 90 | 77).ulid());
+        many.push('\n');
+    }
+    std::fs::write(&list, many).unwrap();
+    let o = run(&["-f", list.to_str().unwrap(), "testdata/logs"]);
+    assert_eq!(path_lines(&stdout(&o)), expected);
+    std::fs::write(&list, format!("{HOT}\nnot-an-id\n")).unwrap();
+    let bad = run(&["-f", list.to_str().unwrap(), "testdata/logs"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("ids.txt:2"));
+}
+
+#[test]
+fn walk_includes_hidden_files_skips_links_unless_asked_and_honours_globs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".hidden")).unwrap();
+    std::fs::write(root.join(".hidden/a.log"), format!("x {HOT}\n")).unwrap();
+    std::fs::write(root.join("b.txt"), format!("y {HOT}\n")).unwrap();
+    std::fs::write(root.join(".gitignore"), "b.txt\n").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("c.log"), format!("z {HOT}\n")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("linked")).unwrap();
+    let names = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["-l", HOT];
+        all.extend_from_slice(args);
+        all.push(root.to_str().unwrap());
+        let o = run(&all);
+        stdout(&o)
+            .lines()
+            .map(|l| l.strip_prefix(root.to_str().unwrap()).unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&[]), ["/.hidden/a.log", "/b.txt"]);
+    assert_eq!(
+        names(&["-L"]),
+        ["/.hidden/a.log", "/b.txt", "/linked/c.log"]
+    );
+    assert_eq!(names(&["-g", "*.log"]), ["/.hidden/a.log"]);
+    assert_eq!(names(&["-g", "!*.log"]), ["/b.txt"]);
+    let bad = run(&["-g", "a{b", HOT, "testdata"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("invalid glob"));
+}
+
+#[test]
+fn a_broken_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.log");
+    let line = format!("2026-11-29T10:00:00Z order={HOT} some padding text here\n");
+    std::fs::write(&big, line.repeat(200_000)).unwrap();
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' {HOT} '{}' | head -n 1",
+            env!("CARGO_BIN_EXE_idgrep"),
+            big.display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&o).lines().count(), 1);
+    assert_eq!(stderr(&o), "");
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Decoded {
+    input: String,
+    id: String,
+    kind: String,
+    version: Option<u8>,
+    variant: Option<String>,
+    unix_ms: Option<i64>,
+    time: Option<String>,
+    ulid: String,
+    uuid: String,
+    hex: String,
+}
+
+#[test]
+fn decode_reports_both_renderings_and_the_time() {
+    let o = run(&[
+        "decode",
+        "--json",
+        HOT,
+        "017F22E2-79B0-7CC3-98C4-DC0C0C07398F",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows: Vec<Decoded> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0].input, HOT);
+    assert_eq!(rows[0].id, HOT.to_lowercase());
+    assert_eq!(rows[0].kind, "ulid");
+    assert_eq!(rows[0].version, None);
+    assert_eq!(rows[0].variant, None);
+    assert_eq!(rows[0].uuid, HOT_UUID);
+    assert_eq!(rows[0].time.as_deref(), Some("2026-11-29T09:59:58.341Z"));
+    assert_eq!(rows[1].id, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f");
+    assert_eq!(rows[1].version, Some(7));
+    assert_eq!(rows[1].variant.as_deref(), Some("rfc9562"));
+    assert_eq!(rows[1].unix_ms, Some(1645557742000));
+    assert_eq!(rows[1].ulid, "01fwhe4ydgfk1shh6w1g60eecf");
+    assert_eq!(rows[1].hex, "017f22e279b07cc398c4dc0c0c07398f");
+
+    let text = stdout(&run(&["decode", PAYMENT]));
+    assert!(text.contains("version  7") && text.contains("2026-11-29T10:00:01.874Z"));
+
+    let bad = run(&["decode", HOT, "01M8KBYGM5NG2PSHNY302ZVWB"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stdout(&bad).contains(HOT));
+    assert!(stderr(&bad).contains("length 25"));
+}
