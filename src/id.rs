@@ -102,7 +102,7 @@ impl Shape {
         }
     }
 
-    pub fn len(self) -> usize {
+    pub fn width(self) -> usize {
         match self {
             Shape::Ulid => ULID_LEN,
             Shape::UuidDashed => UUID_DASHED_LEN,

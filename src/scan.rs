@@ -209,7 +209,7 @@ impl PairSearcher {
             }
             Tail::Uuid => {
                 for shape in [Shape::UuidDashed, Shape::UuidUndashed] {
-                    let before = shape.len() - UUID_TAIL_LEN;
+                    let before = shape.width() - UUID_TAIL_LEN;
                     if let Some(start) = p.checked_sub(before) {
                         self.try_token(needle, hay, start, shape, hits);
                     }
@@ -227,7 +227,7 @@ impl PairSearcher {
         shape: Shape,
         hits: &mut Vec<Hit>,
     ) {
-        let end = start + shape.len();
+        let end = start + shape.width();
         if end > hay.len() || !is_whole(hay, start, end) {
             return;
         }
@@ -427,7 +427,7 @@ pub fn for_each_token(hay: &[u8], mut f: impl FnMut(Hit)) {
             None
         };
         if let Some((start, shape, id)) = found {
-            debug_assert_eq!(i - start, shape.len());
+            debug_assert_eq!(i - start, shape.width());
             f(Hit {
                 start,
                 end: i,

@@ -164,7 +164,8 @@ fn haystack(rng: &mut Rng, targets: &[Id], len: usize) -> Vec<u8> {
             }
             _ => {}
         }
-        out.extend_from_slice(*rng.pick(SEPARATORS));
+        let separator = SEPARATORS[rng.below(SEPARATORS.len())];
+        out.extend_from_slice(separator);
     }
     out
 }
