@@ -700,6 +700,8 @@ mod tests {
 mod simd_tests {
     use super::*;
 
+    type VectorPath = unsafe fn(&PairSearcher, &[u8], &mut Vec<Hit>);
+
     /// Every vector path this CPU has must agree with the byte-at-a-time path.
     #[test]
     fn every_vector_path_agrees_with_the_scalar_one() {
@@ -731,8 +733,7 @@ mod simd_tests {
             searcher.find_scalar(&hay, 0, &mut expected);
             expected.sort_unstable_by_key(|h| h.start);
             assert!(!expected.is_empty());
-            let mut paths: Vec<(&str, unsafe fn(&PairSearcher, &[u8], &mut Vec<Hit>))> =
-                vec![("sse2", x86::find_sse2)];
+            let mut paths: Vec<(&str, VectorPath)> = vec![("sse2", x86::find_sse2)];
             if std::is_x86_feature_detected!("avx2") {
                 paths.push(("avx2", x86::find_avx2));
             }
