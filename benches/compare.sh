@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# benches/compare.sh owns the idgrep-versus-ripgrep comparison: it builds idgrep and a
+# deterministic corpus, times idgrep against `rg -F` and `rg -i -F` for the corpus's hot ID,
+# and prints a markdown table of medians, ratios, peak RSS and output line counts.
+#
+# usage: benches/compare.sh
+#
+# Environment (all optional):
+#   CORPUS=target/bench-corpus     corpus directory; CORPUS.query.json is written beside it
+#   SIZE=1G  SEED=1                corpus size and seed, passed to the generator
+#   DISTINCT_IDS=N                 steer the corpus toward N distinct IDs (default: natural)
+#   QUERY=ulid                     which query ID of the JSON to search for: ulid or uuid
+#   THREADS_LIST="2 1"             thread counts, one hyperfine run each
+#   RUNS=5                         hyperfine --runs (after one warm-up run)
+#   IDGREP=target/release/idgrep   idgrep command, built here only when left at this default;
+#                                  may carry arguments, e.g. IDGREP="rg -i" to try the script
+#                                  before idgrep exists
+#   RG=...                         ripgrep binary (default: ~/.cargo/bin/rg, installed if absent)
+#   RESULTS=target/bench-results   where hyperfine JSON, command output and the table go
+#
+# The corpus is generated once and reused while its query JSON records the same size, seed
+# and distinct-ID target, its files add up to the recorded bytes, and CORPUS.gen-sha256
+# matches the generator's current source (a changed generator means a different corpus).
+#
+# Each command writes its matches to a file: with stdout on /dev/null ripgrep stops at the
+# first match, which would time a different job.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+CORPUS=${CORPUS:-target/bench-corpus}
+CORPUS=${CORPUS%/}
+SIZE=${SIZE:-1G}
+SEED=${SEED:-1}
+DISTINCT_IDS=${DISTINCT_IDS:-}
+QUERY=${QUERY:-ulid}
+THREADS_LIST=${THREADS_LIST:-"2 1"}
+RUNS=${RUNS:-5}
+IDGREP=${IDGREP:-target/release/idgrep}
+RESULTS=${RESULTS:-target/bench-results}
+QUERY_JSON="$CORPUS.query.json"
+STAMP="$CORPUS.gen-sha256"
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+apt_install() {
+    # One `apt-get update` only when the plain install fails: the lists may be stale or empty.
+    apt-get install -y "$@" >/dev/null 2>&1 ||
+        { apt-get update >/dev/null && apt-get install -y "$@" >/dev/null; }
+}
+
+# ---- 1. build idgrep, then the corpus unless an identical one is already there ----
+
+if [[ $IDGREP == target/release/idgrep ]]; then
+    log "building idgrep (release)"
+    cargo build --release --quiet
+fi
+
+generator_sha() {
+    cat benches/gen_corpus.rs benches/corpus/*.rs | sha256sum | cut -d' ' -f1
+}
+
+corpus_is_current() {
+    [[ -d $CORPUS && -f $QUERY_JSON && -f $STAMP ]] || return 1
+    [[ $(cat "$STAMP") == "$(generator_sha)" ]] || return 1
+    python3 - "$CORPUS" "$QUERY_JSON" "$SIZE" "$SEED" "$DISTINCT_IDS" <<'EOF'
+import json, os, sys
+corpus, query, size, seed, distinct = sys.argv[1:]
+units = {"K": 10, "M": 20, "G": 30, "T": 40}
+s = size.strip()
+for suffix in ("iB", "B", "b"):
+    if s.endswith(suffix):
+        s = s[: -len(suffix)]
+        break
+shift = units.get(s[-1:].upper(), 0)
+target = int(s[:-1] if shift else s) << shift
+q = json.load(open(query))
+on_disk = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(corpus) for f in fs)
+same = (q.get("version") == 1 and q["target_bytes"] == target and q["seed"] == int(seed)
+        and q["distinct_ids_target"] == (int(distinct) if distinct else None)
+        and q["bytes"] == on_disk)
+sys.exit(0 if same else 1)
+EOF
+}
+
+if corpus_is_current; then
+    log "reusing corpus $CORPUS"
+else
+    log "generating a $SIZE corpus in $CORPUS (seed $SEED)"
+    gen_args=(--out "$CORPUS" --size "$SIZE" --seed "$SEED" --force)
+    [[ -n $DISTINCT_IDS ]] && gen_args+=(--distinct-ids "$DISTINCT_IDS")
+    mkdir -p "$(dirname "$CORPUS")"
+    rm -f "$STAMP"
+    cargo bench --quiet --bench gen_corpus -- "${gen_args[@]}" >/dev/null
+    generator_sha >"$STAMP"
+fi
+
+read -r ID EXPECTED DECOYS < <(python3 -c '
+import json, sys
+q = json.load(open(sys.argv[1])); k = sys.argv[2]
+print(q[k], q[k + "_lines"], q[k + "_decoy_lines"])' "$QUERY_JSON" "$QUERY")
+log "query $QUERY: $ID ($EXPECTED lines name it in some form, $DECOYS more only glued into longer tokens)"
+
+# ---- 2. tools ----
+
+if [[ -z ${RG:-} ]]; then
+    RG=$HOME/.cargo/bin/rg
+    if [[ ! -x $RG ]]; then
+        log "installing ripgrep with cargo"
+        cargo install --quiet --locked ripgrep
+    fi
+fi
+log "$("$RG" --version | head -n1)"
+if ! command -v hyperfine >/dev/null; then
+    log "installing hyperfine"
+    apt_install hyperfine
+fi
+if [[ ! -x /usr/bin/time ]]; then
+    log "installing GNU time"
+    apt_install time
+fi
+
+# ---- 3. timings ----
+
+mkdir -p "$RESULTS"
+log "warming the page cache"
+find "$CORPUS" -type f -exec cat {} + >/dev/null
+
+names=(idgrep "rg -n -F" "rg -n -i -F")
+outs=(idgrep rg rgi)
+
+commands_for() {
+    local j=$1
+    printf '%s\n' \
+        "$IDGREP -j$j --color never $ID $CORPUS > $RESULTS/out.idgrep.j$j" \
+        "$RG -j$j -n -F --color never $ID $CORPUS > $RESULTS/out.rg.j$j" \
+        "$RG -j$j -n -i -F --color never $ID $CORPUS > $RESULTS/out.rgi.j$j"
+}
+
+for j in $THREADS_LIST; do
+    mapfile -t cmds < <(commands_for "$j")
+    hf_args=()
+    for i in "${!cmds[@]}"; do
+        hf_args+=(-n "${names[$i]}" "${cmds[$i]}")
+    done
+    log "hyperfine, $j thread(s)"
+    # Every command must run to completion: grep-style exit 1 (no match) would also fail here,
+    # which is right, since each command is expected to find the query.
+    hyperfine --style basic --warmup 1 --runs "$RUNS" \
+        --export-json "$RESULTS/hyperfine-j$j.json" "${hf_args[@]}" >&2
+
+    # ---- 4. peak RSS, once per command ----
+    for i in "${!cmds[@]}"; do
+        /usr/bin/time -f %M -o "$RESULTS/rss.${outs[$i]}.j$j" bash -c "${cmds[$i]}"
+    done
+done
+
+# ---- 5. the table ----
+
+python3 - "$RESULTS" "$THREADS_LIST" "$ID" "$EXPECTED" "$DECOYS" "$QUERY" <<'EOF' | tee "$RESULTS/compare.md"
+import json, statistics, sys
+results, threads, qid, expected, decoys, query = sys.argv[1:]
+outs = {"idgrep": "idgrep", "rg -n -F": "rg", "rg -n -i -F": "rgi"}
+print(f"Query ({query}): `{qid}`; {expected} lines name it in some form, "
+      f"{decoys} more hold it glued into a longer token.\n")
+print("| command | threads | median s | vs `rg -n -F` | peak RSS MiB | output lines |")
+print("|---|---:|---:|---:|---:|---:|")
+for j in threads.split():
+    runs = json.load(open(f"{results}/hyperfine-j{j}.json"))["results"]
+    medians = {r["command"]: statistics.median(r["times"]) for r in runs}
+    base = medians["rg -n -F"]
+    for name, med in medians.items():
+        out = outs[name]
+        rss_kib = int(open(f"{results}/rss.{out}.j{j}").read().split()[-1])
+        lines = sum(1 for _ in open(f"{results}/out.{out}.j{j}", "rb"))
+        print(f"| `{name}` | {j} | {med:.3f} | {med / base:.2f} | {rss_kib / 1024:.1f} | {lines} |")
+EOF
