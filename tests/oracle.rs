@@ -170,21 +170,16 @@ fn haystack(rng: &mut Rng, targets: &[Id], len: usize) -> Vec<u8> {
     out
 }
 
-/// Every whole-token occurrence of `target`, found the slow and obvious way: three anchored
-/// case-insensitive regexes tried at every position where a token may start.
-fn regex_oracle(hay: &[u8], target: Id) -> Vec<(usize, usize)> {
-    let shapes = [
-        Regex::new(&format!("(?i-u)^{}", target.ulid())).unwrap(),
-        Regex::new(&format!("(?i-u)^{}", target.uuid())).unwrap(),
-        Regex::new(&format!("(?i-u)^{}", target.hex())).unwrap(),
-    ];
+/// Every whole token that one of the anchored `shapes` matches, found the slow and obvious
+/// way: each shape tried at every position where a token may start.
+fn whole_tokens(hay: &[u8], shapes: &[Regex]) -> Vec<(usize, usize)> {
     let alnum = |b: u8| b.is_ascii_alphanumeric();
     let mut found = Vec::new();
     for start in 0..hay.len() {
         if start > 0 && alnum(hay[start - 1]) {
             continue;
         }
-        for re in &shapes {
+        for re in shapes {
             if let Some(m) = re.find(&hay[start..]) {
                 let end = start + m.end();
                 if end == hay.len() || !alnum(hay[end]) {
@@ -194,6 +189,16 @@ fn regex_oracle(hay: &[u8], target: Id) -> Vec<(usize, usize)> {
         }
     }
     found
+}
+
+/// Every whole-token occurrence of `target` in any of its three renderings, any case.
+fn regex_oracle(hay: &[u8], target: Id) -> Vec<(usize, usize)> {
+    let shapes = [
+        Regex::new(&format!("(?i-u)^{}", target.ulid())).unwrap(),
+        Regex::new(&format!("(?i-u)^{}", target.uuid())).unwrap(),
+        Regex::new(&format!("(?i-u)^{}", target.hex())).unwrap(),
+    ];
+    whole_tokens(hay, &shapes)
 }
 
 #[test]
@@ -245,21 +250,7 @@ fn token_walk_agrees_with_a_regex_scan_for_every_token() {
         Regex::new("(?i-u)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap(),
         Regex::new("(?i-u)^[0-9a-f]{32}").unwrap(),
     ];
-    let alnum = |b: u8| b.is_ascii_alphanumeric();
-    let mut expected = Vec::new();
-    for start in 0..hay.len() {
-        if start > 0 && alnum(hay[start - 1]) {
-            continue;
-        }
-        for re in &shapes {
-            if let Some(m) = re.find(&hay[start..]) {
-                let end = start + m.end();
-                if end == hay.len() || !alnum(hay[end]) {
-                    expected.push((start, end));
-                }
-            }
-        }
-    }
+    let expected = whole_tokens(&hay, &shapes);
     let mut got = Vec::new();
     scan::for_each_token(&hay, |h| {
         assert_eq!(id::decode_shape(h.shape, &hay[h.start..h.end]), Some(h.id));
