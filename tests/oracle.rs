@@ -201,6 +201,22 @@ fn regex_oracle(hay: &[u8], target: Id) -> Vec<(usize, usize)> {
     whole_tokens(hay, &shapes)
 }
 
+/// A hit as (start, end, query index).
+type Found = Vec<(usize, usize, usize)>;
+
+/// The matcher's hits and the regex oracle's, in position order.
+fn matcher_and_oracle(hay: &[u8], targets: &[Id]) -> (Found, Found) {
+    let mut expected = Vec::new();
+    for (q, &t) in targets.iter().enumerate() {
+        expected.extend(regex_oracle(hay, t).into_iter().map(|(s, e)| (s, e, q)));
+    }
+    expected.sort();
+    let mut hits = Vec::new();
+    Matcher::new(targets).find(hay, &mut hits);
+    let got = hits.iter().map(|h| (h.start, h.end, h.query)).collect();
+    (got, expected)
+}
+
 #[test]
 fn matcher_agrees_with_a_regex_scan() {
     let mut rng = Rng(42);
@@ -208,14 +224,7 @@ fn matcher_agrees_with_a_regex_scan() {
         let targets: Vec<Id> = (0..1 + round % 3).map(|_| Id(rng.u128())).collect();
         let len = 2000 + rng.below(6000);
         let hay = haystack(&mut rng, &targets, len);
-        let mut expected: Vec<(usize, usize, usize)> = Vec::new();
-        for (q, &t) in targets.iter().enumerate() {
-            expected.extend(regex_oracle(&hay, t).into_iter().map(|(s, e)| (s, e, q)));
-        }
-        expected.sort();
-        let mut hits = Vec::new();
-        Matcher::new(&targets).find(&hay, &mut hits);
-        let got: Vec<_> = hits.iter().map(|h| (h.start, h.end, h.query)).collect();
+        let (got, expected) = matcher_and_oracle(&hay, &targets);
         assert!(
             !expected.is_empty(),
             "round {round}: the generator planted nothing"
@@ -229,14 +238,8 @@ fn many_id_matcher_agrees_with_a_regex_scan() {
     let mut rng = Rng(43);
     let targets: Vec<Id> = (0..12).map(|_| Id(rng.u128())).collect();
     let hay = haystack(&mut rng, &targets, 60_000);
-    let mut expected = Vec::new();
-    for (q, &t) in targets.iter().enumerate() {
-        expected.extend(regex_oracle(&hay, t).into_iter().map(|(s, e)| (s, e, q)));
-    }
-    expected.sort();
-    let mut hits = Vec::new();
-    Matcher::new(&targets).find(&hay, &mut hits);
-    let got: Vec<_> = hits.iter().map(|h| (h.start, h.end, h.query)).collect();
+    let (got, expected) = matcher_and_oracle(&hay, &targets);
+    assert!(!expected.is_empty());
     assert_eq!(got, expected);
 }
 
