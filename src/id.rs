@@ -111,15 +111,6 @@ impl Shape {
     }
 }
 
-/// Letter case of a token as written. Tokens without letters count as lowercase: they are
-/// already canonical.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Case {
-    Lower,
-    Upper,
-    Mixed,
-}
-
 /// UUID variant field (RFC 9562 section 4.1), with the two special values the RFC names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
@@ -417,47 +408,6 @@ pub fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric()
 }
 
-/// How a token was written, for reports: shape, case, and the wrapper around it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Form {
-    pub shape: Shape,
-    pub case: Case,
-    pub braced: bool,
-    pub urn: bool,
-}
-
-impl Form {
-    /// Describes the token `line[start..end]`, looking at its neighbours for braces and a
-    /// `urn:uuid:` prefix.
-    pub fn of(line: &[u8], start: usize, end: usize, shape: Shape) -> Form {
-        let token = &line[start..end];
-        let upper = token.iter().any(u8::is_ascii_uppercase);
-        let lower = token.iter().any(u8::is_ascii_lowercase);
-        let case = match (upper, lower) {
-            (true, true) => Case::Mixed,
-            (true, false) => Case::Upper,
-            _ => Case::Lower,
-        };
-        let is_uuid = shape.kind() == Kind::Uuid;
-        let braced =
-            is_uuid && start > 0 && line[start - 1] == b'{' && line.get(end) == Some(&b'}');
-        let urn =
-            is_uuid && start >= 9 && line[start - 9..start].eq_ignore_ascii_case(b"urn:uuid:");
-        Form {
-            shape,
-            case,
-            braced,
-            urn,
-        }
-    }
-
-    /// True for the one spelling the conventions ask for: lowercase ULID, or lowercase
-    /// hex-and-dash UUID without braces or prefix.
-    pub fn is_canonical(self) -> bool {
-        self.case == Case::Lower && !self.braced && !self.urn && self.shape != Shape::UuidUndashed
-    }
-}
-
 impl Id {
     /// The ULID rendering, lowercase.
     pub fn ulid_bytes(self) -> [u8; ULID_LEN] {
@@ -722,15 +672,6 @@ mod tests {
         let max = parse("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF").unwrap();
         assert_eq!(max.id.uuid_variant(), Variant::Max);
         assert_eq!(max.id.unix_ms(Kind::Uuid), None);
-    }
-
-    #[test]
-    fn form_sees_braces_urn_and_case() {
-        let line = b"x {67E55044-10B1-426F-9247-BB680E5FE0C8} urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8";
-        let f = Form::of(line, 3, 39, Shape::UuidDashed);
-        assert!(f.braced && !f.urn && f.case == Case::Upper && !f.is_canonical());
-        let f = Form::of(line, 50, 86, Shape::UuidDashed);
-        assert!(f.urn && !f.braced && f.case == Case::Lower);
     }
 
     #[test]

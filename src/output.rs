@@ -290,11 +290,6 @@ impl Decoded {
     }
 }
 
-/// Parses and renders an ID for `decode`; kept here so `main` only maps results to exit codes.
-pub fn decode_one(input: &str) -> Result<Decoded, id::ParseError> {
-    id::parse(input).map(|p| Decoded::new(input, p))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -306,7 +306,7 @@ pub fn decode(inputs: &[String], json: bool, color: bool) -> Exit {
     let mut out = Vec::new();
     let mut errored = false;
     for (i, input) in inputs.iter().enumerate() {
-        match output::decode_one(input) {
+        match crate::id::parse(input).map(|p| output::Decoded::new(input, p)) {
             Ok(decoded) => {
                 if json {
                     serde_json::to_writer(&mut out, &decoded)
