@@ -111,6 +111,96 @@ impl Shape {
     }
 }
 
+/// How one occurrence of an ID was written: its rendering, letter case and wrapping. The
+/// names are stable (they are keys of `ids --json` and the subject of `audit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Form {
+    UlidLower,
+    UlidUpper,
+    UlidMixed,
+    UuidLower,
+    UuidUpper,
+    UuidMixed,
+    /// 32 hex digits, any case.
+    UuidUndashed,
+    /// `{...}` around the hex-and-dash form, any case.
+    UuidBraced,
+    /// `urn:uuid:` before the hex-and-dash form, any case.
+    UuidUrn,
+}
+
+impl Form {
+    pub const ALL: [Form; 9] = [
+        Form::UlidLower,
+        Form::UlidUpper,
+        Form::UlidMixed,
+        Form::UuidLower,
+        Form::UuidUpper,
+        Form::UuidMixed,
+        Form::UuidUndashed,
+        Form::UuidBraced,
+        Form::UuidUrn,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::UlidLower => "ulid_lower",
+            Form::UlidUpper => "ulid_upper",
+            Form::UlidMixed => "ulid_mixed",
+            Form::UuidLower => "uuid_lower",
+            Form::UuidUpper => "uuid_upper",
+            Form::UuidMixed => "uuid_mixed",
+            Form::UuidUndashed => "uuid_undashed",
+            Form::UuidBraced => "uuid_braced",
+            Form::UuidUrn => "uuid_urn",
+        }
+    }
+
+    pub fn kind(self) -> Kind {
+        match self {
+            Form::UlidLower | Form::UlidUpper | Form::UlidMixed => Kind::Ulid,
+            _ => Kind::Uuid,
+        }
+    }
+
+    /// The canonical forms: lowercase ULID, lowercase hex-and-dash UUID.
+    pub fn is_canonical(self) -> bool {
+        matches!(self, Form::UlidLower | Form::UuidLower)
+    }
+
+    /// Classifies the token `line[start..end]`, of the given shape, with the bytes around it
+    /// (a brace pair or a `urn:uuid:` prefix). Wrapping wins over case: `{ABC...}` is braced.
+    pub fn of(shape: Shape, line: &[u8], start: usize, end: usize) -> Form {
+        let token = &line[start..end];
+        let upper = token.iter().any(u8::is_ascii_uppercase);
+        let lower = token.iter().any(u8::is_ascii_lowercase);
+        match shape {
+            Shape::Ulid => match (upper, lower) {
+                (true, false) => Form::UlidUpper,
+                (true, true) => Form::UlidMixed,
+                _ => Form::UlidLower,
+            },
+            Shape::UuidUndashed => Form::UuidUndashed,
+            Shape::UuidDashed => {
+                const URN: &[u8] = b"urn:uuid:";
+                if start > 0 && line[start - 1] == b'{' && line.get(end) == Some(&b'}') {
+                    Form::UuidBraced
+                } else if start >= URN.len()
+                    && line[start - URN.len()..start].eq_ignore_ascii_case(URN)
+                {
+                    Form::UuidUrn
+                } else {
+                    match (upper, lower) {
+                        (true, false) => Form::UuidUpper,
+                        (true, true) => Form::UuidMixed,
+                        _ => Form::UuidLower,
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// UUID variant field (RFC 9562 section 4.1), with the two special values the RFC names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
@@ -564,6 +654,59 @@ pub fn format_unix_ms(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forms_of_written_tokens() {
+        let id = parse("01kb2x1x0m4v6f9a1t8e3q7c5d").unwrap().id;
+        let (ulid, uuid, hex) = (id.ulid(), id.uuid(), id.hex());
+        let cases = [
+            (Shape::Ulid, ulid.clone(), Form::UlidLower),
+            (Shape::Ulid, ulid.to_uppercase(), Form::UlidUpper),
+            (
+                Shape::Ulid,
+                format!("{}{}", &ulid[..5], ulid[5..].to_uppercase()),
+                Form::UlidMixed,
+            ),
+            (
+                Shape::Ulid,
+                "01234567890123456789012345".to_string(),
+                Form::UlidLower,
+            ),
+            (Shape::UuidDashed, uuid.clone(), Form::UuidLower),
+            (Shape::UuidDashed, uuid.to_uppercase(), Form::UuidUpper),
+            (
+                Shape::UuidDashed,
+                format!("{}{}", &uuid[..9], uuid[9..].to_uppercase()),
+                Form::UuidMixed,
+            ),
+            (Shape::UuidUndashed, hex.to_uppercase(), Form::UuidUndashed),
+        ];
+        for (shape, token, want) in cases {
+            let line = format!("x={token};");
+            assert_eq!(
+                Form::of(shape, line.as_bytes(), 2, 2 + token.len()),
+                want,
+                "{token}"
+            );
+        }
+        let braced = format!("{{{}}}", uuid.to_uppercase());
+        assert_eq!(
+            Form::of(Shape::UuidDashed, braced.as_bytes(), 1, 37),
+            Form::UuidBraced
+        );
+        let half = format!("{{{uuid}");
+        assert_eq!(
+            Form::of(Shape::UuidDashed, half.as_bytes(), 1, 37),
+            Form::UuidLower
+        );
+        let urn = format!("URN:UUID:{uuid}");
+        assert_eq!(
+            Form::of(Shape::UuidDashed, urn.as_bytes(), 9, 45),
+            Form::UuidUrn
+        );
+        let names: std::collections::HashSet<_> = Form::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(names.len(), Form::ALL.len());
+    }
 
     #[test]
     fn ulid_round_trip_and_case() {

@@ -11,6 +11,7 @@
 //! that parses, renders and dates IDs, [`output`] formats results and [`run`] ties it together.
 
 pub mod cli;
+pub mod group;
 pub mod id;
 pub mod output;
 pub mod run;

@@ -40,6 +40,8 @@ pub struct Matcher {
 enum Strategy {
     Pairs(PairSearcher),
     Tokens(HashMap<u128, usize>),
+    /// No query: every ID token is a hit (the inventory views).
+    Every,
 }
 
 impl Matcher {
@@ -59,6 +61,13 @@ impl Matcher {
         Matcher { strategy }
     }
 
+    /// A matcher that reports every ID token, whatever its value, with query index 0.
+    pub fn every_id() -> Matcher {
+        Matcher {
+            strategy: Strategy::Every,
+        }
+    }
+
     /// Fills `hits` with every hit in `hay`, in order of position.
     pub fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
         hits.clear();
@@ -75,6 +84,7 @@ impl Matcher {
                     hits.push(hit);
                 }
             }),
+            Strategy::Every => for_each_token(hay, |hit| hits.push(hit)),
         }
     }
 }

@@ -1,0 +1,662 @@
+//! Every ID -> its lines, files, fields, written forms and first/last line time: the `ids`
+//! view's tally.
+//!
+//! Each worker thread keeps its own [`Tally`] (no locks on the hot path) and the tallies are
+//! merged at the end. Memory grows with distinct IDs, not with bytes: an entry is 64 bytes
+//! with its key while an ID has one file, one field name and one written form, which is what
+//! most IDs have; a second value of any of these moves the sets to a side table.
+//!
+//! 32-hex tokens are everywhere in logs without being UUIDs (trace IDs, digests), so an
+//! undashed token counts only when the same value is also written as a ULID or a dashed UUID
+//! somewhere in the inputs, unless the caller asks for all of them. They are tallied apart and
+//! joined at the end.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::id::{Form, Id, Kind};
+
+type Map = HashMap<u128, Entry, foldhash::fast::FixedState>;
+
+/// Marks "no value" in the u32 slots of an entry.
+const NONE: u32 = u32::MAX;
+
+/// Field names, shared by all workers, each stored once; a field is its index here.
+#[derive(Default)]
+pub struct FieldNames {
+    inner: Mutex<NamesInner>,
+}
+
+#[derive(Default)]
+struct NamesInner {
+    index: HashMap<Box<[u8]>, u32>,
+    names: Vec<Box<[u8]>>,
+}
+
+impl FieldNames {
+    fn intern(&self, name: &[u8]) -> u32 {
+        let mut inner = self
+            .inner
+            .lock()
+            .expect("a worker panicked holding the field names");
+        if let Some(&i) = inner.index.get(name) {
+            return i;
+        }
+        let i = inner.names.len() as u32;
+        inner.names.push(name.into());
+        inner.index.insert(name.into(), i);
+        i
+    }
+
+    fn snapshot(&self) -> Vec<Box<[u8]>> {
+        let inner = self
+            .inner
+            .lock()
+            .expect("a worker panicked holding the field names");
+        inner.names.clone()
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    first_ms: i64,
+    last_ms: i64,
+    lines: u32,
+    /// Occurrences, every form together.
+    occurrences: u32,
+    /// The only file, field and form so far, while `extra` is NONE.
+    file: u32,
+    field: u32,
+    /// Occurrences under `field`.
+    field_count: u32,
+    extra: u32,
+    form: Form,
+}
+
+/// The sets of an ID seen in more than one file, field or form.
+#[derive(Clone, Debug, Default)]
+struct Extra {
+    /// Sorted.
+    files: Vec<u32>,
+    fields: Vec<(u32, u32)>,
+    forms: [u32; Form::ALL.len()],
+}
+
+/// One occurrence of an ID on a line.
+#[derive(Clone, Copy, Debug)]
+pub struct Occurrence<'a> {
+    pub id: Id,
+    pub form: Form,
+    pub field: Option<&'a [u8]>,
+}
+
+/// One worker's counts.
+pub struct Tally<'n> {
+    names: &'n FieldNames,
+    /// Field names this worker has already interned.
+    local_names: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+    main: Map,
+    /// Undashed-only values, see the module doc.
+    undashed: Map,
+    count_undashed: bool,
+    extras: Vec<Extra>,
+    /// Per-line scratch: field index of each occurrence.
+    line_fields: Vec<u32>,
+}
+
+impl<'n> Tally<'n> {
+    /// `count_undashed`: count every 32-hex token as an ID, not only values seen in another
+    /// form.
+    pub fn new(names: &'n FieldNames, count_undashed: bool) -> Tally<'n> {
+        Tally {
+            names,
+            local_names: HashMap::default(),
+            main: Map::default(),
+            undashed: Map::default(),
+            count_undashed,
+            extras: Vec::new(),
+            line_fields: Vec::new(),
+        }
+    }
+
+    fn field_index(&mut self, name: &[u8]) -> u32 {
+        if let Some(&i) = self.local_names.get(name) {
+            return i;
+        }
+        let i = self.names.intern(name);
+        self.local_names.insert(name.into(), i);
+        i
+    }
+
+    /// Counts one line of file number `file`, with its own time if it has one.
+    pub fn add_line(&mut self, file: u32, time_ms: Option<i64>, occurrences: &[Occurrence]) {
+        self.line_fields.clear();
+        for occ in occurrences {
+            let field = occ.field.map_or(NONE, |name| self.field_index(name));
+            self.line_fields.push(field);
+        }
+        for (i, occ) in occurrences.iter().enumerate() {
+            let same = |o: &Occurrence| o.id == occ.id;
+            let new_line = !occurrences[..i].iter().any(same);
+            let to_main = self.count_undashed
+                || occurrences
+                    .iter()
+                    .any(|o| same(o) && o.form != Form::UuidUndashed);
+            let map = if to_main {
+                &mut self.main
+            } else {
+                &mut self.undashed
+            };
+            let entry = map.entry(occ.id.0).or_insert(Entry {
+                first_ms: i64::MAX,
+                last_ms: i64::MIN,
+                lines: 0,
+                occurrences: 0,
+                file,
+                field: NONE,
+                field_count: 0,
+                extra: NONE,
+                form: occ.form,
+            });
+            if new_line {
+                entry.lines += 1;
+                if let Some(t) = time_ms {
+                    entry.first_ms = entry.first_ms.min(t);
+                    entry.last_ms = entry.last_ms.max(t);
+                }
+            }
+            record(
+                entry,
+                &mut self.extras,
+                file,
+                self.line_fields[i],
+                occ.form,
+                1,
+            );
+        }
+    }
+
+    /// Adds another worker's counts to this one's.
+    pub fn merge(&mut self, other: Tally) {
+        let Tally {
+            main,
+            undashed,
+            mut extras,
+            ..
+        } = other;
+        for (map, into_main) in [(main, true), (undashed, false)] {
+            for (key, theirs) in map {
+                let target = if into_main {
+                    &mut self.main
+                } else {
+                    &mut self.undashed
+                };
+                let their_extra = (theirs.extra != NONE)
+                    .then(|| std::mem::take(&mut extras[theirs.extra as usize]));
+                match target.get_mut(&key) {
+                    None => {
+                        let mut entry = theirs;
+                        if let Some(extra) = their_extra {
+                            entry.extra = self.extras.len() as u32;
+                            self.extras.push(extra);
+                        }
+                        target.insert(key, entry);
+                    }
+                    Some(ours) => combine(ours, &mut self.extras, &theirs, their_extra.as_ref()),
+                }
+            }
+        }
+    }
+
+    /// The final counts: undashed values join the values seen in other forms (or are
+    /// dropped, unless every undashed token counts).
+    pub fn finish(mut self) -> Inventory {
+        let undashed = std::mem::take(&mut self.undashed);
+        let mut dropped_undashed = 0;
+        for (key, theirs) in undashed {
+            match self.main.get_mut(&key) {
+                Some(ours) => {
+                    let their_extra = (theirs.extra != NONE)
+                        .then(|| std::mem::take(&mut self.extras[theirs.extra as usize]));
+                    combine(ours, &mut self.extras, &theirs, their_extra.as_ref());
+                }
+                None => dropped_undashed += 1,
+            }
+        }
+        let entries: Vec<(u128, Entry)> = self.main.into_iter().collect();
+        Inventory {
+            entries,
+            extras: self.extras,
+            field_names: self.names.snapshot(),
+            dropped_undashed,
+        }
+    }
+}
+
+/// Counts `n` occurrences in `file` under `field` written as `form`.
+fn record(entry: &mut Entry, extras: &mut Vec<Extra>, file: u32, field: u32, form: Form, n: u32) {
+    if entry.extra == NONE {
+        let field_fits = field == NONE || entry.field == NONE || entry.field == field;
+        if entry.file == file && field_fits && entry.form == form {
+            if field != NONE {
+                entry.field = field;
+                entry.field_count += n;
+            }
+            entry.occurrences += n;
+            return;
+        }
+    }
+    let extra = ensure_extra(entry, extras);
+    if let Err(at) = extra.files.binary_search(&file) {
+        extra.files.insert(at, file);
+    }
+    if field != NONE {
+        match extra.fields.iter_mut().find(|(f, _)| *f == field) {
+            Some((_, count)) => *count += n,
+            None => extra.fields.push((field, n)),
+        }
+    }
+    extra.forms[form as usize] += n;
+    entry.occurrences += n;
+}
+
+/// Adds `theirs` (with its side-table sets, if it has them) into `ours`.
+fn combine(ours: &mut Entry, extras: &mut Vec<Extra>, theirs: &Entry, their_extra: Option<&Extra>) {
+    ours.lines += theirs.lines;
+    ours.first_ms = ours.first_ms.min(theirs.first_ms);
+    ours.last_ms = ours.last_ms.max(theirs.last_ms);
+    let Some(their) = their_extra else {
+        let unnamed = theirs.occurrences - theirs.field_count;
+        if theirs.field_count > 0 {
+            record(
+                ours,
+                extras,
+                theirs.file,
+                theirs.field,
+                theirs.form,
+                theirs.field_count,
+            );
+        }
+        if unnamed > 0 {
+            record(ours, extras, theirs.file, NONE, theirs.form, unnamed);
+        }
+        return;
+    };
+    for (form, &count) in Form::ALL.iter().zip(&their.forms) {
+        if count > 0 {
+            record(ours, extras, their.files[0], NONE, *form, count);
+        }
+    }
+    // Files and fields: record them without adding occurrences of a form.
+    let extra = ensure_extra(ours, extras);
+    for &file in &their.files {
+        if let Err(at) = extra.files.binary_search(&file) {
+            extra.files.insert(at, file);
+        }
+    }
+    for &(field, count) in &their.fields {
+        match extra.fields.iter_mut().find(|(f, _)| *f == field) {
+            Some((_, c)) => *c += count,
+            None => extra.fields.push((field, count)),
+        }
+    }
+}
+
+/// Moves an entry's single values to the side table, if not there yet.
+fn ensure_extra<'e>(entry: &mut Entry, extras: &'e mut Vec<Extra>) -> &'e mut Extra {
+    if entry.extra == NONE {
+        let mut extra = Extra {
+            files: vec![entry.file],
+            ..Extra::default()
+        };
+        if entry.field != NONE {
+            extra.fields.push((entry.field, entry.field_count));
+        }
+        extra.forms[entry.form as usize] = entry.occurrences;
+        entry.extra = extras.len() as u32;
+        extras.push(extra);
+    }
+    &mut extras[entry.extra as usize]
+}
+
+/// The merged counts of a whole run.
+pub struct Inventory {
+    entries: Vec<(u128, Entry)>,
+    extras: Vec<Extra>,
+    field_names: Vec<Box<[u8]>>,
+    /// Distinct undashed values seen in no other form (and so not counted).
+    pub dropped_undashed: u64,
+}
+
+/// One ID of the inventory, as the views show it.
+#[derive(Clone, Copy)]
+pub struct Summary<'a> {
+    pub id: Id,
+    entry: &'a Entry,
+    extra: Option<&'a Extra>,
+    inventory: &'a Inventory,
+}
+
+impl<'a> Summary<'a> {
+    /// How the ID is mostly written: as a ULID or as a UUID (ties go to ULID).
+    pub fn kind(&self) -> Kind {
+        let (mut ulid, mut uuid) = (0u64, 0u64);
+        for (form, count) in self.forms() {
+            match form.kind() {
+                Kind::Ulid => ulid += count as u64,
+                Kind::Uuid => uuid += count as u64,
+            }
+        }
+        if ulid >= uuid { Kind::Ulid } else { Kind::Uuid }
+    }
+
+    pub fn lines(&self) -> u32 {
+        self.entry.lines
+    }
+
+    pub fn occurrences(&self) -> u32 {
+        self.entry.occurrences
+    }
+
+    /// File numbers, ascending.
+    pub fn files(&self) -> &'a [u32] {
+        match self.extra {
+            Some(extra) => &extra.files,
+            None => std::slice::from_ref(&self.entry.file),
+        }
+    }
+
+    /// Field names with their occurrence counts, most frequent first, then by name.
+    pub fn fields(&self) -> Vec<(&'a [u8], u32)> {
+        let names = &self.inventory.field_names;
+        let mut fields: Vec<(&[u8], u32)> = match self.extra {
+            Some(extra) => extra
+                .fields
+                .iter()
+                .map(|&(f, n)| (&*names[f as usize], n))
+                .collect(),
+            None if self.entry.field != NONE => {
+                vec![(&*names[self.entry.field as usize], self.entry.field_count)]
+            }
+            None => Vec::new(),
+        };
+        fields.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        fields
+    }
+
+    /// Written forms with their occurrence counts, in [`Form::ALL`] order.
+    pub fn forms(&self) -> Vec<(Form, u32)> {
+        match self.extra {
+            Some(extra) => Form::ALL
+                .iter()
+                .zip(&extra.forms)
+                .filter(|(_, n)| **n > 0)
+                .map(|(f, n)| (*f, *n))
+                .collect(),
+            None => vec![(self.entry.form, self.entry.occurrences)],
+        }
+    }
+
+    /// The earliest and latest time of the lines that carry a time.
+    pub fn first_ms(&self) -> Option<i64> {
+        (self.entry.first_ms != i64::MAX).then_some(self.entry.first_ms)
+    }
+
+    pub fn last_ms(&self) -> Option<i64> {
+        (self.entry.last_ms != i64::MIN).then_some(self.entry.last_ms)
+    }
+
+    /// True when one of the ID's fields is `name`, or ends with the path segment `name`
+    /// (`batch_id` matches `ctx.batch_id`; `sources` matches `sources[]`).
+    pub fn has_field(&self, name: &[u8]) -> bool {
+        self.fields().iter().any(|(f, _)| field_matches(f, name))
+    }
+}
+
+/// See [`Summary::has_field`].
+pub fn field_matches(field: &[u8], name: &[u8]) -> bool {
+    let field = field.strip_suffix(b"[]").unwrap_or(field);
+    let name = name.strip_suffix(b"[]").unwrap_or(name);
+    field == name
+        || (field.len() > name.len()
+            && field.ends_with(name)
+            && field[field.len() - name.len() - 1] == b'.')
+}
+
+impl Inventory {
+    /// Distinct IDs counted.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn summaries(&self) -> impl Iterator<Item = Summary<'_>> {
+        self.entries
+            .iter()
+            .map(|(key, entry)| self.summary(*key, entry))
+    }
+
+    fn summary<'a>(&'a self, key: u128, entry: &'a Entry) -> Summary<'a> {
+        Summary {
+            id: Id(key),
+            entry,
+            extra: (entry.extra != NONE).then(|| &self.extras[entry.extra as usize]),
+            inventory: self,
+        }
+    }
+
+    /// Keeps the entries `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(Summary) -> bool) {
+        let entries = std::mem::take(&mut self.entries);
+        let kept = entries
+            .into_iter()
+            .filter(|(key, entry)| keep(self.summary(*key, entry)))
+            .collect();
+        self.entries = kept;
+    }
+
+    /// Sorts the entries by `key` (ties by ID, ascending) and keeps the first `top`.
+    pub fn sort_by<K: Ord>(&mut self, key: impl Fn(Summary) -> K, top: Option<usize>) {
+        let mut keyed: Vec<(K, u128, Entry)> = std::mem::take(&mut self.entries)
+            .into_iter()
+            .map(|(id, entry)| (key(self.summary(id, &entry)), id, entry))
+            .collect();
+        let order = |a: &(K, u128, Entry), b: &(K, u128, Entry)| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
+        if let Some(top) = top.filter(|&t| t < keyed.len()) {
+            if top > 0 {
+                keyed.select_nth_unstable_by(top - 1, order);
+            }
+            keyed.truncate(top);
+        }
+        keyed.sort_unstable_by(order);
+        self.entries = keyed.into_iter().map(|(_, id, e)| (id, e)).collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// What a summary says, in plain collections, for comparing tallies.
+    #[derive(Debug, PartialEq, Eq, Default)]
+    struct Plain {
+        lines: u32,
+        files: BTreeSet<u32>,
+        fields: BTreeMap<Vec<u8>, u32>,
+        forms: BTreeMap<&'static str, u32>,
+        first: Option<i64>,
+        last: Option<i64>,
+    }
+
+    fn plain(inventory: &Inventory) -> BTreeMap<u128, Plain> {
+        inventory
+            .summaries()
+            .map(|s| {
+                let p = Plain {
+                    lines: s.lines(),
+                    files: s.files().iter().copied().collect(),
+                    fields: s.fields().iter().map(|(f, n)| (f.to_vec(), *n)).collect(),
+                    forms: s.forms().iter().map(|(f, n)| (f.name(), *n)).collect(),
+                    first: s.first_ms(),
+                    last: s.last_ms(),
+                };
+                (s.id.0, p)
+            })
+            .collect()
+    }
+
+    type Line = (u32, Option<i64>, Vec<(u128, Form, Option<&'static [u8]>)>);
+
+    /// Random lines over a few values, files, fields and forms.
+    fn random_lines(seed: u64, n: usize) -> Vec<Line> {
+        let mut state = seed;
+        let mut next = move || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let fields: [Option<&'static [u8]>; 4] =
+            [None, Some(b"order_id"), Some(b"ctx.order"), Some(b"id")];
+        (0..n)
+            .map(|_| {
+                let file = (next() % 4) as u32;
+                let time = (next() % 3 != 0).then(|| (next() % 1000) as i64);
+                let hits = (0..1 + next() % 4)
+                    .map(|_| {
+                        let value = (next() % 12) as u128;
+                        let form = Form::ALL[(next() % Form::ALL.len() as u64) as usize];
+                        (value, form, fields[(next() % 4) as usize])
+                    })
+                    .collect();
+                (file, time, hits)
+            })
+            .collect()
+    }
+
+    fn tally<'n>(names: &'n FieldNames, lines: &[Line], all_undashed: bool) -> Tally<'n> {
+        let mut tally = Tally::new(names, all_undashed);
+        for (file, time, hits) in lines {
+            let occ: Vec<Occurrence> = hits
+                .iter()
+                .map(|&(v, form, field)| Occurrence {
+                    id: Id(v),
+                    form,
+                    field,
+                })
+                .collect();
+            tally.add_line(*file, *time, &occ);
+        }
+        tally
+    }
+
+    /// The same counts, computed the obvious way.
+    fn naive(lines: &[Line], all_undashed: bool) -> BTreeMap<u128, Plain> {
+        let mut out: BTreeMap<u128, Plain> = BTreeMap::new();
+        let mut seen_other: BTreeSet<u128> = BTreeSet::new();
+        for (_, _, hits) in lines {
+            for &(v, form, _) in hits {
+                if form != Form::UuidUndashed || all_undashed {
+                    seen_other.insert(v);
+                }
+            }
+        }
+        for (file, time, hits) in lines {
+            let mut on_line = BTreeSet::new();
+            for &(v, form, field) in hits {
+                if !seen_other.contains(&v) {
+                    continue;
+                }
+                let p = out.entry(v).or_default();
+                if on_line.insert(v) {
+                    p.lines += 1;
+                    if let Some(t) = *time {
+                        p.first = Some(p.first.map_or(t, |f| f.min(t)));
+                        p.last = Some(p.last.map_or(t, |l| l.max(t)));
+                    }
+                }
+                p.files.insert(*file);
+                if let Some(f) = field {
+                    *p.fields.entry(f.to_vec()).or_default() += 1;
+                }
+                *p.forms.entry(form.name()).or_default() += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn one_tally_and_merged_tallies_agree_with_a_naive_count() {
+        for seed in 0..40 {
+            for all_undashed in [false, true] {
+                let lines = random_lines(seed, 60);
+                let want = naive(&lines, all_undashed);
+
+                let names = FieldNames::default();
+                let one = tally(&names, &lines, all_undashed);
+                let one = one.finish();
+                assert_eq!(plain(&one), want, "seed {seed}: one tally");
+
+                let names = FieldNames::default();
+                let (a, b) = lines.split_at(lines.len() / 3);
+                let mut left = tally(&names, a, all_undashed);
+                left.merge(tally(&names, b, all_undashed));
+                let merged = left.finish();
+                assert_eq!(plain(&merged), want, "seed {seed}: merged tallies");
+            }
+        }
+    }
+
+    #[test]
+    fn kind_follows_the_form_written_most() {
+        let names = FieldNames::default();
+        let mut t = Tally::new(&names, false);
+        let occ = |form| Occurrence {
+            id: Id(7),
+            form,
+            field: None,
+        };
+        t.add_line(0, None, &[occ(Form::UuidLower), occ(Form::UlidUpper)]);
+        t.add_line(0, None, &[occ(Form::UuidBraced)]);
+        let inv = t.finish();
+        assert_eq!(inv.summaries().next().unwrap().kind(), Kind::Uuid);
+    }
+
+    #[test]
+    fn field_names_match_whole_or_last_segment() {
+        assert!(field_matches(b"ctx.batch_id", b"batch_id"));
+        assert!(field_matches(b"batch_id", b"batch_id"));
+        assert!(field_matches(b"sources[]", b"sources"));
+        assert!(field_matches(b"ctx.batch_id", b"ctx.batch_id"));
+        assert!(!field_matches(b"ctx.xbatch_id", b"batch_id"));
+        assert!(!field_matches(b"batch_id", b"id"));
+    }
+
+    #[test]
+    fn sort_and_top_keep_the_largest_in_order() {
+        let names = FieldNames::default();
+        let mut t = Tally::new(&names, false);
+        for v in 0..10u128 {
+            for _ in 0..(v % 4) + 1 {
+                t.add_line(
+                    0,
+                    None,
+                    &[Occurrence {
+                        id: Id(v),
+                        form: Form::UlidLower,
+                        field: None,
+                    }],
+                );
+            }
+        }
+        let mut inv = t.finish();
+        inv.sort_by(|s| std::cmp::Reverse(s.lines()), Some(4));
+        let got: Vec<(u128, u32)> = inv.summaries().map(|s| (s.id.0, s.lines())).collect();
+        assert_eq!(got, vec![(3, 4), (7, 4), (2, 3), (6, 3)]);
+    }
+}
