@@ -639,18 +639,6 @@ fn ascii(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| b as char).collect()
 }
 
-/// Formats unix milliseconds as RFC 3339 UTC with milliseconds, e.g.
-/// `2022-02-22T19:22:22.000Z`. Times outside the years 0000-9999 (a ULID can encode up to
-/// the year 10889) are rendered as the raw millisecond count with a `unix_ms:` prefix.
-pub fn format_unix_ms(ms: i64) -> String {
-    const MIN_MS: i64 = -62_167_219_200_000; // 0000-01-01T00:00:00Z
-    const MAX_MS: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
-    match jiff::Timestamp::from_millisecond(ms) {
-        Ok(ts) if (MIN_MS..=MAX_MS).contains(&ms) => format!("{ts:.3}"),
-        _ => format!("unix_ms:{ms}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -803,7 +791,6 @@ mod tests {
         }
         let v8 = parse("2489E9AD-2EE2-8E00-8EC9-32D5F69181C0").unwrap();
         assert_eq!(v8.id.unix_ms(Kind::Uuid), None);
-        assert_eq!(format_unix_ms(1645557742000), "2022-02-22T19:22:22.000Z");
     }
 
     #[test]
@@ -815,10 +802,5 @@ mod tests {
         let max = parse("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF").unwrap();
         assert_eq!(max.id.uuid_variant(), Variant::Max);
         assert_eq!(max.id.unix_ms(Kind::Uuid), None);
-    }
-
-    #[test]
-    fn far_future_times_do_not_panic() {
-        assert_eq!(format_unix_ms(281474976710655), "unix_ms:281474976710655");
     }
 }

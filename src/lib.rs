@@ -18,3 +18,4 @@ pub mod run;
 pub mod scan;
 pub mod search;
 pub mod source;
+pub mod time;

@@ -11,7 +11,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::cli::OutputMode;
-use crate::id::{self, Kind, Parsed};
+use crate::id::{Kind, Parsed};
 use crate::search::LineMatch;
 
 const PATH_COLOR: &[u8] = b"\x1b[35m";
@@ -161,7 +161,7 @@ impl Printer {
             let created =
                 q.id.unix_ms(q.kind)
                     .map_or("no embedded time".to_string(), |ms| {
-                        format!("created {}", id::format_unix_ms(ms))
+                        format!("created {}", crate::time::Clock::utc().format(ms))
                     });
             let other = match q.kind {
                 Kind::Ulid => format!("uuid {}", q.id.uuid()),
@@ -252,7 +252,7 @@ impl Decoded {
             version: id.version(kind),
             variant: id.variant(kind).map(|v| v.name()),
             unix_ms,
-            time: unix_ms.map(id::format_unix_ms),
+            time: unix_ms.map(|ms| crate::time::Clock::utc().format(ms)),
             ulid: id.ulid(),
             uuid: id.uuid(),
             hex: id.hex(),

@@ -1,0 +1,125 @@
+//! Rendering instants (unix milliseconds) as text: RFC 3339 with milliseconds, in UTC by
+//! default or in the zone of `--tz` / `--local`. The inventory prints three times per ID for
+//! millions of IDs, so the UTC path formats by hand instead of through jiff (which the tests
+//! use as the oracle, and which renders the other zones).
+
+use jiff::tz::TimeZone;
+
+/// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z: RFC 3339 has four-digit years, and a
+/// ULID can encode times up to the year 10889.
+const MIN_MS: i64 = -62_167_219_200_000;
+const MAX_MS: i64 = 253_402_300_799_999;
+
+/// How times are shown.
+#[derive(Clone, Debug, Default)]
+pub struct Clock {
+    /// `None` for UTC.
+    zone: Option<TimeZone>,
+}
+
+impl Clock {
+    pub fn utc() -> Clock {
+        Clock { zone: None }
+    }
+
+    pub fn in_zone(zone: TimeZone) -> Clock {
+        Clock { zone: Some(zone) }
+    }
+
+    /// Appends `ms` as `2026-11-29T10:00:00.123Z` (UTC) or `2026-11-29T11:00:00.123+01:00`.
+    /// Times outside the years 0000-9999 appear as `unix_ms:N`.
+    pub fn write(&self, ms: i64, out: &mut Vec<u8>) {
+        if !(MIN_MS..=MAX_MS).contains(&ms) {
+            out.extend_from_slice(format!("unix_ms:{ms}").as_bytes());
+            return;
+        }
+        match (&self.zone, jiff::Timestamp::from_millisecond(ms)) {
+            (None, _) => write_utc(ms, out),
+            (Some(zone), Ok(ts)) => {
+                let zoned = ts.to_zoned_datetime(zone.clone());
+                out.extend_from_slice(
+                    format!("{}", zoned.strftime("%Y-%m-%dT%H:%M:%S%.3f%:z")).as_bytes(),
+                );
+            }
+            // jiff stops a day short of the end of 9999, to leave room for any offset.
+            (Some(_), Err(_)) => out.extend_from_slice(format!("unix_ms:{ms}").as_bytes()),
+        }
+    }
+
+    pub fn format(&self, ms: i64) -> String {
+        let mut out = Vec::with_capacity(29);
+        self.write(ms, &mut out);
+        String::from_utf8(out).expect("times render as ASCII")
+    }
+}
+
+/// RFC 3339 UTC with milliseconds, e.g. `2022-02-22T19:22:22.000Z`, for a time already known
+/// to be in range. Days to civil date by Howard Hinnant's algorithm.
+fn write_utc(ms: i64, out: &mut Vec<u8>) {
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (hour, minute) = (in_day / 3_600_000, in_day / 60_000 % 60);
+    let (second, milli) = (in_day / 1000 % 60, in_day % 1000);
+    let mut digits = |value: i64, width: usize, after: u8| {
+        let mut buf = [b'0'; 4];
+        let mut v = value;
+        for slot in buf[..width].iter_mut().rev() {
+            *slot = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+        out.extend_from_slice(&buf[..width]);
+        out.push(after);
+    };
+    digits(year, 4, b'-');
+    digits(month, 2, b'-');
+    digits(day, 2, b'T');
+    digits(hour, 2, b':');
+    digits(minute, 2, b':');
+    digits(second, 2, b'.');
+    digits(milli, 3, b'Z');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_matches_jiff_across_the_range() {
+        let mut state = 0x1234_5678u64;
+        let jiff_max = jiff::Timestamp::MAX.as_second() * 1000;
+        let mut samples = vec![MIN_MS, jiff_max, 0, -1, 1_645_557_742_000, 951_782_400_000];
+        for _ in 0..20_000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            samples.push(MIN_MS + (state >> 1) as i64 % (jiff_max - MIN_MS));
+        }
+        for ms in samples {
+            let want = format!("{:.3}", jiff::Timestamp::from_millisecond(ms).unwrap());
+            assert_eq!(Clock::utc().format(ms), want, "{ms}");
+        }
+    }
+
+    #[test]
+    fn out_of_range_is_raw_and_zones_show_their_offset() {
+        assert_eq!(Clock::utc().format(MAX_MS), "9999-12-31T23:59:59.999Z");
+        assert_eq!(
+            Clock::utc().format(MAX_MS + 1),
+            format!("unix_ms:{}", MAX_MS + 1)
+        );
+        let paris = Clock::in_zone(TimeZone::get("Europe/Paris").unwrap());
+        assert_eq!(
+            paris.format(1_645_557_742_000),
+            "2022-02-22T20:22:22.000+01:00"
+        );
+    }
+}
