@@ -29,6 +29,89 @@ struct Cli {
 enum Sub {
     /// Show what an ID holds: canonical form, kind, version, embedded time, other renderings
     Decode(DecodeArgs),
+    /// Every ID in the logs, grouped by value whatever the field: lines, files, fields, times
+    #[command(
+        after_help = "Examples:\n  idgrep ids logs/\n  idgrep ids logs/ --json | jq .\n  idgrep ids --field order_id logs/\n  idgrep ids --kind ulid --top 20 logs/"
+    )]
+    Ids(IdsArgs),
+}
+
+/// Where to read and how: shared by every command that reads logs.
+#[derive(Args, Debug)]
+struct InputArgs {
+    /// Include or exclude files (ripgrep glob syntax; !GLOB excludes); repeatable
+    #[arg(short = 'g', long = "glob", value_name = "GLOB")]
+    globs: Vec<String>,
+
+    /// Follow symbolic links
+    #[arg(short = 'L', long = "follow")]
+    follow: bool,
+
+    /// Number of threads (default: all cores)
+    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+
+    /// Read binary files as if they were text
+    #[arg(short = 'a', long = "text")]
+    text: bool,
+
+    /// Time zone for log times written without an offset, and for showing times (IANA name
+    /// such as Europe/Paris, or UTC); default UTC
+    #[arg(long, value_name = "ZONE", conflicts_with = "local")]
+    tz: Option<String>,
+
+    /// Like --tz with this machine's time zone
+    #[arg(long)]
+    local: bool,
+
+    /// When to use colour; NO_COLOR in the environment turns auto off
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    color: ColorChoice,
+}
+
+#[derive(Args, Debug)]
+struct IdsArgs {
+    /// Files or directories; with none, standard input when it is not a terminal, else the
+    /// current directory
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    input: InputArgs,
+
+    /// One JSON object per ID (schema in the README)
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+
+    /// CSV with a header row (schema in the README)
+    #[arg(long)]
+    csv: bool,
+
+    /// Order of the IDs: lines and files most first; id, created and first oldest first
+    #[arg(long, value_name = "KEY", default_value = "lines")]
+    sort: SortKey,
+
+    /// Show only the first N IDs
+    #[arg(long, value_name = "N")]
+    top: Option<usize>,
+
+    /// Show only IDs on at least N lines
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    min_lines: u32,
+
+    /// Show only IDs of this kind: ulid, uuid, uuid1 ... uuid8, nil, max
+    #[arg(long, value_name = "KIND", value_parser = parse_kind_filter)]
+    kind: Option<KindFilter>,
+
+    /// Show only IDs seen under this field (the whole key path or its last segment);
+    /// repeatable
+    #[arg(long, value_name = "NAME")]
+    field: Vec<String>,
+
+    /// Count every 32-hex-digit token as a UUID, not only values also written as a ULID or a
+    /// dashed UUID somewhere (trace IDs and digests look the same)
+    #[arg(long)]
+    all_hex: bool,
 }
 
 #[derive(Args, Debug)]
@@ -56,21 +139,8 @@ struct SearchArgs {
     #[arg(short = 'f', long = "file", value_name = "FILE")]
     id_files: Vec<PathBuf>,
 
-    /// Include or exclude files (ripgrep glob syntax; !GLOB excludes); repeatable
-    #[arg(short = 'g', long = "glob", value_name = "GLOB")]
-    globs: Vec<String>,
-
-    /// Follow symbolic links
-    #[arg(short = 'L', long = "follow")]
-    follow: bool,
-
-    /// Number of threads (default: all cores)
-    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    threads: Option<u16>,
-
-    /// Search binary files as if they were text
-    #[arg(short = 'a', long = "text")]
-    text: bool,
+    #[command(flatten)]
+    input: InputArgs,
 
     /// Print the number of matching lines per file
     #[arg(short = 'c', long = "count", conflicts_with_all = ["files_with_matches", "json"])]
@@ -99,10 +169,6 @@ struct SearchArgs {
     /// One JSON object per matching line (schema in the README)
     #[arg(long)]
     json: bool,
-
-    /// When to use colour; NO_COLOR in the environment turns auto off
-    #[arg(long, value_name = "WHEN", default_value = "auto")]
-    color: ColorChoice,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -117,6 +183,81 @@ pub enum ColorChoice {
 pub enum Command {
     Search(SearchConfig),
     Decode { inputs: Vec<String>, json: bool },
+    Ids(IdsConfig),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortKey {
+    Lines,
+    Id,
+    Created,
+    First,
+    Files,
+}
+
+/// `--kind`: which IDs to keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KindFilter {
+    Ulid,
+    Uuid,
+    UuidVersion(u8),
+    Nil,
+    Max,
+}
+
+const KIND_FILTERS: &str = "ulid, uuid, uuid1 ... uuid8, nil, max";
+
+fn parse_kind_filter(s: &str) -> Result<KindFilter, String> {
+    let filter = match s.to_ascii_lowercase().as_str() {
+        "ulid" => KindFilter::Ulid,
+        "uuid" => KindFilter::Uuid,
+        "nil" => KindFilter::Nil,
+        "max" => KindFilter::Max,
+        other => match other
+            .strip_prefix("uuid")
+            .and_then(|v| v.parse::<u8>().ok())
+        {
+            Some(v @ 1..=8) => KindFilter::UuidVersion(v),
+            _ => return Err(format!("accepted kinds: {KIND_FILTERS}")),
+        },
+    };
+    Ok(filter)
+}
+
+/// What to read, shared by the commands that read logs.
+#[derive(Debug)]
+pub struct InputConfig {
+    /// Paths as given; empty means standard input.
+    pub paths: Vec<PathBuf>,
+    pub globs: Vec<String>,
+    pub follow_links: bool,
+    pub threads: usize,
+    pub text: bool,
+    /// `--tz`/`--local`: the zone of offset-less log times and of shown times; `None` is UTC.
+    pub zone: Option<jiff::tz::TimeZone>,
+    pub color: bool,
+}
+
+/// How the inventory is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Debug)]
+pub struct IdsConfig {
+    pub input: InputConfig,
+    pub format: Format,
+    pub sort: SortKey,
+    pub top: Option<usize>,
+    pub min_lines: u32,
+    pub kind: Option<KindFilter>,
+    pub fields: Vec<String>,
+    pub all_hex: bool,
+    /// Standard error is a terminal: a progress bar may show.
+    pub progress: bool,
 }
 
 /// How results are printed.
@@ -132,17 +273,11 @@ pub enum OutputMode {
 #[derive(Debug)]
 pub struct SearchConfig {
     pub queries: Vec<Parsed>,
-    /// Paths as given; empty means standard input.
-    pub paths: Vec<PathBuf>,
-    pub globs: Vec<String>,
-    pub follow_links: bool,
-    pub threads: usize,
-    pub text: bool,
+    pub input: InputConfig,
     pub mode: OutputMode,
     /// `None`: decide from the inputs (names shown for a directory or several paths).
     pub with_filename: Option<bool>,
     pub line_numbers: bool,
-    pub color: bool,
     /// Standard output is a terminal: the query header is shown.
     pub terminal: bool,
 }
@@ -160,8 +295,82 @@ pub fn parse_args() -> Result<Command, UsageError> {
             inputs: d.ids,
             json: d.json,
         }),
+        Some(Sub::Ids(args)) => ids_config(args).map(Command::Ids),
         None => search_config(cli.search).map(Command::Search),
     }
+}
+
+/// Validates the shared input flags. `stdin_taken`: standard input is already read for
+/// something else (`-f -`), so it cannot be the log.
+fn input_config(
+    args: InputArgs,
+    paths: Vec<PathBuf>,
+    stdin_taken: bool,
+    color_allowed: bool,
+) -> Result<InputConfig, UsageError> {
+    crate::source::check_globs(&args.globs).map_err(UsageError)?;
+    let paths = if paths.is_empty() {
+        if std::io::stdin().is_terminal() || stdin_taken {
+            vec![PathBuf::from(".")]
+        } else {
+            Vec::new()
+        }
+    } else {
+        paths
+    };
+    let zone = if args.local {
+        Some(jiff::tz::TimeZone::system())
+    } else {
+        match &args.tz {
+            None => None,
+            Some(name) => Some(jiff::tz::TimeZone::get(name).map_err(|_| {
+                UsageError(format!(
+                    "unknown time zone {name:?} for --tz: give an IANA name such as \
+                     Europe/Paris or America/New_York, or UTC"
+                ))
+            })?),
+        }
+    };
+    let terminal = std::io::stdout().is_terminal();
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let threads = match args.threads {
+        Some(n) => n as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    Ok(InputConfig {
+        paths,
+        globs: args.globs,
+        follow_links: args.follow,
+        threads,
+        text: args.text,
+        zone,
+        color: color && color_allowed,
+    })
+}
+
+fn ids_config(args: IdsArgs) -> Result<IdsConfig, UsageError> {
+    let format = if args.json {
+        Format::Json
+    } else if args.csv {
+        Format::Csv
+    } else {
+        Format::Table
+    };
+    Ok(IdsConfig {
+        input: input_config(args.input, args.paths, false, format == Format::Table)?,
+        format,
+        sort: args.sort,
+        top: args.top,
+        min_lines: args.min_lines,
+        kind: args.kind,
+        fields: args.field,
+        all_hex: args.all_hex,
+        progress: std::io::stderr().is_terminal(),
+    })
 }
 
 fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
@@ -202,17 +411,6 @@ fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
     if queries.is_empty() {
         return Err(UsageError("the ID files hold no IDs".to_string()));
     }
-    crate::source::check_globs(&args.globs).map_err(UsageError)?;
-
-    let paths = if paths.is_empty() {
-        if std::io::stdin().is_terminal() || reads_stdin_for_ids {
-            vec![PathBuf::from(".")]
-        } else {
-            Vec::new()
-        }
-    } else {
-        paths
-    };
     let mode = if args.quiet {
         OutputMode::Quiet
     } else if args.files_with_matches {
@@ -224,12 +422,6 @@ fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
     } else {
         OutputMode::Lines
     };
-    let terminal = std::io::stdout().is_terminal();
-    let color = match args.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-    };
     let with_filename = if args.no_filename {
         Some(false)
     } else if args.with_filename {
@@ -237,22 +429,18 @@ fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
     } else {
         None
     };
-    let threads = match args.threads {
-        Some(n) => n as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
     Ok(SearchConfig {
         queries,
-        paths,
-        globs: args.globs,
-        follow_links: args.follow,
-        threads,
-        text: args.text,
+        input: input_config(
+            args.input,
+            paths,
+            reads_stdin_for_ids,
+            mode != OutputMode::Json,
+        )?,
         mode,
         with_filename,
         line_numbers: !args.no_line_number && matches!(mode, OutputMode::Lines | OutputMode::Json),
-        color: color && mode != OutputMode::Json,
-        terminal,
+        terminal: std::io::stdout().is_terminal(),
     })
 }
 

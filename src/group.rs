@@ -82,12 +82,16 @@ struct Extra {
     forms: [u32; Form::ALL.len()],
 }
 
+/// A field name, interned by [`Tally::field`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldId(u32);
+
 /// One occurrence of an ID on a line.
 #[derive(Clone, Copy, Debug)]
-pub struct Occurrence<'a> {
+pub struct Occurrence {
     pub id: Id,
     pub form: Form,
-    pub field: Option<&'a [u8]>,
+    pub field: Option<FieldId>,
 }
 
 /// One worker's counts.
@@ -100,8 +104,6 @@ pub struct Tally<'n> {
     undashed: Map,
     count_undashed: bool,
     extras: Vec<Extra>,
-    /// Per-line scratch: field index of each occurrence.
-    line_fields: Vec<u32>,
 }
 
 impl<'n> Tally<'n> {
@@ -115,26 +117,21 @@ impl<'n> Tally<'n> {
             undashed: Map::default(),
             count_undashed,
             extras: Vec::new(),
-            line_fields: Vec::new(),
         }
     }
 
-    fn field_index(&mut self, name: &[u8]) -> u32 {
+    /// The ID of a field name, for [`Occurrence::field`].
+    pub fn field(&mut self, name: &[u8]) -> FieldId {
         if let Some(&i) = self.local_names.get(name) {
-            return i;
+            return FieldId(i);
         }
         let i = self.names.intern(name);
         self.local_names.insert(name.into(), i);
-        i
+        FieldId(i)
     }
 
     /// Counts one line of file number `file`, with its own time if it has one.
     pub fn add_line(&mut self, file: u32, time_ms: Option<i64>, occurrences: &[Occurrence]) {
-        self.line_fields.clear();
-        for occ in occurrences {
-            let field = occ.field.map_or(NONE, |name| self.field_index(name));
-            self.line_fields.push(field);
-        }
         for (i, occ) in occurrences.iter().enumerate() {
             let same = |o: &Occurrence| o.id == occ.id;
             let new_line = !occurrences[..i].iter().any(same);
@@ -165,14 +162,8 @@ impl<'n> Tally<'n> {
                     entry.last_ms = entry.last_ms.max(t);
                 }
             }
-            record(
-                entry,
-                &mut self.extras,
-                file,
-                self.line_fields[i],
-                occ.form,
-                1,
-            );
+            let field = occ.field.map_or(NONE, |f| f.0);
+            record(entry, &mut self.extras, file, field, occ.form, 1);
         }
     }
 
@@ -547,7 +538,7 @@ mod tests {
                 .map(|&(v, form, field)| Occurrence {
                     id: Id(v),
                     form,
-                    field,
+                    field: field.map(|name| tally.field(name)),
                 })
                 .collect();
             tally.add_line(*file, *time, &occ);

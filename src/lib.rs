@@ -13,7 +13,10 @@
 pub mod cli;
 pub mod group;
 pub mod id;
+pub mod ids;
 pub mod output;
+pub mod progress;
+pub mod record;
 pub mod run;
 pub mod scan;
 pub mod search;

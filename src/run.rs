@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use crate::cli::{OutputMode, SearchConfig};
+use crate::cli::{InputConfig, OutputMode, SearchConfig};
 use crate::output::{self, Printer};
 use crate::scan::Matcher;
 use crate::search::{self, Scratch, SearchOptions};
@@ -81,28 +81,33 @@ pub fn report(message: &str) {
     let _ = io::stderr().write_all(&line);
 }
 
-pub fn search(config: SearchConfig) -> Exit {
-    let inputs = if config.paths.is_empty() {
-        vec![Input::Stdin]
-    } else {
-        let options = WalkOptions {
-            globs: config.globs.clone(),
-            follow_links: config.follow_links,
-        };
-        match source::walk(&config.paths, &options) {
-            Ok(inputs) => inputs,
-            Err(e) => {
-                report(&e);
-                return Exit::Error;
-            }
-        }
+/// The inputs named by the paths (or standard input); a walk that cannot start is reported.
+pub fn inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
+    if config.paths.is_empty() {
+        return Ok(vec![Input::Stdin]);
+    }
+    let options = WalkOptions {
+        globs: config.globs.clone(),
+        follow_links: config.follow_links,
     };
+    source::walk(&config.paths, &options).map_err(|e| {
+        report(&e);
+        Exit::Error
+    })
+}
+
+pub fn search(config: SearchConfig) -> Exit {
+    let inputs = match inputs(&config.input) {
+        Ok(inputs) => inputs,
+        Err(exit) => return exit,
+    };
+    let paths = &config.input.paths;
     let with_filename = config
         .with_filename
-        .unwrap_or_else(|| config.paths.len() > 1 || config.paths.iter().any(|p| p.is_dir()));
+        .unwrap_or_else(|| paths.len() > 1 || paths.iter().any(|p| p.is_dir()));
     let printer = Printer::new(
         config.mode,
-        config.color,
+        config.input.color,
         with_filename,
         config.line_numbers,
         &config.queries,
@@ -111,7 +116,7 @@ pub fn search(config: SearchConfig) -> Exit {
     let matcher = Matcher::new(&ids);
     let options = SearchOptions {
         line_numbers: config.line_numbers,
-        text: config.text,
+        text: config.input.text,
     };
     let mut writer = Writer {
         stdout: io::stdout().lock(),
@@ -128,7 +133,7 @@ pub fn search(config: SearchConfig) -> Exit {
         options,
         stop: AtomicBool::new(false),
     };
-    let threads = config.threads.min(inputs.len()).max(1);
+    let threads = config.input.threads.min(inputs.len()).max(1);
     let result = if threads == 1 {
         job.sequential(&inputs, &mut writer)
     } else {
@@ -167,7 +172,7 @@ impl Job<'_> {
     ) -> Done {
         let name = input.display_name();
         let mut out = Vec::new();
-        let mut reader = match source::open(input) {
+        let mut reader = match source::open(input, None) {
             Ok(r) => r,
             Err(e) => {
                 return Done {
@@ -337,4 +342,78 @@ pub fn decode(inputs: &[String], json: bool, color: bool) -> Exit {
         _ => {}
     }
     if errored { Exit::Error } else { Exit::Found }
+}
+
+/// Something to tell the user about one input, after a scan.
+pub struct Notice {
+    pub message: String,
+    /// An error (exit 2) rather than a remark (a binary file skipped).
+    pub error: bool,
+}
+
+/// Runs `work` on every input on `threads` threads, each thread with its own state made by
+/// `init`; returns the states, and the notices with their input's index, in input order.
+pub fn scan_all<S: Send>(
+    inputs: &[Input],
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize, &Input) -> Option<Notice> + Sync,
+) -> (Vec<S>, Vec<(usize, Notice)>) {
+    let next = AtomicUsize::new(0);
+    let threads = threads.min(inputs.len()).max(1);
+    let results: Vec<(S, Vec<(usize, Notice)>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut state = init();
+                    let mut notices = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(input) = inputs.get(i) else { break };
+                        if let Some(notice) = work(&mut state, i, input) {
+                            notices.push((i, notice));
+                        }
+                    }
+                    (state, notices)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a scan thread panicked"))
+            .collect()
+    });
+    let mut states = Vec::with_capacity(results.len());
+    let mut notices = Vec::new();
+    for (state, n) in results {
+        states.push(state);
+        notices.extend(n);
+    }
+    notices.sort_by_key(|(i, _)| *i);
+    (states, notices)
+}
+
+/// Prints the notices of a scan as `idgrep: PATH: message`; true if one was an error.
+pub fn report_notices(inputs: &[Input], notices: &[(usize, Notice)]) -> bool {
+    for (i, notice) in notices {
+        report(&format!(
+            "{}: {}",
+            inputs[*i].display_name(),
+            notice.message
+        ));
+    }
+    notices.iter().any(|(_, n)| n.error)
+}
+
+/// Writes a whole report to stdout; a closed pipe is not an error.
+pub fn write_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Exit> {
+    let stdout = io::stdout().lock();
+    let mut out = io::BufWriter::with_capacity(256 * 1024, stdout);
+    match write(&mut out).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            report(&format!("error writing output: {}", source::io_reason(&e)));
+            Err(Exit::Error)
+        }
+        _ => Ok(()),
+    }
 }

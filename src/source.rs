@@ -9,6 +9,8 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
@@ -166,12 +168,49 @@ impl Compression {
     }
 }
 
-/// Opens an input for reading its (decompressed) bytes.
-pub fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {
+/// Opens an input for reading its (decompressed) bytes. With `progress`, every raw byte
+/// read (before decompression) is added to it.
+pub fn open(input: &Input, progress: Option<&Arc<AtomicU64>>) -> io::Result<Box<dyn Read + Send>> {
+    let raw: Box<dyn Read + Send> = match input {
+        Input::Stdin => Box::new(io::stdin()),
+        Input::File(path) => Box::new(File::open(path)?),
+        Input::Error(_, reason) => return Err(io::Error::other(reason.clone())),
+    };
+    match progress {
+        None => decompress(raw),
+        Some(done) => decompress(Box::new(Counted {
+            inner: raw,
+            done: Arc::clone(done),
+        })),
+    }
+}
+
+/// The bytes an input holds on disk (before decompression), when known up front.
+pub fn size(input: &Input) -> Option<u64> {
     match input {
-        Input::Stdin => decompress(Box::new(io::stdin())),
-        Input::File(path) => decompress(Box::new(File::open(path)?)),
-        Input::Error(_, reason) => Err(io::Error::other(reason.clone())),
+        Input::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+        _ => None,
+    }
+}
+
+/// When an input was last written, if it is a file.
+pub fn modified(input: &Input) -> Option<std::time::SystemTime> {
+    match input {
+        Input::File(path) => std::fs::metadata(path).and_then(|m| m.modified()).ok(),
+        _ => None,
+    }
+}
+
+struct Counted {
+    inner: Box<dyn Read + Send>,
+    done: Arc<AtomicU64>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.done.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
     }
 }
 

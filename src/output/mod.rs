@@ -5,6 +5,8 @@
 //! overrides and invalid UTF-8 bytes are written as visible escapes (`\x1b`, `\u{202e}`,
 //! `\xff`), so a hostile log line cannot move the cursor, retitle the window or hide text.
 
+pub mod inventory;
+
 use std::borrow::Cow;
 use std::io::Write;
 
@@ -290,9 +292,28 @@ impl Decoded {
     }
 }
 
+/// A CSV cell a spreadsheet shows as text: one starting with `=`, `+`, `-` or `@` (or a tab
+/// or carriage return, which some spreadsheets skip before those) gets a leading `'`, the
+/// OWASP advice against formula injection.
+pub fn csv_cell(cell: &str) -> Cow<'_, str> {
+    match cell.as_bytes().first() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => Cow::Owned(format!("'{cell}")),
+        _ => Cow::Borrowed(cell),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_cells_that_could_run_as_formulas_are_quoted() {
+        for bad in ["=1+1", "+1", "-2", "@SUM(A1)", "\t=1", "\r=1"] {
+            assert_eq!(csv_cell(bad), format!("'{bad}"));
+        }
+        assert_eq!(csv_cell("order_id"), "order_id");
+        assert_eq!(csv_cell(""), "");
+    }
 
     fn escaped(bytes: &[u8]) -> String {
         let mut out = Vec::new();

@@ -1,0 +1,180 @@
+//! `idgrep ids`: every input scanned for every ID token on N threads, each line's fields and
+//! time read by [`crate::record`], counted into per-thread tallies ([`crate::group`]) that are
+//! merged, filtered, sorted and printed.
+
+use std::cmp::Reverse;
+
+use crate::cli::{Format, IdsConfig, KindFilter, SortKey};
+use crate::group::{FieldNames, Inventory, Occurrence, Summary, Tally};
+use crate::id::{Form, Kind, Variant};
+use crate::output::inventory;
+use crate::progress::Progress;
+use crate::record::{self, Analysis, TimeContext};
+use crate::run::{self, Exit, Notice};
+use crate::scan::Matcher;
+use crate::search::{self, Scratch, SearchOptions};
+use crate::source::{self, Input};
+use crate::time::Clock;
+
+/// One scan thread's state.
+struct Worker<'n> {
+    tally: Tally<'n>,
+    scratch: Scratch,
+    analysis: Analysis,
+    spans: Vec<(usize, usize)>,
+    occurrences: Vec<Occurrence>,
+}
+
+pub fn run(config: IdsConfig) -> Exit {
+    let inputs = match run::inputs(&config.input) {
+        Ok(inputs) => inputs,
+        Err(exit) => return exit,
+    };
+    let total = inputs.iter().map(source::size).sum::<Option<u64>>();
+    let progress = Progress::start(config.progress, total);
+    let names = FieldNames::default();
+    let matcher = Matcher::every_id();
+    let options = SearchOptions {
+        line_numbers: false,
+        text: config.input.text,
+    };
+    let (workers, notices) = run::scan_all(
+        &inputs,
+        config.input.threads,
+        || Worker {
+            tally: Tally::new(&names, config.all_hex),
+            scratch: Scratch::default(),
+            analysis: Analysis::default(),
+            spans: Vec::new(),
+            occurrences: Vec::new(),
+        },
+        |worker, index, input| {
+            scan_one(
+                worker,
+                index as u32,
+                input,
+                &matcher,
+                options,
+                &config,
+                &progress,
+            )
+        },
+    );
+    progress.finish();
+    let errored = run::report_notices(&inputs, &notices);
+
+    let mut tallies = workers.into_iter().map(|w| w.tally);
+    let mut tally = tallies.next().expect("at least one scan thread");
+    for other in tallies {
+        tally.merge(other);
+    }
+    let mut inventory = tally.finish();
+    let found = !inventory.is_empty();
+    select(&mut inventory, &config);
+
+    let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
+    let clock = config
+        .input
+        .zone
+        .clone()
+        .map_or_else(Clock::utc, Clock::in_zone);
+    let written = run::write_stdout(|out| match config.format {
+        Format::Table => {
+            inventory::write_table(out, &inventory, paths.len(), &clock, config.input.color)
+        }
+        Format::Json => inventory::write_json(out, &inventory, &paths),
+        Format::Csv => inventory::write_csv(out, &inventory, &paths),
+    });
+    match (written, errored, found) {
+        (Err(exit), _, _) => exit,
+        (Ok(()), true, _) => Exit::Error,
+        (Ok(()), false, true) => Exit::Found,
+        (Ok(()), false, false) => Exit::NotFound,
+    }
+}
+
+fn scan_one(
+    worker: &mut Worker,
+    file: u32,
+    input: &Input,
+    matcher: &Matcher,
+    options: SearchOptions,
+    config: &IdsConfig,
+    progress: &Progress,
+) -> Option<Notice> {
+    let mut reader = match source::open(input, progress.counter()) {
+        Ok(reader) => reader,
+        Err(e) => {
+            return Some(Notice {
+                message: source::io_reason(&e),
+                error: true,
+            });
+        }
+    };
+    let context = TimeContext::new(config.input.zone.clone(), source::modified(input));
+    let Worker {
+        tally,
+        scratch,
+        analysis,
+        spans,
+        occurrences,
+    } = worker;
+    let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {
+        spans.clear();
+        spans.extend(m.hits.iter().map(|h| (h.start, h.end)));
+        record::analyse(m.line, spans, true, &context, analysis);
+        occurrences.clear();
+        for (i, hit) in m.hits.iter().enumerate() {
+            let field = analysis.field(i).map(|name| tally.field(name));
+            occurrences.push(Occurrence {
+                id: hit.id,
+                form: Form::of(hit.shape, m.line, hit.start, hit.end),
+                field,
+            });
+        }
+        tally.add_line(file, analysis.time_ms(), occurrences);
+        true
+    });
+    if let Some(e) = outcome.error {
+        return Some(Notice {
+            message: source::io_reason(&e),
+            error: true,
+        });
+    }
+    (outcome.binary && outcome.matched_lines > 0).then(|| Notice {
+        message: format!(
+            "binary file: {} lines with IDs not counted (-a counts them)",
+            outcome.matched_lines
+        ),
+        error: false,
+    })
+}
+
+/// Applies --kind, --field, --min-lines, --sort and --top.
+fn select(inventory: &mut Inventory, config: &IdsConfig) {
+    let fields: Vec<&[u8]> = config.fields.iter().map(|f| f.as_bytes()).collect();
+    inventory.retain(|s| {
+        s.lines() >= config.min_lines
+            && config.kind.is_none_or(|k| kind_matches(&s, k))
+            && (fields.is_empty() || fields.iter().any(|f| s.has_field(f)))
+    });
+    let top = config.top;
+    match config.sort {
+        SortKey::Lines => inventory.sort_by(|s| Reverse(s.lines()), top),
+        SortKey::Id => inventory.sort_by(|_| (), top),
+        SortKey::Created => inventory.sort_by(|s| s.id.unix_ms(s.kind()).unwrap_or(i64::MAX), top),
+        SortKey::First => inventory.sort_by(|s| s.first_ms().unwrap_or(i64::MAX), top),
+        SortKey::Files => inventory.sort_by(|s| Reverse(s.files().len()), top),
+    }
+}
+
+fn kind_matches(s: &Summary, filter: KindFilter) -> bool {
+    let kind = s.kind();
+    match filter {
+        KindFilter::Ulid => kind == Kind::Ulid,
+        KindFilter::Uuid => kind == Kind::Uuid,
+        KindFilter::UuidVersion(v) => kind == Kind::Uuid && s.id.uuid_version() == Some(v),
+        KindFilter::Nil => kind == Kind::Uuid && s.id.uuid_variant() == Variant::Nil,
+        KindFilter::Max => kind == Kind::Uuid && s.id.uuid_variant() == Variant::Max,
+    }
+}

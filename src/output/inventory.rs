@@ -1,0 +1,225 @@
+//! The `ids` view: the inventory as an aligned table, JSON lines or CSV.
+//!
+//! Field names and paths come from the logs, so the table escapes them like log text, and the
+//! CSV neutralises cells a spreadsheet would run as a formula.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::{HEADER_COLOR, RESET, csv_cell, escape_into};
+use crate::group::{Inventory, Summary};
+use crate::id::Kind;
+use crate::time::Clock;
+
+/// How many fields the table shows per ID.
+const TABLE_FIELDS: usize = 3;
+
+/// What each ID's row shows; shared by the three formats.
+struct Row<'a> {
+    summary: Summary<'a>,
+    kind: Kind,
+    created_ms: Option<i64>,
+}
+
+impl<'a> Row<'a> {
+    fn new(summary: Summary<'a>) -> Row<'a> {
+        let kind = summary.kind();
+        Row {
+            summary,
+            kind,
+            created_ms: summary.id.unix_ms(kind),
+        }
+    }
+}
+
+/// The aligned table. Variable-width text (the fields) comes last, so the other columns line
+/// up without measuring every row first.
+pub fn write_table(
+    out: &mut dyn Write,
+    inventory: &Inventory,
+    paths_len: usize,
+    clock: &Clock,
+    color: bool,
+) -> std::io::Result<()> {
+    let id_width = if inventory.summaries().any(|s| s.kind() == Kind::Uuid) {
+        crate::id::UUID_DASHED_LEN
+    } else {
+        crate::id::ULID_LEN
+    };
+    let time_width = clock.format(0).len();
+    let max_lines = inventory.summaries().map(|s| s.lines()).max().unwrap_or(0);
+    let lines_width = max_lines.to_string().len().max("LINES".len());
+    let files_width = paths_len.to_string().len().max("FILES".len());
+    let mut line = Vec::with_capacity(256);
+    if color {
+        line.extend_from_slice(HEADER_COLOR);
+    }
+    write!(
+        line,
+        "{:id_width$}  {:9}  {:time_width$}  {:>lines_width$}  {:>files_width$}  {:time_width$}  {:time_width$}  FIELDS",
+        "ID", "KIND", "CREATED", "LINES", "FILES", "FIRST", "LAST"
+    )?;
+    if color {
+        line.extend_from_slice(RESET);
+    }
+    line.push(b'\n');
+    out.write_all(&line)?;
+    let mut time = Vec::with_capacity(32);
+    let mut cell = |ms: Option<i64>, line: &mut Vec<u8>| {
+        time.clear();
+        match ms {
+            Some(ms) => clock.write(ms, &mut time),
+            None => time.push(b'-'),
+        }
+        line.extend_from_slice(&time);
+        for _ in time.len()..time_width {
+            line.push(b' ');
+        }
+    };
+    for summary in inventory.summaries() {
+        let row = Row::new(summary);
+        line.clear();
+        let id = row.summary.id.canonical(row.kind);
+        write!(
+            line,
+            "{id:id_width$}  {:9}  ",
+            row.summary.id.describe(row.kind)
+        )?;
+        cell(row.created_ms, &mut line);
+        write!(
+            line,
+            "  {:>lines_width$}  {:>files_width$}  ",
+            row.summary.lines(),
+            row.summary.files().len()
+        )?;
+        cell(row.summary.first_ms(), &mut line);
+        line.extend_from_slice(b"  ");
+        cell(row.summary.last_ms(), &mut line);
+        line.extend_from_slice(b"  ");
+        let fields = row.summary.fields();
+        if fields.is_empty() {
+            line.push(b'-');
+        }
+        for (i, (name, count)) in fields.iter().take(TABLE_FIELDS).enumerate() {
+            if i > 0 {
+                line.push(b' ');
+            }
+            escape_into(&mut line, name);
+            write!(line, "\u{d7}{count}")?;
+        }
+        if fields.len() > TABLE_FIELDS {
+            write!(line, " (+{} more)", fields.len() - TABLE_FIELDS)?;
+        }
+        line.push(b'\n');
+        out.write_all(&line)?;
+    }
+    Ok(())
+}
+
+/// One `--json` object; the schema is documented in the README.
+#[derive(Serialize)]
+pub struct JsonId<'a> {
+    pub id: String,
+    pub kind: &'static str,
+    pub version: Option<u8>,
+    pub created: Option<String>,
+    pub lines: u32,
+    pub occurrences: u32,
+    pub files: Vec<&'a str>,
+    pub fields: BTreeMap<String, u32>,
+    pub forms: BTreeMap<&'static str, u32>,
+    pub first_seen: Option<String>,
+    pub last_seen: Option<String>,
+}
+
+fn json_row<'a>(row: &Row, paths: &'a [String], clock: &Clock) -> JsonId<'a> {
+    let s = &row.summary;
+    JsonId {
+        id: s.id.canonical(row.kind),
+        kind: row.kind.name(),
+        version: s.id.version(row.kind),
+        created: row.created_ms.map(|ms| clock.format(ms)),
+        lines: s.lines(),
+        occurrences: s.occurrences(),
+        files: s
+            .files()
+            .iter()
+            .map(|&f| paths[f as usize].as_str())
+            .collect(),
+        fields: s
+            .fields()
+            .into_iter()
+            .map(|(name, n)| (String::from_utf8_lossy(name).into_owned(), n))
+            .collect(),
+        forms: s.forms().into_iter().map(|(f, n)| (f.name(), n)).collect(),
+        first_seen: s.first_ms().map(|ms| clock.format(ms)),
+        last_seen: s.last_ms().map(|ms| clock.format(ms)),
+    }
+}
+
+/// One JSON object per line, per ID. Times are always UTC: machine output does not move
+/// with the reader's zone.
+pub fn write_json(
+    out: &mut dyn Write,
+    inventory: &Inventory,
+    paths: &[String],
+) -> std::io::Result<()> {
+    let clock = Clock::utc();
+    let mut line = Vec::with_capacity(512);
+    for summary in inventory.summaries() {
+        line.clear();
+        serde_json::to_writer(&mut line, &json_row(&Row::new(summary), paths, &clock))?;
+        line.push(b'\n');
+        out.write_all(&line)?;
+    }
+    Ok(())
+}
+
+/// The CSV columns, in order.
+pub const CSV_HEADER: [&str; 12] = [
+    "id",
+    "kind",
+    "version",
+    "created",
+    "lines",
+    "occurrences",
+    "files",
+    "paths",
+    "fields",
+    "forms",
+    "first_seen",
+    "last_seen",
+];
+
+/// RFC 4180 CSV with a header row; lists are `;`-separated, counts as `name=count`.
+pub fn write_csv(
+    out: &mut dyn Write,
+    inventory: &Inventory,
+    paths: &[String],
+) -> std::io::Result<()> {
+    let clock = Clock::utc();
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(CSV_HEADER)?;
+    for summary in inventory.summaries() {
+        let row = json_row(&Row::new(summary), paths, &clock);
+        let join = |pairs: Vec<String>| pairs.join(";");
+        let record = [
+            row.id,
+            row.kind.to_string(),
+            row.version.map_or(String::new(), |v| v.to_string()),
+            row.created.unwrap_or_default(),
+            row.lines.to_string(),
+            row.occurrences.to_string(),
+            row.files.len().to_string(),
+            row.files.join(";"),
+            join(row.fields.iter().map(|(k, v)| format!("{k}={v}")).collect()),
+            join(row.forms.iter().map(|(k, v)| format!("{k}={v}")).collect()),
+            row.first_seen.unwrap_or_default(),
+            row.last_seen.unwrap_or_default(),
+        ];
+        writer.write_record(record.iter().map(|c| csv_cell(c).into_owned()))?;
+    }
+    writer.flush()
+}
