@@ -331,8 +331,11 @@ pub struct Summary<'a> {
 impl<'a> Summary<'a> {
     /// How the ID is mostly written: as a ULID or as a UUID (ties go to ULID).
     pub fn kind(&self) -> Kind {
+        let Some(extra) = self.extra else {
+            return self.entry.form.kind();
+        };
         let (mut ulid, mut uuid) = (0u64, 0u64);
-        for (form, count) in self.forms() {
+        for (form, &count) in Form::ALL.iter().zip(&extra.forms) {
             match form.kind() {
                 Kind::Ulid => ulid += count as u64,
                 Kind::Uuid => uuid += count as u64,

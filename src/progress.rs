@@ -52,11 +52,7 @@ fn draw_until_stopped(done: &AtomicU64, total: Option<u64>, stop: &mpsc::Receive
     let started = Instant::now();
     let mut wait = SHOW_AFTER;
     let mut shown = false;
-    loop {
-        match stop.recv_timeout(wait) {
-            Err(RecvTimeoutError::Timeout) => {}
-            _ => break,
-        }
+    while let Err(RecvTimeoutError::Timeout) = stop.recv_timeout(wait) {
         wait = REDRAW_EVERY;
         shown = true;
         let line = render(done.load(Ordering::Relaxed), total, started.elapsed());
