@@ -9,7 +9,7 @@ use std::process::{Output, Stdio};
 use regex::bytes::Regex;
 use serde::Deserialize;
 
-use crate::support::{idgrep, testdata};
+use crate::support::{decompressed, files_under, idgrep, testdata};
 
 /// The incident's hot order, and its renderings.
 const HOT: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
@@ -28,39 +28,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// Decompressed contents of a test file, by the crates the tests trust as oracles.
-fn decompressed(path: &Path) -> Vec<u8> {
-    let raw = std::fs::read(path).unwrap();
-    let mut out = Vec::new();
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("gz") => {
-            flate2::read::MultiGzDecoder::new(&raw[..])
-                .read_to_end(&mut out)
-                .unwrap();
-        }
-        Some("zst") => out = zstd::decode_all(&raw[..]).unwrap(),
-        _ => out = raw,
-    }
-    out
-}
-
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 /// `path:line` of every line holding `ulid` in any form as a whole token, by regex.
