@@ -13,6 +13,7 @@
 pub mod cli;
 pub mod id;
 pub mod output;
+pub mod record;
 pub mod run;
 pub mod scan;
 pub mod search;
