@@ -111,7 +111,7 @@ fn scan_one(
             });
         }
     };
-    let context = TimeContext::new(config.input.zone.clone(), source::modified(input));
+    let context = record_context(config.input.zone.as_ref(), input);
     let Worker {
         tally,
         scratch,
@@ -148,6 +148,15 @@ fn scan_one(
         ),
         error: false,
     })
+}
+
+/// How the lines of `input` are dated: zone-less times in `zone` (UTC by default), year-less
+/// ones by the file's modification time (now, for standard input).
+pub fn record_context(zone: Option<&jiff::tz::TimeZone>, input: &Input) -> TimeContext {
+    let reference = source::modified(input)
+        .and_then(|t| jiff::Timestamp::try_from(t).ok())
+        .unwrap_or_else(jiff::Timestamp::now);
+    TimeContext::new(zone.cloned().unwrap_or(jiff::tz::TimeZone::UTC), reference)
 }
 
 /// Applies --kind, --field, --min-lines, --sort and --top.

@@ -70,7 +70,10 @@ fn oracle(dir: &str) -> BTreeMap<u128, Counted> {
         if file.file_name().unwrap() == ".gitattributes" {
             continue;
         }
-        let path = format!("testdata/{}", file.strip_prefix(testdata("")).unwrap().display());
+        let path = format!(
+            "testdata/{}",
+            file.strip_prefix(testdata("")).unwrap().display()
+        );
         let data = decompressed(&file);
         if data.contains(&0) {
             continue;
@@ -113,7 +116,11 @@ fn oracle(dir: &str) -> BTreeMap<u128, Counted> {
 fn form_of(line: &[u8], start: usize, end: usize) -> String {
     let token = &line[start..end];
     let case = if token.iter().any(u8::is_ascii_uppercase) {
-        if token.iter().any(u8::is_ascii_lowercase) { "mixed" } else { "upper" }
+        if token.iter().any(u8::is_ascii_lowercase) {
+            "mixed"
+        } else {
+            "upper"
+        }
     } else {
         "lower"
     };
@@ -147,7 +154,12 @@ fn counts_equal_a_regex_oracle() {
         .collect();
     assert_eq!(got.len(), want.len());
     for (value, want) in &want {
-        assert_eq!(got.get(value), Some(want), "{}", idgrep::id::Id(*value).ulid());
+        assert_eq!(
+            got.get(value),
+            Some(want),
+            "{}",
+            idgrep::id::Id(*value).ulid()
+        );
     }
 }
 
@@ -158,21 +170,37 @@ fn one_entry_per_value_whatever_the_form() {
         .iter()
         .find(|j| j.id == "01m8kbygm5ng2pshny302zvwbs")
         .expect("the hot order");
-    assert!(!ids.iter().any(|j| j.id == "01a226bf-4285-ac05-6cc6-be1805fdf179"));
+    assert!(
+        !ids.iter()
+            .any(|j| j.id == "01a226bf-4285-ac05-6cc6-be1805fdf179")
+    );
     assert_eq!((hot.kind.as_str(), hot.version), ("ulid", None));
     assert_eq!(hot.created.as_deref(), Some("2026-11-29T09:59:58.341Z"));
     assert_eq!((hot.lines, hot.files.len()), (63, 7));
     let forms: BTreeSet<&str> = hot.forms.keys().map(String::as_str).collect();
-    for form in ["ulid_lower", "ulid_upper", "uuid_lower", "uuid_upper", "uuid_undashed", "uuid_braced", "uuid_urn"] {
+    for form in [
+        "ulid_lower",
+        "ulid_upper",
+        "uuid_lower",
+        "uuid_upper",
+        "uuid_undashed",
+        "uuid_braced",
+        "uuid_urn",
+    ] {
         assert!(forms.contains(form), "{form} in {forms:?}");
     }
     assert_eq!(hot.occurrences, hot.forms.values().sum::<u32>());
-    // Most lines first, ties by ID.
-    let keys: Vec<(std::cmp::Reverse<u32>, &str)> =
-        ids.iter().map(|j| (std::cmp::Reverse(j.lines), j.id.as_str())).collect();
-    let mut sorted = keys.clone();
-    sorted.sort();
-    assert_eq!(keys, sorted);
+    // Most lines first, ties by the 128-bit value (which is time order for ULIDs and v7).
+    let keys: Vec<(std::cmp::Reverse<u32>, u128)> = ids
+        .iter()
+        .map(|j| {
+            (
+                std::cmp::Reverse(j.lines),
+                idgrep::id::parse(&j.id).unwrap().id.0,
+            )
+        })
+        .collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "not in order");
 }
 
 /// Copies `testdata/records` to a temporary directory with a known modification time, since
@@ -194,7 +222,10 @@ fn records_copy() -> tempfile::TempDir {
 }
 
 /// id -> (fields, first time) from `ids --json` over the records.
-fn fields_and_times(dir: &Path, extra: &[&str]) -> BTreeMap<String, (BTreeMap<String, u32>, Option<String>)> {
+fn fields_and_times(
+    dir: &Path,
+    extra: &[&str],
+) -> BTreeMap<String, (BTreeMap<String, u32>, Option<String>)> {
     let mut args = vec![dir.to_str().unwrap()];
     args.extend_from_slice(extra);
     json_ids(&args)
@@ -210,36 +241,151 @@ fn every_record_format_gives_field_and_time() {
     // (id, field, count, line time); see testdata/README.md.
     let want: &[(&str, &str, u32, Option<&str>)] = &[
         // JSON
-        ("01m8nyba78h4qx4fr84g98pbsk", "order_id", 1, Some("2026-11-29T10:00:00.123Z")),
-        ("01m8nybb6gg7kyhrjxjg7dj13n", "ctx.batch_id", 1, Some("2026-11-29T10:00:00.000Z")),
-        ("01m8nybc5r27h6p3amkdqg6stt", "sources[]", 1, Some("2026-11-29T10:00:00.000Z")),
-        ("01m8nybd50tep0y8expspatjh6", "sources[]", 1, Some("2026-11-29T10:00:00.000Z")),
-        ("01m8nybe48m2ft2w5k70wjcc2s", "msg", 1, Some("2026-11-29T10:00:01.500Z")),
-        ("01m8nybf3gcp69bsgayp9vt16f", "event.id", 1, Some("2026-11-29T10:00:00.123Z")),
-        ("01m8nybg2rvf28x0cq7r5ysnxg", "event.note", 1, Some("2026-11-29T10:00:00.123Z")),
-        ("01m8nybh203rkrmtk3xgjevsn4", "user", 1, Some("2026-11-29T10:00:02.000Z")),
-        ("01m8nybj185s2ax5xtjk8eva1f", "job", 1, Some("2026-11-29T10:00:00.123Z")),
-        ("01m8nybk0gbxak062grphrzna7", "job", 1, Some("2026-11-29T10:00:00.123Z")),
-        ("01a22be5-a8e8-7181-a54c-66175d9dc9f8", "payment_id", 1, Some("2026-11-29T10:00:04.000Z")),
+        (
+            "01m8nyba78h4qx4fr84g98pbsk",
+            "order_id",
+            1,
+            Some("2026-11-29T10:00:00.123Z"),
+        ),
+        (
+            "01m8nybb6gg7kyhrjxjg7dj13n",
+            "ctx.batch_id",
+            1,
+            Some("2026-11-29T10:00:00.000Z"),
+        ),
+        (
+            "01m8nybc5r27h6p3amkdqg6stt",
+            "sources[]",
+            1,
+            Some("2026-11-29T10:00:00.000Z"),
+        ),
+        (
+            "01m8nybd50tep0y8expspatjh6",
+            "sources[]",
+            1,
+            Some("2026-11-29T10:00:00.000Z"),
+        ),
+        (
+            "01m8nybe48m2ft2w5k70wjcc2s",
+            "msg",
+            1,
+            Some("2026-11-29T10:00:01.500Z"),
+        ),
+        (
+            "01m8nybf3gcp69bsgayp9vt16f",
+            "event.id",
+            1,
+            Some("2026-11-29T10:00:00.123Z"),
+        ),
+        (
+            "01m8nybg2rvf28x0cq7r5ysnxg",
+            "event.note",
+            1,
+            Some("2026-11-29T10:00:00.123Z"),
+        ),
+        (
+            "01m8nybh203rkrmtk3xgjevsn4",
+            "user",
+            1,
+            Some("2026-11-29T10:00:02.000Z"),
+        ),
+        (
+            "01m8nybj185s2ax5xtjk8eva1f",
+            "job",
+            1,
+            Some("2026-11-29T10:00:00.123Z"),
+        ),
+        (
+            "01m8nybk0gbxak062grphrzna7",
+            "job",
+            1,
+            Some("2026-11-29T10:00:00.123Z"),
+        ),
+        (
+            "01a22be5-a8e8-7181-a54c-66175d9dc9f8",
+            "payment_id",
+            1,
+            Some("2026-11-29T10:00:04.000Z"),
+        ),
         // Not JSON (no closing brace): the plain rules.
         ("01m8nybkzr1x190ykgrc815w1q", "order_id", 1, None),
         // logfmt
-        ("01a22be5-acd0-736f-8580-28d6099950d8", "payment_id", 1, Some("2026-11-29T10:00:06.000Z")),
-        ("01m8nybmz0dnv8g7phcaq2xcam", "sources", 1, Some("2026-11-29T10:00:07.250Z")),
-        ("01m8nybny8eg1yrsn7gyayereh", "sources", 1, Some("2026-11-29T10:00:07.250Z")),
-        ("01m8nybpxgpbrjw19hkb5nrx17", "order", 1, Some("2026-11-29T10:00:08.000Z")),
+        (
+            "01a22be5-acd0-736f-8580-28d6099950d8",
+            "payment_id",
+            1,
+            Some("2026-11-29T10:00:06.000Z"),
+        ),
+        (
+            "01m8nybmz0dnv8g7phcaq2xcam",
+            "sources",
+            1,
+            Some("2026-11-29T10:00:07.250Z"),
+        ),
+        (
+            "01m8nybny8eg1yrsn7gyayereh",
+            "sources",
+            1,
+            Some("2026-11-29T10:00:07.250Z"),
+        ),
+        (
+            "01m8nybpxgpbrjw19hkb5nrx17",
+            "order",
+            1,
+            Some("2026-11-29T10:00:08.000Z"),
+        ),
         // plain text
-        ("01a22be5-b0b8-73d9-a344-5bb31738f7d9", "payment", 1, Some("2026-11-29T10:00:09.000Z")),
-        ("01m8nybqwrgssmsq90ap9gtvnf", "batch", 1, Some("2026-11-29T10:00:10.500Z")),
-        ("01m8nybrw096v75spc7axbsv90", "order", 1, Some("2026-11-29T10:00:11.000Z")),
-        ("01a22be5-b4a0-790c-bca3-04171fb17c23", "pod", 1, Some("2026-11-29T10:00:12.000Z")),
+        (
+            "01a22be5-b0b8-73d9-a344-5bb31738f7d9",
+            "payment",
+            1,
+            Some("2026-11-29T10:00:09.000Z"),
+        ),
+        (
+            "01m8nybqwrgssmsq90ap9gtvnf",
+            "batch",
+            1,
+            Some("2026-11-29T10:00:10.500Z"),
+        ),
+        (
+            "01m8nybrw096v75spc7axbsv90",
+            "order",
+            1,
+            Some("2026-11-29T10:00:11.000Z"),
+        ),
+        (
+            "01a22be5-b4a0-790c-bca3-04171fb17c23",
+            "pod",
+            1,
+            Some("2026-11-29T10:00:12.000Z"),
+        ),
         ("01a22be5-b888-7953-83f5-8c3cf29d0da9", "instance", 1, None),
         ("01a22be5-bc70-70cb-8e26-3464f9ebdacc", "req", 1, None),
         ("01a22be5-c058-7221-9ad3-2c904a23d596", "servers", 1, None),
-        ("01a22be5-c440-7922-a3db-41564ef8aa38", "podUID", 1, Some("2026-11-29T10:00:13.123Z")),
-        ("01m8nybsv8dc5863g7qgf3k3rg", "orders", 1, Some("2026-11-29T10:00:14.000Z")),
-        ("01m8nybttgfmpextpbw8kegxan", "order", 1, Some("2026-11-29T08:00:15.000Z")),
-        ("01m8nyb9804tff59tdwh9edd1r", "order", 1, Some("2026-11-29T10:00:16.000Z")),
+        (
+            "01a22be5-c440-7922-a3db-41564ef8aa38",
+            "podUID",
+            1,
+            Some("2026-11-29T10:00:13.123Z"),
+        ),
+        (
+            "01m8nybsv8dc5863g7qgf3k3rg",
+            "orders",
+            1,
+            Some("2026-11-29T10:00:14.000Z"),
+        ),
+        (
+            "01m8nybttgfmpextpbw8kegxan",
+            "order",
+            1,
+            Some("2026-11-29T08:00:15.000Z"),
+        ),
+        (
+            "01m8nyb9804tff59tdwh9edd1r",
+            "order",
+            1,
+            Some("2026-11-29T10:00:16.000Z"),
+        ),
     ];
     for &(id, field, count, time) in want {
         let (fields, first) = got.get(id).unwrap_or_else(|| panic!("{id} missing"));
@@ -254,9 +400,15 @@ fn tz_reads_zoneless_times_in_that_zone() {
     let dir = records_copy();
     let got = fields_and_times(dir.path(), &["--tz", "Europe/Paris"]);
     // Written without an offset: 10:00:16 in Paris is 09:00:16 UTC; JSON output stays UTC.
-    assert_eq!(got["01m8nyb9804tff59tdwh9edd1r"].1.as_deref(), Some("2026-11-29T09:00:16.000Z"));
+    assert_eq!(
+        got["01m8nyb9804tff59tdwh9edd1r"].1.as_deref(),
+        Some("2026-11-29T09:00:16.000Z")
+    );
     // With an offset, the zone changes nothing.
-    assert_eq!(got["01m8nybttgfmpextpbw8kegxan"].1.as_deref(), Some("2026-11-29T08:00:15.000Z"));
+    assert_eq!(
+        got["01m8nybttgfmpextpbw8kegxan"].1.as_deref(),
+        Some("2026-11-29T08:00:15.000Z")
+    );
     let bad = run(&["ids", "--tz", "Mars/Olympus", "testdata/records"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown time zone"));
@@ -270,7 +422,20 @@ fn csv_reads_back_like_the_json() {
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
         header,
-        ["id", "kind", "version", "created", "lines", "occurrences", "files", "paths", "fields", "forms", "first_seen", "last_seen"]
+        [
+            "id",
+            "kind",
+            "version",
+            "created",
+            "lines",
+            "occurrences",
+            "files",
+            "paths",
+            "fields",
+            "forms",
+            "first_seen",
+            "last_seen"
+        ]
     );
     let json = json_ids(&["testdata/logs"]);
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
@@ -294,18 +459,29 @@ fn filters_and_sort_orders() {
     assert!(v7.iter().all(|j| j.kind == "uuid" && j.version == Some(7)));
     assert_eq!(
         v7.len(),
-        all.iter().filter(|j| j.kind == "uuid" && j.version == Some(7)).count()
+        all.iter()
+            .filter(|j| j.kind == "uuid" && j.version == Some(7))
+            .count()
     );
 
     let busy = json_ids(&["testdata/logs", "--min-lines", "10"]);
     assert_eq!(busy.len(), all.iter().filter(|j| j.lines >= 10).count());
 
-    let top: Vec<String> = json_ids(&["testdata/logs", "--top", "3"]).into_iter().map(|j| j.id).collect();
+    let top: Vec<String> = json_ids(&["testdata/logs", "--top", "3"])
+        .into_iter()
+        .map(|j| j.id)
+        .collect();
     let first3: Vec<String> = all.iter().take(3).map(|j| j.id.clone()).collect();
     assert_eq!(top, first3);
 
-    let by_id: Vec<String> = json_ids(&["testdata/logs", "--sort", "id"]).into_iter().map(|j| j.id).collect();
-    let mut values: Vec<u128> = by_id.iter().map(|s| idgrep::id::parse(s).unwrap().id.0).collect();
+    let by_id: Vec<String> = json_ids(&["testdata/logs", "--sort", "id"])
+        .into_iter()
+        .map(|j| j.id)
+        .collect();
+    let mut values: Vec<u128> = by_id
+        .iter()
+        .map(|s| idgrep::id::parse(s).unwrap().id.0)
+        .collect();
     let unsorted = values.clone();
     values.sort();
     assert_eq!(values, unsorted);
@@ -315,7 +491,10 @@ fn filters_and_sort_orders() {
     let orders = json_ids(&[path, "--field", "order_id"]);
     assert_eq!(orders.len(), 2);
     let batch = json_ids(&[path, "--field", "batch_id"]);
-    assert_eq!(batch.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(), ["01m8nybb6gg7kyhrjxjg7dj13n"]);
+    assert_eq!(
+        batch.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
+        ["01m8nybb6gg7kyhrjxjg7dj13n"]
+    );
 
     let bad = run(&["ids", "--kind", "uuid9", "testdata/logs"]);
     assert_eq!(bad.status.code(), Some(2));
@@ -330,9 +509,23 @@ fn table_shows_the_busiest_ids_first() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     let header: Vec<&str> = lines[0].split_whitespace().collect();
-    assert_eq!(header, ["ID", "KIND", "CREATED", "LINES", "FILES", "FIRST", "LAST", "FIELDS"]);
+    assert_eq!(
+        header,
+        [
+            "ID", "KIND", "CREATED", "LINES", "FILES", "FIRST", "LAST", "FIELDS"
+        ]
+    );
     let hot: Vec<&str> = lines[1].split_whitespace().collect();
-    assert_eq!(&hot[..5], ["01m8kbygm5ng2pshny302zvwbs", "ulid", "2026-11-29T09:59:58.341Z", "63", "7"]);
+    assert_eq!(
+        &hot[..5],
+        [
+            "01m8kbygm5ng2pshny302zvwbs",
+            "ulid",
+            "2026-11-29T09:59:58.341Z",
+            "63",
+            "7"
+        ]
+    );
     assert!(!text.contains('\x1b'), "no colour in a pipe");
     let coloured = run(&["ids", "--top", "1", "--color", "always", "testdata/logs"]);
     assert!(String::from_utf8_lossy(&coloured.stdout).starts_with("\x1b[1mID"));
@@ -346,9 +539,17 @@ fn exit_codes_and_errors() {
     assert_eq!(none.status.code(), Some(1));
 
     let missing = dir.path().join("missing.log");
-    let out = run(&["ids", "--json", "testdata/logs/api", missing.to_str().unwrap()]);
+    let out = run(&[
+        "ids",
+        "--json",
+        "testdata/logs/api",
+        missing.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(!out.stdout.is_empty(), "the readable input is still counted");
+    assert!(
+        !out.stdout.is_empty(),
+        "the readable input is still counted"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("missing.log: "), "{err}");
 
@@ -372,12 +573,21 @@ fn stdin_and_all_hex() {
             .spawn()
             .unwrap();
         use std::io::Write;
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
         let out = child.wait_with_output().unwrap();
         String::from_utf8(out.stdout).unwrap()
     };
     let plain = run_stdin(&["ids", "--csv"]);
-    assert_eq!(plain.lines().count(), 2, "a lone 32-hex token is not counted: {plain}");
+    assert_eq!(
+        plain.lines().count(),
+        2,
+        "a lone 32-hex token is not counted: {plain}"
+    );
     let all = run_stdin(&["ids", "--csv", "--all-hex"]);
     assert_eq!(all.lines().count(), 3, "{all}");
     assert!(all.contains("54fadb41-2c4e-40cd-baed-9335e4c35a9e"));
