@@ -2,8 +2,7 @@
 //! inputs, binary files, stdin, exit codes, JSON, colour, walking rules and thread counts.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::path::Path;
+use std::io::Write;
 use std::process::{Output, Stdio};
 
 use regex::bytes::Regex;

@@ -177,6 +177,9 @@ fn one_entry_per_value_whatever_the_form() {
     assert_eq!((hot.kind.as_str(), hot.version), ("ulid", None));
     assert_eq!(hot.created.as_deref(), Some("2026-11-29T09:59:58.341Z"));
     assert_eq!((hot.lines, hot.files.len()), (63, 7));
+    // Its first line is its creation; its last, the worker's CRM note (worker.log:55).
+    assert_eq!(hot.first_seen, hot.created);
+    assert_eq!(hot.last_seen.as_deref(), Some("2026-11-29T10:14:10.010Z"));
     let forms: BTreeSet<&str> = hot.forms.keys().map(String::as_str).collect();
     for form in [
         "ulid_lower",
