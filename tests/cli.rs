@@ -259,6 +259,7 @@ fn an_invalid_query_stops_before_anything_is_read() {
 struct JsonLine {
     path: String,
     line: u64,
+    ts: Option<String>,
     text: String,
     matches: Vec<JsonMatch>,
 }
@@ -270,6 +271,7 @@ struct JsonMatch {
     raw: String,
     start: usize,
     end: usize,
+    field: Option<String>,
 }
 
 #[test]
@@ -304,6 +306,10 @@ fn json_lines_read_back_into_typed_records() {
         .find(|r| r.path.ends_with("payments.log"))
         .unwrap();
     assert!(!payments.text.ends_with('\r'));
+    // The order's creation line: its time, and the field that holds it.
+    let created = &records[0];
+    assert_eq!(created.ts.as_deref(), Some("2026-11-29T09:59:58.341Z"));
+    assert_eq!(created.matches[0].field.as_deref(), Some("order_id"));
 }
 
 #[test]

@@ -237,165 +237,177 @@ fn fields_and_times(
         .collect()
 }
 
+/// (id, field, count, line time) of each line of `testdata/records`; see testdata/README.md.
+const RECORDS: &[(&str, &str, u32, Option<&str>)] = &[
+    // JSON
+    (
+        "01m8nyba78h4qx4fr84g98pbsk",
+        "order_id",
+        1,
+        Some("2026-11-29T10:00:00.123Z"),
+    ),
+    (
+        "01m8nybb6gg7kyhrjxjg7dj13n",
+        "ctx.batch_id",
+        1,
+        Some("2026-11-29T10:00:00.000Z"),
+    ),
+    (
+        "01m8nybc5r27h6p3amkdqg6stt",
+        "sources[]",
+        1,
+        Some("2026-11-29T10:00:00.000Z"),
+    ),
+    (
+        "01m8nybd50tep0y8expspatjh6",
+        "sources[]",
+        1,
+        Some("2026-11-29T10:00:00.000Z"),
+    ),
+    (
+        "01m8nybe48m2ft2w5k70wjcc2s",
+        "msg",
+        1,
+        Some("2026-11-29T10:00:01.500Z"),
+    ),
+    (
+        "01m8nybf3gcp69bsgayp9vt16f",
+        "event.id",
+        1,
+        Some("2026-11-29T10:00:00.123Z"),
+    ),
+    (
+        "01m8nybg2rvf28x0cq7r5ysnxg",
+        "event.note",
+        1,
+        Some("2026-11-29T10:00:00.123Z"),
+    ),
+    (
+        "01m8nybh203rkrmtk3xgjevsn4",
+        "user",
+        1,
+        Some("2026-11-29T10:00:02.000Z"),
+    ),
+    (
+        "01m8nybj185s2ax5xtjk8eva1f",
+        "job",
+        1,
+        Some("2026-11-29T10:00:00.123Z"),
+    ),
+    (
+        "01m8nybk0gbxak062grphrzna7",
+        "job",
+        1,
+        Some("2026-11-29T10:00:00.123Z"),
+    ),
+    (
+        "01a22be5-a8e8-7181-a54c-66175d9dc9f8",
+        "payment_id",
+        1,
+        Some("2026-11-29T10:00:04.000Z"),
+    ),
+    // Not JSON (no closing brace): the plain rules.
+    ("01m8nybkzr1x190ykgrc815w1q", "order_id", 1, None),
+    // logfmt
+    (
+        "01a22be5-acd0-736f-8580-28d6099950d8",
+        "payment_id",
+        1,
+        Some("2026-11-29T10:00:06.000Z"),
+    ),
+    (
+        "01m8nybmz0dnv8g7phcaq2xcam",
+        "sources",
+        1,
+        Some("2026-11-29T10:00:07.250Z"),
+    ),
+    (
+        "01m8nybny8eg1yrsn7gyayereh",
+        "sources",
+        1,
+        Some("2026-11-29T10:00:07.250Z"),
+    ),
+    (
+        "01m8nybpxgpbrjw19hkb5nrx17",
+        "order",
+        1,
+        Some("2026-11-29T10:00:08.000Z"),
+    ),
+    // plain text
+    (
+        "01a22be5-b0b8-73d9-a344-5bb31738f7d9",
+        "payment",
+        1,
+        Some("2026-11-29T10:00:09.000Z"),
+    ),
+    (
+        "01m8nybqwrgssmsq90ap9gtvnf",
+        "batch",
+        1,
+        Some("2026-11-29T10:00:10.500Z"),
+    ),
+    (
+        "01m8nybrw096v75spc7axbsv90",
+        "order",
+        1,
+        Some("2026-11-29T10:00:11.000Z"),
+    ),
+    (
+        "01a22be5-b4a0-790c-bca3-04171fb17c23",
+        "pod",
+        1,
+        Some("2026-11-29T10:00:12.000Z"),
+    ),
+    ("01a22be5-b888-7953-83f5-8c3cf29d0da9", "instance", 1, None),
+    ("01a22be5-bc70-70cb-8e26-3464f9ebdacc", "req", 1, None),
+    ("01a22be5-c058-7221-9ad3-2c904a23d596", "servers", 1, None),
+    (
+        "01a22be5-c440-7922-a3db-41564ef8aa38",
+        "podUID",
+        1,
+        Some("2026-11-29T10:00:13.123Z"),
+    ),
+    (
+        "01m8nybsv8dc5863g7qgf3k3rg",
+        "orders",
+        1,
+        Some("2026-11-29T10:00:14.000Z"),
+    ),
+    (
+        "01m8nybttgfmpextpbw8kegxan",
+        "order",
+        1,
+        Some("2026-11-29T08:00:15.000Z"),
+    ),
+    (
+        "01m8nyb9804tff59tdwh9edd1r",
+        "order",
+        1,
+        Some("2026-11-29T10:00:16.000Z"),
+    ),
+];
+
 #[test]
 fn every_record_format_gives_field_and_time() {
     let dir = records_copy();
     let got = fields_and_times(dir.path(), &[]);
-    // (id, field, count, line time); see testdata/README.md.
-    let want: &[(&str, &str, u32, Option<&str>)] = &[
-        // JSON
-        (
-            "01m8nyba78h4qx4fr84g98pbsk",
-            "order_id",
-            1,
-            Some("2026-11-29T10:00:00.123Z"),
-        ),
-        (
-            "01m8nybb6gg7kyhrjxjg7dj13n",
-            "ctx.batch_id",
-            1,
-            Some("2026-11-29T10:00:00.000Z"),
-        ),
-        (
-            "01m8nybc5r27h6p3amkdqg6stt",
-            "sources[]",
-            1,
-            Some("2026-11-29T10:00:00.000Z"),
-        ),
-        (
-            "01m8nybd50tep0y8expspatjh6",
-            "sources[]",
-            1,
-            Some("2026-11-29T10:00:00.000Z"),
-        ),
-        (
-            "01m8nybe48m2ft2w5k70wjcc2s",
-            "msg",
-            1,
-            Some("2026-11-29T10:00:01.500Z"),
-        ),
-        (
-            "01m8nybf3gcp69bsgayp9vt16f",
-            "event.id",
-            1,
-            Some("2026-11-29T10:00:00.123Z"),
-        ),
-        (
-            "01m8nybg2rvf28x0cq7r5ysnxg",
-            "event.note",
-            1,
-            Some("2026-11-29T10:00:00.123Z"),
-        ),
-        (
-            "01m8nybh203rkrmtk3xgjevsn4",
-            "user",
-            1,
-            Some("2026-11-29T10:00:02.000Z"),
-        ),
-        (
-            "01m8nybj185s2ax5xtjk8eva1f",
-            "job",
-            1,
-            Some("2026-11-29T10:00:00.123Z"),
-        ),
-        (
-            "01m8nybk0gbxak062grphrzna7",
-            "job",
-            1,
-            Some("2026-11-29T10:00:00.123Z"),
-        ),
-        (
-            "01a22be5-a8e8-7181-a54c-66175d9dc9f8",
-            "payment_id",
-            1,
-            Some("2026-11-29T10:00:04.000Z"),
-        ),
-        // Not JSON (no closing brace): the plain rules.
-        ("01m8nybkzr1x190ykgrc815w1q", "order_id", 1, None),
-        // logfmt
-        (
-            "01a22be5-acd0-736f-8580-28d6099950d8",
-            "payment_id",
-            1,
-            Some("2026-11-29T10:00:06.000Z"),
-        ),
-        (
-            "01m8nybmz0dnv8g7phcaq2xcam",
-            "sources",
-            1,
-            Some("2026-11-29T10:00:07.250Z"),
-        ),
-        (
-            "01m8nybny8eg1yrsn7gyayereh",
-            "sources",
-            1,
-            Some("2026-11-29T10:00:07.250Z"),
-        ),
-        (
-            "01m8nybpxgpbrjw19hkb5nrx17",
-            "order",
-            1,
-            Some("2026-11-29T10:00:08.000Z"),
-        ),
-        // plain text
-        (
-            "01a22be5-b0b8-73d9-a344-5bb31738f7d9",
-            "payment",
-            1,
-            Some("2026-11-29T10:00:09.000Z"),
-        ),
-        (
-            "01m8nybqwrgssmsq90ap9gtvnf",
-            "batch",
-            1,
-            Some("2026-11-29T10:00:10.500Z"),
-        ),
-        (
-            "01m8nybrw096v75spc7axbsv90",
-            "order",
-            1,
-            Some("2026-11-29T10:00:11.000Z"),
-        ),
-        (
-            "01a22be5-b4a0-790c-bca3-04171fb17c23",
-            "pod",
-            1,
-            Some("2026-11-29T10:00:12.000Z"),
-        ),
-        ("01a22be5-b888-7953-83f5-8c3cf29d0da9", "instance", 1, None),
-        ("01a22be5-bc70-70cb-8e26-3464f9ebdacc", "req", 1, None),
-        ("01a22be5-c058-7221-9ad3-2c904a23d596", "servers", 1, None),
-        (
-            "01a22be5-c440-7922-a3db-41564ef8aa38",
-            "podUID",
-            1,
-            Some("2026-11-29T10:00:13.123Z"),
-        ),
-        (
-            "01m8nybsv8dc5863g7qgf3k3rg",
-            "orders",
-            1,
-            Some("2026-11-29T10:00:14.000Z"),
-        ),
-        (
-            "01m8nybttgfmpextpbw8kegxan",
-            "order",
-            1,
-            Some("2026-11-29T08:00:15.000Z"),
-        ),
-        (
-            "01m8nyb9804tff59tdwh9edd1r",
-            "order",
-            1,
-            Some("2026-11-29T10:00:16.000Z"),
-        ),
-    ];
-    for &(id, field, count, time) in want {
+    for &(id, field, count, time) in RECORDS {
         let (fields, first) = got.get(id).unwrap_or_else(|| panic!("{id} missing"));
         let want_fields = BTreeMap::from([(field.to_string(), count)]);
         assert_eq!((fields, first.as_deref()), (&want_fields, time), "{id}");
     }
-    assert_eq!(got.len(), want.len());
+    assert_eq!(got.len(), RECORDS.len());
+}
+
+#[test]
+fn search_json_gives_the_same_field_and_time() {
+    let dir = records_copy();
+    for &(id, field, _, time) in RECORDS {
+        let out = run(&["--json", id, dir.path().to_str().unwrap()]);
+        let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(line["ts"].as_str(), time, "{id}");
+        assert_eq!(line["matches"][0]["field"].as_str(), Some(field), "{id}");
+    }
 }
 
 #[test]
