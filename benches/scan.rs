@@ -100,6 +100,13 @@ fn scanners(c: &mut Criterion) {
             n
         })
     });
+    group.bench_function("token walk, every ID, scalar reference", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            scan::for_each_token_scalar(&hay, |_| n += 1);
+            n
+        })
+    });
     group.finish();
 }
 
