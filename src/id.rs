@@ -626,11 +626,25 @@ impl Id {
     }
 
     /// A short human description: `ulid`, `uuid v7`, `uuid nil`.
-    pub fn describe(self, kind: Kind) -> String {
+    pub fn describe(self, kind: Kind) -> &'static str {
+        const VERSIONS: [&str; 16] = [
+            "uuid v0", "uuid v1", "uuid v2", "uuid v3", "uuid v4", "uuid v5", "uuid v6",
+            "uuid v7", "uuid v8", "uuid v9", "uuid v10", "uuid v11", "uuid v12", "uuid v13",
+            "uuid v14", "uuid v15",
+        ];
         match (kind, self.uuid_version()) {
-            (Kind::Ulid, _) => "ulid".to_string(),
-            (Kind::Uuid, Some(v)) => format!("uuid v{v}"),
-            (Kind::Uuid, None) => format!("uuid {}", self.uuid_variant().name()),
+            (Kind::Ulid, _) => "ulid",
+            (Kind::Uuid, Some(v)) => VERSIONS[v as usize],
+            (Kind::Uuid, None) if self.uuid_variant() == Variant::Nil => "uuid nil",
+            (Kind::Uuid, None) => "uuid max",
+        }
+    }
+
+    /// Appends the canonical rendering for IDs written as `kind`, without allocating.
+    pub fn write_canonical(self, kind: Kind, out: &mut Vec<u8>) {
+        match kind {
+            Kind::Ulid => out.extend_from_slice(&self.ulid_bytes()),
+            Kind::Uuid => out.extend_from_slice(&self.uuid_bytes()),
         }
     }
 }

@@ -81,12 +81,10 @@ pub fn write_table(
     for summary in inventory.summaries() {
         let row = Row::new(summary);
         line.clear();
-        let id = row.summary.id.canonical(row.kind);
-        write!(
-            line,
-            "{id:id_width$}  {:9}  ",
-            row.summary.id.describe(row.kind)
-        )?;
+        row.summary.id.write_canonical(row.kind, &mut line);
+        pad(&mut line, id_width + 2);
+        line.extend_from_slice(row.summary.id.describe(row.kind).as_bytes());
+        pad(&mut line, id_width + 2 + 9 + 2);
         cell(row.created_ms, &mut line);
         write!(
             line,
@@ -116,6 +114,13 @@ pub fn write_table(
         out.write_all(&line)?;
     }
     Ok(())
+}
+
+/// Pads `line` with blanks to `width` bytes.
+fn pad(line: &mut Vec<u8>, width: usize) {
+    if line.len() < width {
+        line.resize(width, b' ');
+    }
 }
 
 /// One `--json` object; the schema is documented in the README.
