@@ -628,9 +628,9 @@ impl Id {
     /// A short human description: `ulid`, `uuid v7`, `uuid nil`.
     pub fn describe(self, kind: Kind) -> &'static str {
         const VERSIONS: [&str; 16] = [
-            "uuid v0", "uuid v1", "uuid v2", "uuid v3", "uuid v4", "uuid v5", "uuid v6",
-            "uuid v7", "uuid v8", "uuid v9", "uuid v10", "uuid v11", "uuid v12", "uuid v13",
-            "uuid v14", "uuid v15",
+            "uuid v0", "uuid v1", "uuid v2", "uuid v3", "uuid v4", "uuid v5", "uuid v6", "uuid v7",
+            "uuid v8", "uuid v9", "uuid v10", "uuid v11", "uuid v12", "uuid v13", "uuid v14",
+            "uuid v15",
         ];
         match (kind, self.uuid_version()) {
             (Kind::Ulid, _) => "ulid",
