@@ -711,6 +711,11 @@ impl Inventory {
         self.order.iter().map(|&at| self.summary(at))
     }
 
+    /// The `i`th ID in order; panics past [`Inventory::len`].
+    pub fn get(&self, i: usize) -> Summary<'_> {
+        self.summary(self.order[i])
+    }
+
     fn summary(&self, (table, slot): (u32, u32)) -> Summary<'_> {
         let slot = &self.tables[table as usize].slots[slot as usize];
         Summary {

@@ -77,10 +77,15 @@ pub fn run(config: IdsConfig) -> Exit {
         .clone()
         .map_or_else(Clock::utc, Clock::in_zone);
     let written = run::write_stdout(|out| match config.format {
-        Format::Table => {
-            inventory::write_table(out, &inventory, paths.len(), &clock, config.input.color)
-        }
-        Format::Json => inventory::write_json(out, &inventory, &paths),
+        Format::Table => inventory::write_table(
+            out,
+            &inventory,
+            paths.len(),
+            &clock,
+            config.input.color,
+            config.input.threads,
+        ),
+        Format::Json => inventory::write_json(out, &inventory, &paths, config.input.threads),
         Format::Csv => inventory::write_csv(out, &inventory, &paths),
     });
     match (written, errored, found) {
