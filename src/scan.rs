@@ -289,8 +289,9 @@ mod x86 {
         unsafe fn movemask(self) -> u32;
         /// Lane k is all ones when lane k of `self` equals lane k of `other`.
         unsafe fn eq(self, other: Self) -> Self;
-        /// Lane k is all ones when lane k is an ASCII letter or digit.
-        unsafe fn alnum(self) -> Self;
+        /// Lanes that are ASCII letters or digits, and lanes that are hex digits: all ones
+        /// where true.
+        unsafe fn alnum_hex(self) -> (Self, Self);
     }
 
     impl Vector for __m128i {
@@ -325,21 +326,23 @@ mod x86 {
             unsafe { _mm_cmpeq_epi8(self, other) }
         }
         #[inline(always)]
-        unsafe fn alnum(self) -> Self {
+        unsafe fn alnum_hex(self) -> (Self, Self) {
             // There is no unsigned byte compare before AVX-512: adding 0x80 - lo moves the
             // range lo..lo+len to the bottom of the signed range, where one signed compare
             // tests it. `| 0x20` folds uppercase onto lowercase and no other byte onto a
             // lowercase letter.
             unsafe {
-                let digit = _mm_add_epi8(self, _mm_set1_epi8((0x80u8 - b'0') as i8));
+                let digit = _mm_cmplt_epi8(
+                    _mm_add_epi8(self, _mm_set1_epi8((0x80u8 - b'0') as i8)),
+                    _mm_set1_epi8(i8::MIN + 10),
+                );
                 let letter = _mm_add_epi8(
                     _mm_or_si128(self, _mm_set1_epi8(0x20)),
                     _mm_set1_epi8((0x80u8 - b'a') as i8),
                 );
-                _mm_or_si128(
-                    _mm_cmplt_epi8(digit, _mm_set1_epi8(i8::MIN + 10)),
-                    _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 26)),
-                )
+                let alpha = _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 26));
+                let hex_alpha = _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 6));
+                (_mm_or_si128(digit, alpha), _mm_or_si128(digit, hex_alpha))
             }
         }
     }
@@ -376,17 +379,22 @@ mod x86 {
             unsafe { _mm256_cmpeq_epi8(self, other) }
         }
         #[inline(always)]
-        unsafe fn alnum(self) -> Self {
+        unsafe fn alnum_hex(self) -> (Self, Self) {
             // As for SSE2; AVX2 has only "greater than", hence the swapped operands.
             unsafe {
-                let digit = _mm256_add_epi8(self, _mm256_set1_epi8((0x80u8 - b'0') as i8));
+                let digit = _mm256_cmpgt_epi8(
+                    _mm256_set1_epi8(i8::MIN + 10),
+                    _mm256_add_epi8(self, _mm256_set1_epi8((0x80u8 - b'0') as i8)),
+                );
                 let letter = _mm256_add_epi8(
                     _mm256_or_si256(self, _mm256_set1_epi8(0x20)),
                     _mm256_set1_epi8((0x80u8 - b'a') as i8),
                 );
-                _mm256_or_si256(
-                    _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 10), digit),
-                    _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 26), letter),
+                let alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 26), letter);
+                let hex_alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 6), letter);
+                (
+                    _mm256_or_si256(digit, alpha),
+                    _mm256_or_si256(digit, hex_alpha),
                 )
             }
         }
@@ -571,11 +579,12 @@ mod x86 {
         unsafe { find_any::<__m128i>(s, hay, hits) }
     }
 
-    /// Bit k is set when byte k of a 64-byte block is an ASCII letter or digit (`alnum`), or
-    /// a `-` (`dash`).
+    /// Bit k describes byte k of a 64-byte block: an ASCII letter or digit (`alnum`), a hex
+    /// digit (`hex`, a subset of `alnum`), a `-` (`dash`).
     #[derive(Clone, Copy, Default)]
     struct Classes {
         alnum: u64,
+        hex: u64,
         dash: u64,
     }
 
@@ -607,14 +616,17 @@ mod x86 {
             // SAFETY: the caller keeps p..p+64 readable and has enabled AVX-512 F and BW.
             unsafe {
                 let v = _mm512_loadu_si512(p as *const _);
-                let digit = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
+                let digit = _mm512_cmplt_epu8_mask(
+                    _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8)),
+                    _mm512_set1_epi8(10),
+                );
                 let letter = _mm512_sub_epi8(
                     _mm512_or_si512(v, _mm512_set1_epi8(0x20)),
                     _mm512_set1_epi8(b'a' as i8),
                 );
                 Classes {
-                    alnum: _mm512_cmplt_epu8_mask(digit, _mm512_set1_epi8(10))
-                        | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(26)),
+                    alnum: digit | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(26)),
+                    hex: digit | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(6)),
                     dash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'-' as i8)),
                 }
             }
@@ -630,11 +642,39 @@ mod x86 {
             let dash = V::splat(b'-');
             for k in (0..64).step_by(V::LANES) {
                 let v = V::load(p.add(k));
-                c.alnum |= (v.alnum().movemask() as u64) << k;
+                let (alnum, hex) = v.alnum_hex();
+                c.alnum |= (alnum.movemask() as u64) << k;
+                c.hex |= (hex.movemask() as u64) << k;
                 c.dash |= (v.eq(dash).movemask() as u64) << k;
             }
         }
         c
+    }
+
+    /// The classes of a block and the one after it, as 128-bit masks: judging a run that
+    /// starts in the first block takes at most 37 bytes, so the second holds the rest of it.
+    struct Window {
+        alnum: u128,
+        hex: u128,
+        dash: u128,
+    }
+
+    impl Window {
+        #[inline(always)]
+        fn new(cur: Classes, next: Classes) -> Window {
+            let join = |a: u64, b: u64| a as u128 | (b as u128) << 64;
+            Window {
+                alnum: join(cur.alnum, next.alnum),
+                hex: join(cur.hex, next.hex),
+                dash: join(cur.dash, next.dash),
+            }
+        }
+
+        /// Bits `at..at + 64` of a mask.
+        #[inline(always)]
+        fn at(mask: u128, at: u32) -> u64 {
+            (mask >> at) as u64
+        }
     }
 
     /// Starts of the alphanumeric runs of one block that may be IDs, one mask per shape.
@@ -648,44 +688,67 @@ mod x86 {
         dashed: u64,
     }
 
-    /// The candidate run starts in block `cur`, given the block after it and bit 63 of the
-    /// block before it (`carry`: is the run at bit 0 a continuation?). A run starting in `cur`
-    /// needs at most 33 bytes to be measured, so `next` always holds the rest of it.
+    /// The candidate run starts in the first block of `w`, given bit 63 of the block before
+    /// it (`carry`: is the run at bit 0 a continuation?).
     #[inline(always)]
-    fn starts(cur: Classes, next: Classes, carry: u64) -> Starts {
-        let m = cur.alnum as u128 | (next.alnum as u128) << 64;
+    fn starts(w: &Window, carry: u64) -> Starts {
+        let m = w.alnum;
         // Bit k of `runN`: bytes k..k+N are all alphanumeric. Doubling keeps it to four steps.
         let run2 = m & m >> 1;
         let run4 = run2 & run2 >> 2;
         let run8 = run4 & run4 >> 4;
         let run16 = run8 & run8 >> 8;
-        let begins = cur.alnum & !(cur.alnum << 1 | carry);
+        let first = m as u64;
+        let begins = first & !(first << 1 | carry);
         // Bit k: byte k + len ends the run.
-        let ends_at = |len: u32| !(m >> len) as u64;
-        let dash_at_8 = (cur.dash >> 8) | (next.dash << 56);
+        let ends_at = |len: usize| !Window::at(m, len as u32);
         Starts {
-            ulid: begins & (run16 & run8 >> 16 & run2 >> 24) as u64 & ends_at(ULID_LEN as u32),
-            hex: begins & (run16 & run16 >> 16) as u64 & ends_at(UUID_UNDASHED_LEN as u32),
+            ulid: begins & (run16 & run8 >> 16 & run2 >> 24) as u64 & ends_at(ULID_LEN),
+            hex: begins & (run16 & run16 >> 16) as u64 & ends_at(UUID_UNDASHED_LEN),
             // A dash is not alphanumeric, so it ends the run too.
-            dashed: begins & run8 as u64 & dash_at_8,
+            dashed: begins & run8 as u64 & Window::at(w.dash, 8),
         }
     }
 
+    /// Where the dashes of the dashed form are, from its first byte on.
+    const DASHED_DASHES: u64 = 1 << 8 | 1 << 13 | 1 << 18 | 1 << 23;
+    /// Where its hex digits are.
+    const DASHED_DIGITS: u64 = ((1 << UUID_DASHED_LEN) - 1) & !DASHED_DASHES;
+
     /// Decodes the candidates of the block at `offset` and reports the IDs, in order.
     #[inline(always)]
-    fn visit<F: FnMut(Hit) + ?Sized>(hay: &[u8], offset: usize, s: Starts, f: &mut F) {
+    fn visit<F: FnMut(Hit) + ?Sized>(hay: &[u8], offset: usize, w: &Window, s: Starts, f: &mut F) {
         let mut all = s.ulid | s.hex | s.dashed;
         while all != 0 {
-            let bit = all & all.wrapping_neg();
+            let k = all.trailing_zeros();
+            let bit = 1 << k;
             all ^= bit;
-            let start = offset + bit.trailing_zeros() as usize;
+            let start = offset + k as usize;
             let found = if s.ulid & bit != 0 {
+                // The alphabet (no I, L, O, U) and the first character are left to the decoder.
                 id::decode_ulid(&hay[start..start + ULID_LEN]).map(|id| (Shape::Ulid, id))
             } else if s.hex & bit != 0 {
-                id::decode_hex(&hay[start..start + UUID_UNDASHED_LEN])
-                    .map(|id| (Shape::UuidUndashed, id))
+                (Window::at(w.hex, k) as u32 == u32::MAX).then(|| {
+                    let t: &[u8; UUID_UNDASHED_LEN] =
+                        hay[start..][..UUID_UNDASHED_LEN].try_into().unwrap();
+                    let hi = hex8(be32(t, 0), be32(t, 4)) << 32 | hex8(be32(t, 8), be32(t, 12));
+                    let lo = hex8(be32(t, 16), be32(t, 20)) << 32 | hex8(be32(t, 24), be32(t, 28));
+                    (Shape::UuidUndashed, Id((hi as u128) << 64 | lo as u128))
+                })
             } else {
-                dashed_at(hay, start).map(|id| (Shape::UuidDashed, id))
+                // Hex digits and dashes in place, and no letter or digit right after: the
+                // byte before is a boundary already, as the run begins here.
+                let span = (1 << UUID_DASHED_LEN) | DASHED_DIGITS;
+                let shaped = Window::at(w.alnum, k) & span == DASHED_DIGITS
+                    && Window::at(w.hex, k) & DASHED_DIGITS == DASHED_DIGITS
+                    && Window::at(w.dash, k) & DASHED_DASHES == DASHED_DASHES;
+                shaped.then(|| {
+                    let t: &[u8; UUID_DASHED_LEN] =
+                        hay[start..][..UUID_DASHED_LEN].try_into().unwrap();
+                    let hi = hex8(be32(t, 0), be32(t, 4)) << 32 | hex8(be32(t, 9), be32(t, 14));
+                    let lo = hex8(be32(t, 19), be32(t, 24)) << 32 | hex8(be32(t, 28), be32(t, 32));
+                    (Shape::UuidDashed, Id((hi as u128) << 64 | lo as u128))
+                })
             };
             if let Some((shape, id)) = found {
                 f(Hit {
@@ -699,16 +762,25 @@ mod x86 {
         }
     }
 
-    /// The dashed UUID starting at `start`, whose byte before is already known to be a
-    /// boundary: the 36 bytes must decode and the byte after them be a boundary too.
-    #[inline]
-    fn dashed_at(hay: &[u8], start: usize) -> Option<Id> {
-        let end = start + UUID_DASHED_LEN;
-        let token = hay.get(start..end)?;
-        if hay.get(end).is_some_and(|&b| id::is_token_byte(b)) {
-            return None;
-        }
-        id::decode_dashed(token)
+    /// Four bytes of `t` from `at` on, the first one most significant.
+    #[inline(always)]
+    fn be32(t: &[u8], at: usize) -> u32 {
+        u32::from_be_bytes(t[at..at + 4].try_into().unwrap())
+    }
+
+    /// The value of eight hex digits, given as two groups of four bytes, most significant
+    /// first. The masks have checked that they are hex digits; nothing is left to validate,
+    /// so this is a few word operations instead of a table lookup per digit.
+    #[inline(always)]
+    fn hex8(high: u32, low: u32) -> u64 {
+        let x = (high as u64) << 32 | low as u64;
+        // A digit's low nibble is its value; a letter's (bit 6 set) is 9 short of it.
+        let nibbles = (x & 0x0f0f_0f0f_0f0f_0f0f) + ((x >> 6) & 0x0101_0101_0101_0101) * 9;
+        // Each byte takes its left neighbour's nibble as its high half; every other byte
+        // then holds one byte of the value, and two more rounds close the gaps.
+        let bytes = (nibbles | nibbles >> 4) & 0x00ff_00ff_00ff_00ff;
+        let pairs = (bytes | bytes >> 8) & 0x0000_ffff_0000_ffff;
+        (pairs | pairs >> 16) & 0xffff_ffff
     }
 
     /// The token walk over blocks of 64 bytes. Each block is handled one step late, once the
@@ -721,8 +793,8 @@ mod x86 {
         if blocks == 0 {
             return;
         }
-        // The last partial block, padded with NUL, which is neither alphanumeric nor `-`: a
-        // run ends at the end of the buffer just as at a boundary byte.
+        // The last partial block, padded with NUL, which is none of the classes: a run ends
+        // at the end of the buffer just as at a boundary byte.
         let mut tail = [0u8; 64];
         tail[..n - full * 64].copy_from_slice(&hay[full * 64..]);
         let block = |k: usize| {
@@ -742,9 +814,10 @@ mod x86 {
             } else {
                 Classes::default()
             };
-            let s = starts(cur, next, carry);
+            let w = Window::new(cur, next);
+            let s = starts(&w, carry);
             if s.ulid | s.hex | s.dashed != 0 {
-                visit(hay, 64 * k, s, f);
+                visit(hay, 64 * k, &w, s, f);
             }
             carry = cur.alnum >> 63;
             cur = next;
