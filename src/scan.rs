@@ -588,28 +588,75 @@ mod x86 {
         dash: u64,
     }
 
-    trait Classify {
-        /// The classes of the 64 bytes at `p`.
-        ///
-        /// SAFETY: p..p+64 must be readable, and the CPU must have the vector type's features.
+    /// What the token walk needs from an instruction set.
+    ///
+    /// SAFETY (both methods): the CPU must have the vector type's features.
+    trait Kernel {
+        /// The classes of the 64 bytes at `p`, which must be readable.
         unsafe fn classify(p: *const u8) -> Classes;
+        /// [`id::decode_ulid`] for a token known to be all letters and digits.
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id>;
+        /// [`id::decode_hex`] for a token known to be all hex digits.
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id;
+        /// [`id::decode_dashed`] for a token known to have hex digits and dashes in place.
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id;
     }
 
-    impl Classify for __m128i {
+    impl Kernel for __m128i {
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
             unsafe { classify_lanes::<Self>(p) }
         }
+        // SSE2 has no byte shuffles: the table decoders.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            id::decode_ulid(token)
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            id::decode_hex(token).expect("the masks checked the digits")
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            id::decode_dashed(token).expect("the masks checked the digits and dashes")
+        }
     }
 
-    impl Classify for __m256i {
+    impl Kernel for __m256i {
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
             unsafe { classify_lanes::<Self>(p) }
         }
+        // SAFETY (the decoders): AVX2 implies SSE4.1.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            unsafe { decode_ulid_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            unsafe { decode_hex_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            unsafe { decode_dashed_sse41(token) }
+        }
     }
 
-    impl Classify for __m512i {
+    impl Kernel for __m512i {
+        // SAFETY (the decoders): AVX-512 F implies SSE4.1.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            unsafe { decode_ulid_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            unsafe { decode_hex_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            unsafe { decode_dashed_sse41(token) }
+        }
+
         /// Unsigned compares straight into mask registers: no range shifting, no movemask.
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
@@ -649,6 +696,156 @@ mod x86 {
             }
         }
         c
+    }
+
+    /// Marks a byte that is not a Crockford digit in the shuffle tables below.
+    const NOT_DIGIT: i8 = i8::MIN;
+
+    /// [`id::decode_ulid`] for a token of ASCII letters and digits, with byte shuffles and
+    /// multiply-adds: a few dozen instructions instead of a table lookup, shift and merge per
+    /// character.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    pub(super) unsafe fn decode_ulid_sse41(token: &[u8; ULID_LEN]) -> Option<Id> {
+        // The first character holds the top 3 bits: only 0-7 fit in 128.
+        if token[0].wrapping_sub(b'0') > 7 {
+            return None;
+        }
+        // SAFETY: both loads lie within the token; the caller has SSE4.1.
+        unsafe {
+            // Characters 0-15 and 10-25.
+            let head = crockford_digits(_mm_loadu_si128(token.as_ptr() as *const __m128i));
+            let tail = crockford_digits(_mm_loadu_si128(token[10..].as_ptr() as *const __m128i));
+            if _mm_movemask_epi8(_mm_or_si128(head, tail)) != 0 {
+                return None;
+            }
+            // Six leading zero digits make characters 0-9 a 16-digit number too.
+            let high = pack_digits(_mm_slli_si128(head, 6));
+            let low = pack_digits(tail);
+            Some(Id(high << 80 | low))
+        }
+    }
+
+    /// The Crockford base32 value of each letter or digit, or [`NOT_DIGIT`] for I, L, O, U.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    unsafe fn crockford_digits(chars: __m128i) -> __m128i {
+        const X: i8 = NOT_DIGIT;
+        unsafe {
+            let low = _mm_and_si128(chars, _mm_set1_epi8(0x0f));
+            // Letters by low nibble: @A-O (either case), then P-Z.
+            let a_to_o = _mm_setr_epi8(X, 10, 11, 12, 13, 14, 15, 16, 17, X, 18, 19, X, 20, 21, X);
+            let p_to_z = _mm_setr_epi8(22, 23, 24, 25, 26, X, 27, 28, 29, 30, 31, X, X, X, X, X);
+            // Bit 4 (P-Z) moved to bit 7, the bit the blend looks at.
+            let letter = _mm_blendv_epi8(
+                _mm_shuffle_epi8(a_to_o, low),
+                _mm_shuffle_epi8(p_to_z, low),
+                _mm_slli_epi16(chars, 3),
+            );
+            let digit = _mm_cmplt_epi8(chars, _mm_set1_epi8(b'A' as i8));
+            _mm_blendv_epi8(letter, low, digit)
+        }
+    }
+
+    /// Sixteen base32 digits, the first most significant, as an 80-bit number: pairs of
+    /// digits into 10 bits, pairs of those into 20, pairs of those into 40.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    unsafe fn pack_digits(digits: __m128i) -> u128 {
+        unsafe {
+            let tens = _mm_maddubs_epi16(digits, _mm_set1_epi16(1 << 8 | 32));
+            let twenties = _mm_madd_epi16(tens, _mm_set1_epi32(1 << 16 | 1 << 10));
+            let forties = _mm_add_epi64(
+                _mm_mul_epu32(twenties, _mm_set1_epi64x(1 << 20)),
+                _mm_srli_epi64(twenties, 32),
+            );
+            let high = _mm_cvtsi128_si64(forties) as u64;
+            let low = _mm_extract_epi64(forties, 1) as u64;
+            (high as u128) << 40 | low as u128
+        }
+    }
+
+    /// [`id::decode_hex`] for 32 hex digits.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    pub(super) unsafe fn decode_hex_sse41(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+        // SAFETY: both loads lie within the token; the caller has SSE4.1.
+        unsafe {
+            let p = token.as_ptr() as *const __m128i;
+            Id(hex_value(_mm_loadu_si128(p), _mm_loadu_si128(p.add(1))))
+        }
+    }
+
+    /// [`id::decode_dashed`] for the 8-4-4-4-12 form, its digits and dashes in place: shuffles
+    /// gather the digits into two vectors of 16.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    pub(super) unsafe fn decode_dashed_sse41(token: &[u8; UUID_DASHED_LEN]) -> Id {
+        const X: i8 = -1;
+        // SAFETY: every load lies within the token; the caller has SSE4.1.
+        unsafe {
+            let at = |i: usize| _mm_loadu_si128(token[i..].as_ptr() as *const __m128i);
+            // Digits 0-15 are at bytes 0-7, 9-12, 14-17; digits 16-31 at 19-22, 24-35.
+            let first = _mm_or_si128(
+                _mm_shuffle_epi8(
+                    at(0),
+                    _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, X, X),
+                ),
+                _mm_shuffle_epi8(
+                    at(2),
+                    _mm_setr_epi8(X, X, X, X, X, X, X, X, X, X, X, X, X, X, 14, 15),
+                ),
+            );
+            let second = _mm_or_si128(
+                _mm_shuffle_epi8(
+                    at(19),
+                    _mm_setr_epi8(0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, X),
+                ),
+                _mm_shuffle_epi8(
+                    at(20),
+                    _mm_setr_epi8(X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, 15),
+                ),
+            );
+            Id(hex_value(first, second))
+        }
+    }
+
+    /// The value of 32 hex digits, the first most significant.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    unsafe fn hex_value(first: __m128i, second: __m128i) -> u128 {
+        unsafe {
+            // Pairs of digits into bytes, the first of each pair the high nibble.
+            let pairs = _mm_set1_epi16(1 << 8 | 16);
+            let bytes = _mm_packus_epi16(
+                _mm_maddubs_epi16(hex_digits(first), pairs),
+                _mm_maddubs_epi16(hex_digits(second), pairs),
+            );
+            // The most significant byte is the first in memory: swap each half.
+            let high = (_mm_cvtsi128_si64(bytes) as u64).swap_bytes();
+            let low = (_mm_extract_epi64(bytes, 1) as u64).swap_bytes();
+            (high as u128) << 64 | low as u128
+        }
+    }
+
+    /// The value of each hex digit: its low nibble, plus 9 for a letter.
+    ///
+    /// SAFETY: the CPU must have SSE2.
+    #[inline(always)]
+    unsafe fn hex_digits(chars: __m128i) -> __m128i {
+        unsafe {
+            let letter = _mm_cmpgt_epi8(chars, _mm_set1_epi8(b'9' as i8));
+            _mm_add_epi8(
+                _mm_and_si128(chars, _mm_set1_epi8(0x0f)),
+                _mm_and_si128(letter, _mm_set1_epi8(9)),
+            )
+        }
     }
 
     /// The classes of a block and the one after it, as 128-bit masks: judging a run that
@@ -717,7 +914,13 @@ mod x86 {
 
     /// Decodes the candidates of the block at `offset` and reports the IDs, in order.
     #[inline(always)]
-    fn visit<F: FnMut(Hit) + ?Sized>(hay: &[u8], offset: usize, w: &Window, s: Starts, f: &mut F) {
+    unsafe fn visit<K: Kernel, F: FnMut(Hit) + ?Sized>(
+        hay: &[u8],
+        offset: usize,
+        w: &Window,
+        s: Starts,
+        f: &mut F,
+    ) {
         let mut all = s.ulid | s.hex | s.dashed;
         while all != 0 {
             let k = all.trailing_zeros();
@@ -726,14 +929,14 @@ mod x86 {
             let start = offset + k as usize;
             let found = if s.ulid & bit != 0 {
                 // The alphabet (no I, L, O, U) and the first character are left to the decoder.
-                id::decode_ulid(&hay[start..start + ULID_LEN]).map(|id| (Shape::Ulid, id))
+                let token = hay[start..][..ULID_LEN].try_into().unwrap();
+                // SAFETY: the caller enabled K's features.
+                unsafe { K::decode_ulid(token) }.map(|id| (Shape::Ulid, id))
             } else if s.hex & bit != 0 {
                 (Window::at(w.hex, k) as u32 == u32::MAX).then(|| {
-                    let t: &[u8; UUID_UNDASHED_LEN] =
-                        hay[start..][..UUID_UNDASHED_LEN].try_into().unwrap();
-                    let hi = hex8(be32(t, 0), be32(t, 4)) << 32 | hex8(be32(t, 8), be32(t, 12));
-                    let lo = hex8(be32(t, 16), be32(t, 20)) << 32 | hex8(be32(t, 24), be32(t, 28));
-                    (Shape::UuidUndashed, Id((hi as u128) << 64 | lo as u128))
+                    let token = hay[start..][..UUID_UNDASHED_LEN].try_into().unwrap();
+                    // SAFETY: the caller enabled K's features.
+                    (Shape::UuidUndashed, unsafe { K::decode_hex(token) })
                 })
             } else {
                 // Hex digits and dashes in place, and no letter or digit right after: the
@@ -743,11 +946,9 @@ mod x86 {
                     && Window::at(w.hex, k) & DASHED_DIGITS == DASHED_DIGITS
                     && Window::at(w.dash, k) & DASHED_DASHES == DASHED_DASHES;
                 shaped.then(|| {
-                    let t: &[u8; UUID_DASHED_LEN] =
-                        hay[start..][..UUID_DASHED_LEN].try_into().unwrap();
-                    let hi = hex8(be32(t, 0), be32(t, 4)) << 32 | hex8(be32(t, 9), be32(t, 14));
-                    let lo = hex8(be32(t, 19), be32(t, 24)) << 32 | hex8(be32(t, 28), be32(t, 32));
-                    (Shape::UuidDashed, Id((hi as u128) << 64 | lo as u128))
+                    let token = hay[start..][..UUID_DASHED_LEN].try_into().unwrap();
+                    // SAFETY: the caller enabled K's features.
+                    (Shape::UuidDashed, unsafe { K::decode_dashed(token) })
                 })
             };
             if let Some((shape, id)) = found {
@@ -762,31 +963,10 @@ mod x86 {
         }
     }
 
-    /// Four bytes of `t` from `at` on, the first one most significant.
-    #[inline(always)]
-    fn be32(t: &[u8], at: usize) -> u32 {
-        u32::from_be_bytes(t[at..at + 4].try_into().unwrap())
-    }
-
-    /// The value of eight hex digits, given as two groups of four bytes, most significant
-    /// first. The masks have checked that they are hex digits; nothing is left to validate,
-    /// so this is a few word operations instead of a table lookup per digit.
-    #[inline(always)]
-    fn hex8(high: u32, low: u32) -> u64 {
-        let x = (high as u64) << 32 | low as u64;
-        // A digit's low nibble is its value; a letter's (bit 6 set) is 9 short of it.
-        let nibbles = (x & 0x0f0f_0f0f_0f0f_0f0f) + ((x >> 6) & 0x0101_0101_0101_0101) * 9;
-        // Each byte takes its left neighbour's nibble as its high half; every other byte
-        // then holds one byte of the value, and two more rounds close the gaps.
-        let bytes = (nibbles | nibbles >> 4) & 0x00ff_00ff_00ff_00ff;
-        let pairs = (bytes | bytes >> 8) & 0x0000_ffff_0000_ffff;
-        (pairs | pairs >> 16) & 0xffff_ffff
-    }
-
     /// The token walk over blocks of 64 bytes. Each block is handled one step late, once the
     /// block after it is classified, so runs reaching into it can be measured.
     #[inline(always)]
-    unsafe fn walk<C: Classify, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+    unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
         let n = hay.len();
         let full = n / 64;
         let blocks = n.div_ceil(64);
@@ -805,19 +985,20 @@ mod x86 {
             }
         };
         // SAFETY (all classify calls): the block pointers have 64 readable bytes; the caller
-        // enabled C's features.
-        let mut cur = unsafe { C::classify(block(0)) };
+        // enabled K's features.
+        let mut cur = unsafe { K::classify(block(0)) };
         let mut carry = 0;
         for k in 0..blocks {
             let next = if k + 1 < blocks {
-                unsafe { C::classify(block(k + 1)) }
+                unsafe { K::classify(block(k + 1)) }
             } else {
                 Classes::default()
             };
             let w = Window::new(cur, next);
             let s = starts(&w, carry);
             if s.ulid | s.hex | s.dashed != 0 {
-                visit(hay, 64 * k, &w, s, f);
+                // SAFETY: the caller enabled K's features.
+                unsafe { visit::<K, F>(hay, 64 * k, &w, s, f) };
             }
             carry = cur.alnum >> 63;
             cur = next;
@@ -1328,6 +1509,49 @@ mod token_simd_tests {
                     let found = agree(&hay, &format!("{token} at {pad}"));
                     assert_eq!(found.len(), expect, "{token} at {pad}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn shuffle_ulid_decoder_agrees_with_the_table_one_on_every_character() {
+        if !std::is_x86_feature_detected!("sse4.1") {
+            return;
+        }
+        let base = Id(0x0123_4567_89ab_cdef_0fed_cba9_8765_4321).ulid_bytes();
+        for at in 0..ULID_LEN {
+            for &c in ALNUM {
+                let mut token = base;
+                token[at] = c;
+                // SAFETY: the CPU has SSE4.1, checked above.
+                let got = unsafe { x86::decode_ulid_sse41(&token) };
+                assert_eq!(got, id::decode_ulid(&token), "{:?}", token.escape_ascii());
+            }
+        }
+    }
+
+    #[test]
+    fn shuffle_uuid_decoders_agree_with_the_table_ones_on_every_digit() {
+        if !std::is_x86_feature_detected!("sse4.1") {
+            return;
+        }
+        let mut next = rng(0x4e8);
+        for round in 0..200 {
+            let id = Id(((next() as u128) << 64) | next() as u128);
+            let (mut hex, mut dashed) = (id.hex_bytes(), id.uuid_bytes());
+            let digit = HEX_DIGITS[round % HEX_DIGITS.len()];
+            hex[round % UUID_UNDASHED_LEN] = digit;
+            let at = round % id::UUID_DASHED_LEN;
+            if dashed[at] != b'-' {
+                dashed[at] = digit;
+            }
+            // SAFETY: the CPU has SSE4.1, checked above.
+            unsafe {
+                assert_eq!(Some(x86::decode_hex_sse41(&hex)), id::decode_hex(&hex));
+                assert_eq!(
+                    Some(x86::decode_dashed_sse41(&dashed)),
+                    id::decode_dashed(&dashed)
+                );
             }
         }
     }
