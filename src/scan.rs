@@ -6,7 +6,8 @@
 //!   taken from the random tail of each rendering), and verifies each candidate by decoding
 //!   the whole token; for many IDs it walks every token and looks it up in a hash set.
 //! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
-//!   inventory views.
+//!   inventory views. Vector compares turn each 64-byte block into bit masks, and bit
+//!   arithmetic on them leaves only the alphanumeric runs of an ID's lengths to decode.
 //!
 //! A token is whole when the bytes before and after it are not ASCII letters or digits, and
 //! the start and end of the buffer count as boundaries (callers hand over whole lines).
@@ -271,8 +272,10 @@ mod x86 {
     //! letters and leaves digits and `-` as they are; the few other bytes it maps onto a needle
     //! byte (control bytes onto digits) only add candidates, which verification rejects.
     //!
-    //! And the token walk for the same three: each 64-byte block becomes two bit masks
-    //! (alphanumeric bytes, dashes), and bit arithmetic on them finds the runs worth decoding.
+    //! And the token walk for the same three: each 64-byte block becomes three bit masks
+    //! (letters and digits, hex digits, dashes), and bit arithmetic on them finds the runs
+    //! worth decoding and checks the UUID shapes. With AVX2 and AVX-512, SSE4.1 shuffles and
+    //! multiply-adds then decode the IDs.
 
     use super::{Hit, PairSearcher, Shape};
     use crate::id::{self, Id, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
@@ -590,7 +593,7 @@ mod x86 {
 
     /// What the token walk needs from an instruction set.
     ///
-    /// SAFETY (both methods): the CPU must have the vector type's features.
+    /// SAFETY (every method): the CPU must have the vector type's features.
     trait Kernel {
         /// The classes of the 64 bytes at `p`, which must be readable.
         unsafe fn classify(p: *const u8) -> Classes;
@@ -643,20 +646,6 @@ mod x86 {
     }
 
     impl Kernel for __m512i {
-        // SAFETY (the decoders): AVX-512 F implies SSE4.1.
-        #[inline(always)]
-        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
-            unsafe { decode_ulid_sse41(token) }
-        }
-        #[inline(always)]
-        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
-            unsafe { decode_hex_sse41(token) }
-        }
-        #[inline(always)]
-        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
-            unsafe { decode_dashed_sse41(token) }
-        }
-
         /// Unsigned compares straight into mask registers: no range shifting, no movemask.
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
@@ -677,6 +666,19 @@ mod x86 {
                     dash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'-' as i8)),
                 }
             }
+        }
+        // SAFETY (the decoders): AVX-512 F implies SSE4.1.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            unsafe { decode_ulid_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            unsafe { decode_hex_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            unsafe { decode_dashed_sse41(token) }
         }
     }
 
@@ -786,6 +788,7 @@ mod x86 {
     /// SAFETY: the CPU must have SSE4.1.
     #[inline(always)]
     pub(super) unsafe fn decode_dashed_sse41(token: &[u8; UUID_DASHED_LEN]) -> Id {
+        // A shuffle index with bit 7 set writes 0.
         const X: i8 = -1;
         // SAFETY: every load lies within the token; the caller has SSE4.1.
         unsafe {
@@ -1066,7 +1069,7 @@ pub fn for_each_token(hay: &[u8], mut f: impl FnMut(Hit)) {
         unsafe { x86::tokens_sse2(hay, &mut f) }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    for_each_token_scalar(hay, f)
+    for_each_token_scalar(hay, &mut f)
 }
 
 /// The same hits as [`for_each_token`], one byte at a time: the path for targets without a
@@ -1330,8 +1333,8 @@ mod token_simd_tests {
 
     /// An ID rendering, a near miss of one, or filler that looks like neither.
     fn piece(next: &mut impl FnMut() -> u64) -> Vec<u8> {
+        let id = Id((next() as u128) << 64 | next() as u128);
         let mut below = |n: usize| (next() % n as u64) as usize;
-        let id = Id(((below(usize::MAX) as u128) << 64) ^ below(usize::MAX) as u128);
         let mut ulid = id.ulid_bytes().to_vec();
         if below(2) == 0 {
             ulid.make_ascii_uppercase();
