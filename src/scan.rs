@@ -608,6 +608,7 @@ mod x86 {
     impl Kernel for __m128i {
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
+            // SAFETY: the caller's guarantees are the ones classify_lanes needs.
             unsafe { classify_lanes::<Self>(p) }
         }
         // SSE2 has no byte shuffles: the table decoders.
@@ -628,6 +629,7 @@ mod x86 {
     impl Kernel for __m256i {
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
+            // SAFETY: the caller's guarantees are the ones classify_lanes needs.
             unsafe { classify_lanes::<Self>(p) }
         }
         // SAFETY (the decoders): AVX2 implies SSE4.1.
@@ -735,6 +737,7 @@ mod x86 {
     #[inline(always)]
     unsafe fn crockford_digits(chars: __m128i) -> __m128i {
         const X: i8 = NOT_DIGIT;
+        // SAFETY: the caller has SSE4.1.
         unsafe {
             let low = _mm_and_si128(chars, _mm_set1_epi8(0x0f));
             // Letters by low nibble: @A-O (either case), then P-Z.
@@ -757,6 +760,7 @@ mod x86 {
     /// SAFETY: the CPU must have SSE4.1.
     #[inline(always)]
     unsafe fn pack_digits(digits: __m128i) -> u128 {
+        // SAFETY: the caller has SSE4.1.
         unsafe {
             let tens = _mm_maddubs_epi16(digits, _mm_set1_epi16(1 << 8 | 32));
             let twenties = _mm_madd_epi16(tens, _mm_set1_epi32(1 << 16 | 1 << 10));
@@ -823,6 +827,7 @@ mod x86 {
     /// SAFETY: the CPU must have SSE4.1.
     #[inline(always)]
     unsafe fn hex_value(first: __m128i, second: __m128i) -> u128 {
+        // SAFETY: the caller has SSE4.1.
         unsafe {
             // Pairs of digits into bytes, the first of each pair the high nibble.
             let pairs = _mm_set1_epi16(1 << 8 | 16);
@@ -838,10 +843,9 @@ mod x86 {
     }
 
     /// The value of each hex digit: its low nibble, plus 9 for a letter.
-    ///
-    /// SAFETY: the CPU must have SSE2.
     #[inline(always)]
-    unsafe fn hex_digits(chars: __m128i) -> __m128i {
+    fn hex_digits(chars: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
         unsafe {
             let letter = _mm_cmpgt_epi8(chars, _mm_set1_epi8(b'9' as i8));
             _mm_add_epi8(
@@ -1010,16 +1014,19 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn tokens_avx512<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
         unsafe { walk::<__m512i, F>(hay, f) }
     }
 
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
         unsafe { walk::<__m256i, F>(hay, f) }
     }
 
     #[target_feature(enable = "sse2")]
     pub(super) unsafe fn tokens_sse2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
         unsafe { walk::<__m128i, F>(hay, f) }
     }
 }
