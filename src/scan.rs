@@ -6,7 +6,8 @@
 //!   taken from the random tail of each rendering), and verifies each candidate by decoding
 //!   the whole token; for many IDs it walks every token and looks it up in a hash set.
 //! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
-//!   inventory views.
+//!   inventory views. Vector compares turn each 64-byte block into bit masks, and bit
+//!   arithmetic on them leaves only the alphanumeric runs of an ID's lengths to decode.
 //!
 //! A token is whole when the bytes before and after it are not ASCII letters or digits, and
 //! the start and end of the buffer count as boundaries (callers hand over whole lines).
@@ -281,8 +282,10 @@ mod x86 {
     //! letters and leaves digits and `-` as they are; the few other bytes it maps onto a needle
     //! byte (control bytes onto digits) only add candidates, which verification rejects.
     //!
-    //! And the token walk for the same three: each 64-byte block becomes two bit masks
-    //! (alphanumeric bytes, dashes), and bit arithmetic on them finds the runs worth decoding.
+    //! And the token walk for the same three: each 64-byte block becomes three bit masks
+    //! (letters and digits, hex digits, dashes), and bit arithmetic on them finds the runs
+    //! worth decoding and checks the UUID shapes. With AVX2 and AVX-512, SSE4.1 shuffles and
+    //! multiply-adds then decode the IDs.
 
     use super::{Hit, PairSearcher, Shape};
     use crate::id::{self, Id, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
@@ -299,8 +302,9 @@ mod x86 {
         unsafe fn movemask(self) -> u32;
         /// Lane k is all ones when lane k of `self` equals lane k of `other`.
         unsafe fn eq(self, other: Self) -> Self;
-        /// Lane k is all ones when lane k is an ASCII letter or digit.
-        unsafe fn alnum(self) -> Self;
+        /// Lanes that are ASCII letters or digits, and lanes that are hex digits: all ones
+        /// where true.
+        unsafe fn alnum_hex(self) -> (Self, Self);
     }
 
     impl Vector for __m128i {
@@ -335,21 +339,23 @@ mod x86 {
             unsafe { _mm_cmpeq_epi8(self, other) }
         }
         #[inline(always)]
-        unsafe fn alnum(self) -> Self {
+        unsafe fn alnum_hex(self) -> (Self, Self) {
             // There is no unsigned byte compare before AVX-512: adding 0x80 - lo moves the
             // range lo..lo+len to the bottom of the signed range, where one signed compare
             // tests it. `| 0x20` folds uppercase onto lowercase and no other byte onto a
             // lowercase letter.
             unsafe {
-                let digit = _mm_add_epi8(self, _mm_set1_epi8((0x80u8 - b'0') as i8));
+                let digit = _mm_cmplt_epi8(
+                    _mm_add_epi8(self, _mm_set1_epi8((0x80u8 - b'0') as i8)),
+                    _mm_set1_epi8(i8::MIN + 10),
+                );
                 let letter = _mm_add_epi8(
                     _mm_or_si128(self, _mm_set1_epi8(0x20)),
                     _mm_set1_epi8((0x80u8 - b'a') as i8),
                 );
-                _mm_or_si128(
-                    _mm_cmplt_epi8(digit, _mm_set1_epi8(i8::MIN + 10)),
-                    _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 26)),
-                )
+                let alpha = _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 26));
+                let hex_alpha = _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 6));
+                (_mm_or_si128(digit, alpha), _mm_or_si128(digit, hex_alpha))
             }
         }
     }
@@ -386,17 +392,22 @@ mod x86 {
             unsafe { _mm256_cmpeq_epi8(self, other) }
         }
         #[inline(always)]
-        unsafe fn alnum(self) -> Self {
+        unsafe fn alnum_hex(self) -> (Self, Self) {
             // As for SSE2; AVX2 has only "greater than", hence the swapped operands.
             unsafe {
-                let digit = _mm256_add_epi8(self, _mm256_set1_epi8((0x80u8 - b'0') as i8));
+                let digit = _mm256_cmpgt_epi8(
+                    _mm256_set1_epi8(i8::MIN + 10),
+                    _mm256_add_epi8(self, _mm256_set1_epi8((0x80u8 - b'0') as i8)),
+                );
                 let letter = _mm256_add_epi8(
                     _mm256_or_si256(self, _mm256_set1_epi8(0x20)),
                     _mm256_set1_epi8((0x80u8 - b'a') as i8),
                 );
-                _mm256_or_si256(
-                    _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 10), digit),
-                    _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 26), letter),
+                let alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 26), letter);
+                let hex_alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 6), letter);
+                (
+                    _mm256_or_si256(digit, alpha),
+                    _mm256_or_si256(digit, hex_alpha),
                 )
             }
         }
@@ -581,53 +592,105 @@ mod x86 {
         unsafe { find_any::<__m128i>(s, hay, hits) }
     }
 
-    /// Bit k is set when byte k of a 64-byte block is an ASCII letter or digit (`alnum`), or
-    /// a `-` (`dash`).
+    /// Bit k describes byte k of a 64-byte block: an ASCII letter or digit (`alnum`), a hex
+    /// digit (`hex`, a subset of `alnum`), a `-` (`dash`).
     #[derive(Clone, Copy, Default)]
     struct Classes {
         alnum: u64,
+        hex: u64,
         dash: u64,
     }
 
-    trait Classify {
-        /// The classes of the 64 bytes at `p`.
-        ///
-        /// SAFETY: p..p+64 must be readable, and the CPU must have the vector type's features.
+    /// What the token walk needs from an instruction set.
+    ///
+    /// SAFETY (every method): the CPU must have the vector type's features.
+    trait Kernel {
+        /// The classes of the 64 bytes at `p`, which must be readable.
         unsafe fn classify(p: *const u8) -> Classes;
+        /// [`id::decode_ulid`] for a token known to be all letters and digits.
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id>;
+        /// [`id::decode_hex`] for a token known to be all hex digits.
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id;
+        /// [`id::decode_dashed`] for a token known to have hex digits and dashes in place.
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id;
     }
 
-    impl Classify for __m128i {
+    impl Kernel for __m128i {
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
+            // SAFETY: the caller's guarantees are the ones classify_lanes needs.
             unsafe { classify_lanes::<Self>(p) }
+        }
+        // SSE2 has no byte shuffles: the table decoders.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            id::decode_ulid(token)
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            id::decode_hex(token).expect("the masks checked the digits")
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            id::decode_dashed(token).expect("the masks checked the digits and dashes")
         }
     }
 
-    impl Classify for __m256i {
+    impl Kernel for __m256i {
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
+            // SAFETY: the caller's guarantees are the ones classify_lanes needs.
             unsafe { classify_lanes::<Self>(p) }
+        }
+        // SAFETY (the decoders): AVX2 implies SSE4.1.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            unsafe { decode_ulid_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            unsafe { decode_hex_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            unsafe { decode_dashed_sse41(token) }
         }
     }
 
-    impl Classify for __m512i {
+    impl Kernel for __m512i {
         /// Unsigned compares straight into mask registers: no range shifting, no movemask.
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
             // SAFETY: the caller keeps p..p+64 readable and has enabled AVX-512 F and BW.
             unsafe {
                 let v = _mm512_loadu_si512(p as *const _);
-                let digit = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
+                let digit = _mm512_cmplt_epu8_mask(
+                    _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8)),
+                    _mm512_set1_epi8(10),
+                );
                 let letter = _mm512_sub_epi8(
                     _mm512_or_si512(v, _mm512_set1_epi8(0x20)),
                     _mm512_set1_epi8(b'a' as i8),
                 );
                 Classes {
-                    alnum: _mm512_cmplt_epu8_mask(digit, _mm512_set1_epi8(10))
-                        | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(26)),
+                    alnum: digit | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(26)),
+                    hex: digit | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(6)),
                     dash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'-' as i8)),
                 }
             }
+        }
+        // SAFETY (the decoders): AVX-512 F implies SSE4.1.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            unsafe { decode_ulid_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            unsafe { decode_hex_sse41(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            unsafe { decode_dashed_sse41(token) }
         }
     }
 
@@ -640,11 +703,192 @@ mod x86 {
             let dash = V::splat(b'-');
             for k in (0..64).step_by(V::LANES) {
                 let v = V::load(p.add(k));
-                c.alnum |= (v.alnum().movemask() as u64) << k;
+                let (alnum, hex) = v.alnum_hex();
+                c.alnum |= (alnum.movemask() as u64) << k;
+                c.hex |= (hex.movemask() as u64) << k;
                 c.dash |= (v.eq(dash).movemask() as u64) << k;
             }
         }
         c
+    }
+
+    /// Marks a byte that is not a Crockford digit in the shuffle tables below.
+    const NOT_DIGIT: i8 = i8::MIN;
+
+    /// [`id::decode_ulid`] for a token of ASCII letters and digits, with byte shuffles and
+    /// multiply-adds: a few dozen instructions instead of a table lookup, shift and merge per
+    /// character.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    pub(super) unsafe fn decode_ulid_sse41(token: &[u8; ULID_LEN]) -> Option<Id> {
+        // The first character holds the top 3 bits: only 0-7 fit in 128.
+        if token[0].wrapping_sub(b'0') > 7 {
+            return None;
+        }
+        // SAFETY: both loads lie within the token; the caller has SSE4.1.
+        unsafe {
+            // Characters 0-15 and 10-25.
+            let head = crockford_digits(_mm_loadu_si128(token.as_ptr() as *const __m128i));
+            let tail = crockford_digits(_mm_loadu_si128(token[10..].as_ptr() as *const __m128i));
+            if _mm_movemask_epi8(_mm_or_si128(head, tail)) != 0 {
+                return None;
+            }
+            // Six leading zero digits make characters 0-9 a 16-digit number too.
+            let high = pack_digits(_mm_slli_si128(head, 6));
+            let low = pack_digits(tail);
+            Some(Id(high << 80 | low))
+        }
+    }
+
+    /// The Crockford base32 value of each letter or digit, or [`NOT_DIGIT`] for I, L, O, U.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    unsafe fn crockford_digits(chars: __m128i) -> __m128i {
+        const X: i8 = NOT_DIGIT;
+        // SAFETY: the caller has SSE4.1.
+        unsafe {
+            let low = _mm_and_si128(chars, _mm_set1_epi8(0x0f));
+            // Letters by low nibble: @A-O (either case), then P-Z.
+            let a_to_o = _mm_setr_epi8(X, 10, 11, 12, 13, 14, 15, 16, 17, X, 18, 19, X, 20, 21, X);
+            let p_to_z = _mm_setr_epi8(22, 23, 24, 25, 26, X, 27, 28, 29, 30, 31, X, X, X, X, X);
+            // Bit 4 (P-Z) moved to bit 7, the bit the blend looks at.
+            let letter = _mm_blendv_epi8(
+                _mm_shuffle_epi8(a_to_o, low),
+                _mm_shuffle_epi8(p_to_z, low),
+                _mm_slli_epi16(chars, 3),
+            );
+            let digit = _mm_cmplt_epi8(chars, _mm_set1_epi8(b'A' as i8));
+            _mm_blendv_epi8(letter, low, digit)
+        }
+    }
+
+    /// Sixteen base32 digits, the first most significant, as an 80-bit number: pairs of
+    /// digits into 10 bits, pairs of those into 20, pairs of those into 40.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    unsafe fn pack_digits(digits: __m128i) -> u128 {
+        // SAFETY: the caller has SSE4.1.
+        unsafe {
+            let tens = _mm_maddubs_epi16(digits, _mm_set1_epi16(1 << 8 | 32));
+            let twenties = _mm_madd_epi16(tens, _mm_set1_epi32(1 << 16 | 1 << 10));
+            let forties = _mm_add_epi64(
+                _mm_mul_epu32(twenties, _mm_set1_epi64x(1 << 20)),
+                _mm_srli_epi64(twenties, 32),
+            );
+            let high = _mm_cvtsi128_si64(forties) as u64;
+            let low = _mm_extract_epi64(forties, 1) as u64;
+            (high as u128) << 40 | low as u128
+        }
+    }
+
+    /// [`id::decode_hex`] for 32 hex digits.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    pub(super) unsafe fn decode_hex_sse41(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+        // SAFETY: both loads lie within the token; the caller has SSE4.1.
+        unsafe {
+            let p = token.as_ptr() as *const __m128i;
+            Id(hex_value(_mm_loadu_si128(p), _mm_loadu_si128(p.add(1))))
+        }
+    }
+
+    /// [`id::decode_dashed`] for the 8-4-4-4-12 form, its digits and dashes in place: shuffles
+    /// gather the digits into two vectors of 16.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    pub(super) unsafe fn decode_dashed_sse41(token: &[u8; UUID_DASHED_LEN]) -> Id {
+        // A shuffle index with bit 7 set writes 0.
+        const X: i8 = -1;
+        // SAFETY: every load lies within the token; the caller has SSE4.1.
+        unsafe {
+            let at = |i: usize| _mm_loadu_si128(token[i..].as_ptr() as *const __m128i);
+            // Digits 0-15 are at bytes 0-7, 9-12, 14-17; digits 16-31 at 19-22, 24-35.
+            let first = _mm_or_si128(
+                _mm_shuffle_epi8(
+                    at(0),
+                    _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, X, X),
+                ),
+                _mm_shuffle_epi8(
+                    at(2),
+                    _mm_setr_epi8(X, X, X, X, X, X, X, X, X, X, X, X, X, X, 14, 15),
+                ),
+            );
+            let second = _mm_or_si128(
+                _mm_shuffle_epi8(
+                    at(19),
+                    _mm_setr_epi8(0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, X),
+                ),
+                _mm_shuffle_epi8(
+                    at(20),
+                    _mm_setr_epi8(X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, 15),
+                ),
+            );
+            Id(hex_value(first, second))
+        }
+    }
+
+    /// The value of 32 hex digits, the first most significant.
+    ///
+    /// SAFETY: the CPU must have SSE4.1.
+    #[inline(always)]
+    unsafe fn hex_value(first: __m128i, second: __m128i) -> u128 {
+        // SAFETY: the caller has SSE4.1.
+        unsafe {
+            // Pairs of digits into bytes, the first of each pair the high nibble.
+            let pairs = _mm_set1_epi16(1 << 8 | 16);
+            let bytes = _mm_packus_epi16(
+                _mm_maddubs_epi16(hex_digits(first), pairs),
+                _mm_maddubs_epi16(hex_digits(second), pairs),
+            );
+            // The most significant byte is the first in memory: swap each half.
+            let high = (_mm_cvtsi128_si64(bytes) as u64).swap_bytes();
+            let low = (_mm_extract_epi64(bytes, 1) as u64).swap_bytes();
+            (high as u128) << 64 | low as u128
+        }
+    }
+
+    /// The value of each hex digit: its low nibble, plus 9 for a letter.
+    #[inline(always)]
+    fn hex_digits(chars: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe {
+            let letter = _mm_cmpgt_epi8(chars, _mm_set1_epi8(b'9' as i8));
+            _mm_add_epi8(
+                _mm_and_si128(chars, _mm_set1_epi8(0x0f)),
+                _mm_and_si128(letter, _mm_set1_epi8(9)),
+            )
+        }
+    }
+
+    /// The classes of a block and the one after it, as 128-bit masks: judging a run that
+    /// starts in the first block takes at most 37 bytes, so the second holds the rest of it.
+    struct Window {
+        alnum: u128,
+        hex: u128,
+        dash: u128,
+    }
+
+    impl Window {
+        #[inline(always)]
+        fn new(cur: Classes, next: Classes) -> Window {
+            let join = |a: u64, b: u64| a as u128 | (b as u128) << 64;
+            Window {
+                alnum: join(cur.alnum, next.alnum),
+                hex: join(cur.hex, next.hex),
+                dash: join(cur.dash, next.dash),
+            }
+        }
+
+        /// Bits `at..at + 64` of a mask.
+        #[inline(always)]
+        fn at(mask: u128, at: u32) -> u64 {
+            (mask >> at) as u64
+        }
     }
 
     /// Starts of the alphanumeric runs of one block that may be IDs, one mask per shape.
@@ -658,44 +902,71 @@ mod x86 {
         dashed: u64,
     }
 
-    /// The candidate run starts in block `cur`, given the block after it and bit 63 of the
-    /// block before it (`carry`: is the run at bit 0 a continuation?). A run starting in `cur`
-    /// needs at most 33 bytes to be measured, so `next` always holds the rest of it.
+    /// The candidate run starts in the first block of `w`, given bit 63 of the block before
+    /// it (`carry`: is the run at bit 0 a continuation?).
     #[inline(always)]
-    fn starts(cur: Classes, next: Classes, carry: u64) -> Starts {
-        let m = cur.alnum as u128 | (next.alnum as u128) << 64;
+    fn starts(w: &Window, carry: u64) -> Starts {
+        let m = w.alnum;
         // Bit k of `runN`: bytes k..k+N are all alphanumeric. Doubling keeps it to four steps.
         let run2 = m & m >> 1;
         let run4 = run2 & run2 >> 2;
         let run8 = run4 & run4 >> 4;
         let run16 = run8 & run8 >> 8;
-        let begins = cur.alnum & !(cur.alnum << 1 | carry);
+        let first = m as u64;
+        let begins = first & !(first << 1 | carry);
         // Bit k: byte k + len ends the run.
-        let ends_at = |len: u32| !(m >> len) as u64;
-        let dash_at_8 = (cur.dash >> 8) | (next.dash << 56);
+        let ends_at = |len: usize| !Window::at(m, len as u32);
         Starts {
-            ulid: begins & (run16 & run8 >> 16 & run2 >> 24) as u64 & ends_at(ULID_LEN as u32),
-            hex: begins & (run16 & run16 >> 16) as u64 & ends_at(UUID_UNDASHED_LEN as u32),
+            ulid: begins & (run16 & run8 >> 16 & run2 >> 24) as u64 & ends_at(ULID_LEN),
+            hex: begins & (run16 & run16 >> 16) as u64 & ends_at(UUID_UNDASHED_LEN),
             // A dash is not alphanumeric, so it ends the run too.
-            dashed: begins & run8 as u64 & dash_at_8,
+            dashed: begins & run8 as u64 & Window::at(w.dash, 8),
         }
     }
 
+    /// Where the dashes of the dashed form are, from its first byte on.
+    const DASHED_DASHES: u64 = 1 << 8 | 1 << 13 | 1 << 18 | 1 << 23;
+    /// Where its hex digits are.
+    const DASHED_DIGITS: u64 = ((1 << UUID_DASHED_LEN) - 1) & !DASHED_DASHES;
+
     /// Decodes the candidates of the block at `offset` and reports the IDs, in order.
     #[inline(always)]
-    fn visit<F: FnMut(Hit) + ?Sized>(hay: &[u8], offset: usize, s: Starts, f: &mut F) {
+    unsafe fn visit<K: Kernel, F: FnMut(Hit) + ?Sized>(
+        hay: &[u8],
+        offset: usize,
+        w: &Window,
+        s: Starts,
+        f: &mut F,
+    ) {
         let mut all = s.ulid | s.hex | s.dashed;
         while all != 0 {
-            let bit = all & all.wrapping_neg();
+            let k = all.trailing_zeros();
+            let bit = 1 << k;
             all ^= bit;
-            let start = offset + bit.trailing_zeros() as usize;
+            let start = offset + k as usize;
             let found = if s.ulid & bit != 0 {
-                id::decode_ulid(&hay[start..start + ULID_LEN]).map(|id| (Shape::Ulid, id))
+                // The alphabet (no I, L, O, U) and the first character are left to the decoder.
+                let token = hay[start..][..ULID_LEN].try_into().unwrap();
+                // SAFETY: the caller enabled K's features.
+                unsafe { K::decode_ulid(token) }.map(|id| (Shape::Ulid, id))
             } else if s.hex & bit != 0 {
-                id::decode_hex(&hay[start..start + UUID_UNDASHED_LEN])
-                    .map(|id| (Shape::UuidUndashed, id))
+                (Window::at(w.hex, k) as u32 == u32::MAX).then(|| {
+                    let token = hay[start..][..UUID_UNDASHED_LEN].try_into().unwrap();
+                    // SAFETY: the caller enabled K's features.
+                    (Shape::UuidUndashed, unsafe { K::decode_hex(token) })
+                })
             } else {
-                dashed_at(hay, start).map(|id| (Shape::UuidDashed, id))
+                // Hex digits and dashes in place, and no letter or digit right after: the
+                // byte before is a boundary already, as the run begins here.
+                let span = (1 << UUID_DASHED_LEN) | DASHED_DIGITS;
+                let shaped = Window::at(w.alnum, k) & span == DASHED_DIGITS
+                    && Window::at(w.hex, k) & DASHED_DIGITS == DASHED_DIGITS
+                    && Window::at(w.dash, k) & DASHED_DASHES == DASHED_DASHES;
+                shaped.then(|| {
+                    let token = hay[start..][..UUID_DASHED_LEN].try_into().unwrap();
+                    // SAFETY: the caller enabled K's features.
+                    (Shape::UuidDashed, unsafe { K::decode_dashed(token) })
+                })
             };
             if let Some((shape, id)) = found {
                 f(Hit {
@@ -709,30 +980,18 @@ mod x86 {
         }
     }
 
-    /// The dashed UUID starting at `start`, whose byte before is already known to be a
-    /// boundary: the 36 bytes must decode and the byte after them be a boundary too.
-    #[inline]
-    fn dashed_at(hay: &[u8], start: usize) -> Option<Id> {
-        let end = start + UUID_DASHED_LEN;
-        let token = hay.get(start..end)?;
-        if hay.get(end).is_some_and(|&b| id::is_token_byte(b)) {
-            return None;
-        }
-        id::decode_dashed(token)
-    }
-
     /// The token walk over blocks of 64 bytes. Each block is handled one step late, once the
     /// block after it is classified, so runs reaching into it can be measured.
     #[inline(always)]
-    unsafe fn walk<C: Classify, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+    unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
         let n = hay.len();
         let full = n / 64;
         let blocks = n.div_ceil(64);
         if blocks == 0 {
             return;
         }
-        // The last partial block, padded with NUL, which is neither alphanumeric nor `-`: a
-        // run ends at the end of the buffer just as at a boundary byte.
+        // The last partial block, padded with NUL, which is none of the classes: a run ends
+        // at the end of the buffer just as at a boundary byte.
         let mut tail = [0u8; 64];
         tail[..n - full * 64].copy_from_slice(&hay[full * 64..]);
         let block = |k: usize| {
@@ -743,18 +1002,20 @@ mod x86 {
             }
         };
         // SAFETY (all classify calls): the block pointers have 64 readable bytes; the caller
-        // enabled C's features.
-        let mut cur = unsafe { C::classify(block(0)) };
+        // enabled K's features.
+        let mut cur = unsafe { K::classify(block(0)) };
         let mut carry = 0;
         for k in 0..blocks {
             let next = if k + 1 < blocks {
-                unsafe { C::classify(block(k + 1)) }
+                unsafe { K::classify(block(k + 1)) }
             } else {
                 Classes::default()
             };
-            let s = starts(cur, next, carry);
+            let w = Window::new(cur, next);
+            let s = starts(&w, carry);
             if s.ulid | s.hex | s.dashed != 0 {
-                visit(hay, 64 * k, s, f);
+                // SAFETY: the caller enabled K's features.
+                unsafe { visit::<K, F>(hay, 64 * k, &w, s, f) };
             }
             carry = cur.alnum >> 63;
             cur = next;
@@ -763,16 +1024,19 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn tokens_avx512<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
         unsafe { walk::<__m512i, F>(hay, f) }
     }
 
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
         unsafe { walk::<__m256i, F>(hay, f) }
     }
 
     #[target_feature(enable = "sse2")]
     pub(super) unsafe fn tokens_sse2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
         unsafe { walk::<__m128i, F>(hay, f) }
     }
 }
@@ -822,7 +1086,7 @@ pub fn for_each_token(hay: &[u8], mut f: impl FnMut(Hit)) {
         unsafe { x86::tokens_sse2(hay, &mut f) }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    for_each_token_scalar(hay, f)
+    for_each_token_scalar(hay, &mut f)
 }
 
 /// The same hits as [`for_each_token`], one byte at a time: the path for targets without a
@@ -1086,8 +1350,8 @@ mod token_simd_tests {
 
     /// An ID rendering, a near miss of one, or filler that looks like neither.
     fn piece(next: &mut impl FnMut() -> u64) -> Vec<u8> {
+        let id = Id((next() as u128) << 64 | next() as u128);
         let mut below = |n: usize| (next() % n as u64) as usize;
-        let id = Id(((below(usize::MAX) as u128) << 64) ^ below(usize::MAX) as u128);
         let mut ulid = id.ulid_bytes().to_vec();
         if below(2) == 0 {
             ulid.make_ascii_uppercase();
@@ -1265,6 +1529,49 @@ mod token_simd_tests {
                     let found = agree(&hay, &format!("{token} at {pad}"));
                     assert_eq!(found.len(), expect, "{token} at {pad}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn shuffle_ulid_decoder_agrees_with_the_table_one_on_every_character() {
+        if !std::is_x86_feature_detected!("sse4.1") {
+            return;
+        }
+        let base = Id(0x0123_4567_89ab_cdef_0fed_cba9_8765_4321).ulid_bytes();
+        for at in 0..ULID_LEN {
+            for &c in ALNUM {
+                let mut token = base;
+                token[at] = c;
+                // SAFETY: the CPU has SSE4.1, checked above.
+                let got = unsafe { x86::decode_ulid_sse41(&token) };
+                assert_eq!(got, id::decode_ulid(&token), "{:?}", token.escape_ascii());
+            }
+        }
+    }
+
+    #[test]
+    fn shuffle_uuid_decoders_agree_with_the_table_ones_on_every_digit() {
+        if !std::is_x86_feature_detected!("sse4.1") {
+            return;
+        }
+        let mut next = rng(0x4e8);
+        for round in 0..200 {
+            let id = Id(((next() as u128) << 64) | next() as u128);
+            let (mut hex, mut dashed) = (id.hex_bytes(), id.uuid_bytes());
+            let digit = HEX_DIGITS[round % HEX_DIGITS.len()];
+            hex[round % UUID_UNDASHED_LEN] = digit;
+            let at = round % id::UUID_DASHED_LEN;
+            if dashed[at] != b'-' {
+                dashed[at] = digit;
+            }
+            // SAFETY: the CPU has SSE4.1, checked above.
+            unsafe {
+                assert_eq!(Some(x86::decode_hex_sse41(&hex)), id::decode_hex(&hex));
+                assert_eq!(
+                    Some(x86::decode_dashed_sse41(&dashed)),
+                    id::decode_dashed(&dashed)
+                );
             }
         }
     }
