@@ -354,29 +354,6 @@ fn prefetch<T>(target: &T) {
     let _ = target;
 }
 
-/// Asks the kernel to back a large table with 2 MiB pages before it is first written. A table
-/// of a million IDs spans tens of thousands of 4 KiB pages, so nearly every access also missed
-/// the TLB; where transparent huge pages are off or "madvise" only (a common default), this is
-/// what turns them on for the table. A hint: failure changes nothing but speed.
-fn advise_huge_pages(slots: &Vec<Slot>) {
-    const HUGE: usize = 2 << 20;
-    let bytes = slots.capacity() * std::mem::size_of::<Slot>();
-    if bytes < 2 * HUGE {
-        return;
-    }
-    #[cfg(target_os = "linux")]
-    {
-        let start = slots.as_ptr() as usize;
-        let aligned = start.next_multiple_of(HUGE);
-        let len = (start + bytes - aligned) / HUGE * HUGE;
-        // SAFETY: the range lies within the vector's own allocation, and MADV_HUGEPAGE does
-        // not change its contents or validity.
-        unsafe {
-            libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
 /// One slot of [`Table`]: a key and its entry in one cache line.
 #[repr(C, align(64))]
 struct Slot {
@@ -481,7 +458,6 @@ impl Table {
     fn grow(&mut self) {
         let new_len = (self.slots.len() * 2).max(Self::MIN_SLOTS);
         let mut slots = Vec::with_capacity(new_len);
-        advise_huge_pages(&slots);
         slots.resize_with(new_len, Slot::empty);
         let old = std::mem::replace(&mut self.slots, slots);
         let mask = new_len - 1;
