@@ -1,33 +1,1553 @@
-//! Placeholder until the record parser lands: no fields, no times.
+//! One log line that mentions an ID, read as a record: its format, the field that holds each
+//! ID occurrence, the line's own timestamp, and (for audits) every key and value on it.
+//!
+//! The IDs themselves are found by [`crate::scan`]; this module gets the line (no line ending)
+//! and the byte spans of the occurrences, in order, and never parses an ID. It runs for every
+//! matching line, so it does not allocate per line: [`Analysis`] and [`PairBuffers`] are
+//! reused, JSON is read by a small walker that tracks the key path (no DOM), and digits are
+//! parsed by hand. Everything below is a heuristic; nothing here fails: a line that fits no
+//! rule gets no field or no time.
+//!
+//! # Formats
+//! - **JSON**: the line ends with `}` and holds one object that runs to the end of the line,
+//!   either from its first byte or after a text prefix (`2026-11-29T10:00:00Z stdout F {...}`
+//!   from container runtimes), where the object's `{` follows a blank and is followed by `"`.
+//!   The field of an occurrence is the key path of the value holding it: `order_id`,
+//!   `ctx.batch_id` for nested objects, `sources[]` for array members (`a.b[]`, `items[].sku`),
+//!   whether the ID is the whole string or sits in text (`"msg":"charged order 01kb..."` gives
+//!   `msg`). Keys are unescaped (`\"`, `\u0041`). An ID in a key gets the path of the object
+//!   holding that key (none at the top level). The walker is lenient about raw control bytes
+//!   and invalid UTF-8 inside strings; any other departure from JSON makes the line text, read
+//!   by the rules below. Occurrences in the prefix get the plain rules.
+//! - **logfmt**: the whole line is blank-separated `key=value` or `key="quoted value"` pairs.
+//!   The field is the key, for every ID inside the value (`sources="[X Y Z]"` gives `sources`
+//!   three times).
+//! - **Plain** text, anything else. Per occurrence, the first rule that applies:
+//!   1. `key=ID`, `key: ID`, `"key":"ID"`, `[key: ID]`, `\"key\": \"ID\"`: the key before the
+//!      `=` or `:` (quotes, brackets and blanks between are skipped). A `urn:uuid:` before the
+//!      ID counts as part of it.
+//!   2. `key(ID)`, `key[ID]`: the word before the bracket, except after `=`: the kubelet's
+//!      `pod=name_ns(ID)` gives `pod`, since the word is a name, not a field; and a generated
+//!      name (one with a hash-like part: `in pod web-7b6bd9b949-x82q_ns(ID)`) gives the word
+//!      before it (`pod`), or no field.
+//!   3. `req-ID`, `user_ID`, `Networking.ID`: the letters and digits glued on with `-`, `_` or
+//!      `.`, unless they look like an ID or a number themselves (below).
+//!   4. `/servers/ID`, `/pods/ns_pod_ID/`: the path segment before the one holding the ID.
+//!   5. After another occurrence and only separators (`[A B C]`, `A, B`): the field of that
+//!      one, if it came from a key (rules 1, 2 or this one), since such lists share their key.
+//!      A field from a name (`[req-A B C]` in OpenStack) is not passed on.
+//!   6. `order ID`, `for order ID`, `payment {ID}`: the word before, quotes and brackets
+//!      skipped.
+//!
+//!   A word is a run of ASCII letters, digits, `_`, `.` and `-` (at most 128 bytes), with `.`,
+//!   `-` and `_` trimmed off its ends. It must hold a letter and must not look like an ID or a
+//!   number: a word of 5 or more bytes made only of hex digits and separators with at least
+//!   one digit (`242cb`, `7fd6786f4b`, `0.144`) gives no field, nor does a word that is a
+//!   previous occurrence itself.
+//!
+//! # Timestamps
+//! Unix milliseconds, read only when asked. A time without an offset is in the context's zone;
+//! in a zone with a daylight saving gap or fold, the later offset of a gap and the earlier of
+//! a fold apply (jiff's "compatible" rule). An impossible date or time (Feb 30, 24:00) gives
+//! none.
+//! - JSON: the first top-level key among `ts`, `time`, `timestamp`, `@timestamp`, `t`, `date`
+//!   whose value is a time. For JSON after a prefix this wins over a time in the prefix.
+//! - logfmt: the first of the same keys whose value is a time.
+//! - Values of those keys: RFC 3339 / ISO 8601 (below, the whole value), or an epoch number
+//!   (also as a string of digits) in seconds, milliseconds, microseconds or nanoseconds told
+//!   apart by the count of integer digits (up to 11, 12 to 14, 15 to 17, 18 or 19), with an
+//!   optional fraction (`1732874400.123`). Negative numbers and exponents are not times.
+//! - Plain text, the first that matches:
+//!   - ISO at the start of one of the first four blank-separated tokens, optionally after `[`
+//!     (`nova-api.log 2017-05-16 00:00:00.008 ...`): `2026-11-29T10:00:00Z`,
+//!     `2026-11-29 10:00:00,123`, any fraction length after `.` or `,`, an offset `Z`, `+01:00`,
+//!     `+0100`, `+01`, or after a blank `+0000`, `UTC` or `GMT`;
+//!   - klog at the start: `I1129 10:00:00.123456` (letter I, W, E or F);
+//!   - syslog at the start (after an optional `<PRI>`): `Nov 29 10:00:00`, `Jul  1 09:00:55`;
+//!   - anywhere, the first bracket group in access-log form: `[29/Nov/2026:10:00:00 +0000]`.
+//!
+//!   klog and syslog give no year: it is the year of the context's reference time (the file's
+//!   modification time), or the year before when the line's month is later than the reference
+//!   month, since a file holds no lines from after its last write (a December line in a file
+//!   written in January is from the previous year).
 
-pub struct TimeContext;
+use jiff::Timestamp;
+use jiff::civil::DateTime;
+use jiff::tz::TimeZone;
+use memchr::{memchr, memchr2};
+
+/// What a time needs that the line does not say.
+#[derive(Clone, Debug)]
+pub struct TimeContext {
+    zone: TimeZone,
+    /// The zone's offset in seconds when it never changes, so that most lines need no zone
+    /// lookup.
+    fixed_offset: Option<i32>,
+    year: i16,
+    month: i8,
+}
 
 impl TimeContext {
-    pub fn new(
-        _zone: Option<jiff::tz::TimeZone>,
-        _modified: Option<std::time::SystemTime>,
-    ) -> TimeContext {
-        TimeContext
+    /// `zone` is for times written without an offset (UTC unless the user gives `--tz`);
+    /// `reference` is the file's modification time (or now, for standard input), which dates
+    /// the lines of year-less formats.
+    pub fn new(zone: TimeZone, reference: Timestamp) -> TimeContext {
+        let fixed_offset = zone.to_fixed_offset().ok().map(|o| o.seconds());
+        let date = zone.to_datetime(reference).date();
+        TimeContext {
+            zone,
+            fixed_offset,
+            year: date.year(),
+            month: date.month(),
+        }
+    }
+
+    fn year_for_month(&self, month: u8) -> i32 {
+        let year = i32::from(self.year);
+        if i32::from(month) > i32::from(self.month) {
+            year - 1
+        } else {
+            year
+        }
     }
 }
 
-#[derive(Default)]
-pub struct Analysis;
+/// How a line is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Logfmt,
+    #[default]
+    Plain,
+}
+
+/// What [`analyse`] found on one line; reuse it across lines to keep its buffers.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    format: Format,
+    time_ms: Option<i64>,
+    /// The field names, end to end; each span's entry of `fields` is its range here.
+    names: Vec<u8>,
+    fields: Vec<Option<(usize, usize)>>,
+    json: JsonScratch,
+}
 
 impl Analysis {
-    pub fn field(&self, _i: usize) -> Option<&[u8]> {
-        None
+    pub fn format(&self) -> Format {
+        self.format
     }
+
+    /// The field of the `i`th span given to [`analyse`].
+    pub fn field(&self, i: usize) -> Option<&[u8]> {
+        let (a, b) = (*self.fields.get(i)?)?;
+        Some(&self.names[a..b])
+    }
+
+    /// The line's own time, in Unix milliseconds.
     pub fn time_ms(&self) -> Option<i64> {
-        None
+        self.time_ms
+    }
+
+    fn reset(&mut self, spans: usize) {
+        self.names.clear();
+        self.fields.clear();
+        self.fields.resize(spans, None);
+        self.time_ms = None;
+    }
+
+    fn set_field(&mut self, k: usize, name: &[u8]) {
+        let start = self.names.len();
+        self.names.extend_from_slice(name);
+        self.fields[k] = Some((start, self.names.len()));
     }
 }
 
+/// Reads `line` (no line ending) as a record. `spans` are the `[start, end)` byte ranges of
+/// the ID occurrences in it, in order and not overlapping; `out` gets one field per span, and
+/// the line's time when `want_time`.
 pub fn analyse(
-    _line: &[u8],
-    _spans: &[(usize, usize)],
-    _want_time: bool,
-    _ctx: &TimeContext,
-    _out: &mut Analysis,
+    line: &[u8],
+    spans: &[(usize, usize)],
+    want_time: bool,
+    ctx: &TimeContext,
+    out: &mut Analysis,
 ) {
+    debug_assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0));
+    out.reset(spans.len());
+    if let Some(open) = json_start(line) {
+        if analyse_json(line, open, spans, want_time, ctx, out) {
+            out.format = Format::Json;
+            let mut inherit = false;
+            for k in 0..spans.len() {
+                if spans[k].1 > open {
+                    break;
+                }
+                inherit = assign_plain(line, spans, k, inherit, out);
+            }
+            if want_time && out.time_ms.is_none() {
+                out.time_ms = plain_time(&line[..open], ctx);
+            }
+            return;
+        }
+        out.reset(spans.len());
+    }
+    if analyse_logfmt(line, spans, want_time, ctx, out) {
+        out.format = Format::Logfmt;
+        return;
+    }
+    out.reset(spans.len());
+    out.format = Format::Plain;
+    let mut inherit = false;
+    for k in 0..spans.len() {
+        inherit = assign_plain(line, spans, k, inherit, out);
+    }
+    if want_time {
+        out.time_ms = plain_time(line, ctx);
+    }
+}
+
+/// Keys whose value is the line's time, in JSON and logfmt.
+fn is_time_key(key: &[u8]) -> bool {
+    matches!(
+        key,
+        b"ts" | b"time" | b"timestamp" | b"@timestamp" | b"t" | b"date"
+    )
+}
+
+/// Moves `next` past the spans that start before `start`, then gives the index of each span
+/// inside `[start, end)` to `f`.
+fn spans_within(
+    spans: &[(usize, usize)],
+    next: &mut usize,
+    start: usize,
+    end: usize,
+    mut f: impl FnMut(usize),
+) {
+    while *next < spans.len() && spans[*next].0 < start {
+        *next += 1;
+    }
+    while *next < spans.len() && spans[*next].1 <= end {
+        f(*next);
+        *next += 1;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON
+
+#[derive(Clone, Debug, Default)]
+struct JsonScratch {
+    path: Vec<u8>,
+    stack: Vec<Frame>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    object: bool,
+    /// Length of the path of the container itself; its members' paths extend it.
+    base: usize,
+}
+
+/// What the JSON walker reports, in line order.
+enum Event<'a> {
+    /// A key, `start..end` without its quotes, in the object whose path is `parent`.
+    Key {
+        parent: &'a [u8],
+        start: usize,
+        end: usize,
+    },
+    /// A value at `path`: a string's bytes (raw, `escaped` if they hold a backslash) without
+    /// quotes, or the whole token; for an object or array ([`Value::Other`]) its opening byte.
+    Value {
+        path: &'a [u8],
+        top: bool,
+        value: Value<'a>,
+        escaped: bool,
+        start: usize,
+        end: usize,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    KeyOrEnd,
+    Key,
+    ValueOrEnd,
+    Value,
+    CommaOrEnd,
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn skip_ws(line: &[u8], mut i: usize) -> usize {
+    while i < line.len() && is_ws(line[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Where the line's JSON object would start, if the line can be one.
+fn json_start(line: &[u8]) -> Option<usize> {
+    // The object has to run to the end of the line: one byte turns most text lines away.
+    let last = line.iter().rposition(|&b| !is_ws(b))?;
+    if line[last] != b'}' {
+        return None;
+    }
+    let first = skip_ws(line, 0);
+    if line[first] == b'{' {
+        return Some(first);
+    }
+    let mut i = first;
+    while let Some(k) = memchr(b'{', &line[i..]) {
+        let k = i + k;
+        if is_blank(line[k - 1]) && line.get(skip_ws(line, k + 1)) == Some(&b'"') {
+            return Some(k);
+        }
+        i = k + 1;
+    }
+    None
+}
+
+/// Walks the object that opens at `open`, reporting keys and values; true if it is valid
+/// JSON and only blanks follow it. Events before a failure have been reported already.
+fn walk_json(
+    line: &[u8],
+    open: usize,
+    scratch: &mut JsonScratch,
+    mut on: impl FnMut(Event<'_>),
+) -> bool {
+    let JsonScratch { path, stack } = scratch;
+    path.clear();
+    stack.clear();
+    stack.push(Frame {
+        object: true,
+        base: 0,
+    });
+    let mut i = open + 1;
+    let mut state = State::KeyOrEnd;
+    loop {
+        i = skip_ws(line, i);
+        let Some(&b) = line.get(i) else {
+            return false;
+        };
+        let Some(&frame) = stack.last() else {
+            return false;
+        };
+        let closes = match state {
+            State::KeyOrEnd | State::Key => {
+                if b == b'}' && state == State::KeyOrEnd {
+                    true
+                } else {
+                    if b != b'"' {
+                        return false;
+                    }
+                    let Some((end, escaped)) = scan_string(line, i + 1) else {
+                        return false;
+                    };
+                    path.truncate(frame.base);
+                    on(Event::Key {
+                        parent: path,
+                        start: i + 1,
+                        end,
+                    });
+                    if frame.base > 0 {
+                        path.push(b'.');
+                    }
+                    if escaped {
+                        unescape(&line[i + 1..end], path);
+                    } else {
+                        path.extend_from_slice(&line[i + 1..end]);
+                    }
+                    i = skip_ws(line, end + 1);
+                    if line.get(i) != Some(&b':') {
+                        return false;
+                    }
+                    i += 1;
+                    state = State::Value;
+                    false
+                }
+            }
+            State::ValueOrEnd | State::Value => {
+                if b == b']' && state == State::ValueOrEnd {
+                    true
+                } else {
+                    if !frame.object {
+                        path.truncate(frame.base);
+                        path.extend_from_slice(b"[]");
+                    }
+                    let top = stack.len() == 1;
+                    let start = i;
+                    let (value, escaped, vs, ve, next) = match b {
+                        b'"' => {
+                            let Some((end, escaped)) = scan_string(line, i + 1) else {
+                                return false;
+                            };
+                            let raw = &line[i + 1..end];
+                            (Value::Str(raw), escaped, i + 1, end, end + 1)
+                        }
+                        b'{' | b'[' => (Value::Other, false, i, i + 1, i + 1),
+                        b't' if line[i..].starts_with(b"true") => {
+                            (Value::Bool(true), false, i, i + 4, i + 4)
+                        }
+                        b'f' if line[i..].starts_with(b"false") => {
+                            (Value::Bool(false), false, i, i + 5, i + 5)
+                        }
+                        b'n' if line[i..].starts_with(b"null") => {
+                            (Value::Null, false, i, i + 4, i + 4)
+                        }
+                        b'-' | b'0'..=b'9' => {
+                            let Some((end, int)) = scan_number(line, start) else {
+                                return false;
+                            };
+                            let raw = &line[start..end];
+                            let value = if int {
+                                Value::Int(raw)
+                            } else {
+                                Value::Number(raw)
+                            };
+                            (value, false, start, end, end)
+                        }
+                        _ => return false,
+                    };
+                    on(Event::Value {
+                        path,
+                        top,
+                        value,
+                        escaped,
+                        start: vs,
+                        end: ve,
+                    });
+                    i = next;
+                    if b == b'{' || b == b'[' {
+                        stack.push(Frame {
+                            object: b == b'{',
+                            base: path.len(),
+                        });
+                        state = if b == b'{' {
+                            State::KeyOrEnd
+                        } else {
+                            State::ValueOrEnd
+                        };
+                    } else {
+                        state = State::CommaOrEnd;
+                    }
+                    false
+                }
+            }
+            State::CommaOrEnd => {
+                if b == b',' {
+                    i += 1;
+                    state = if frame.object {
+                        State::Key
+                    } else {
+                        State::Value
+                    };
+                    false
+                } else if b == if frame.object { b'}' } else { b']' } {
+                    true
+                } else {
+                    return false;
+                }
+            }
+        };
+        if closes {
+            stack.pop();
+            i += 1;
+            if stack.is_empty() {
+                return skip_ws(line, i) == line.len();
+            }
+            state = State::CommaOrEnd;
+        }
+    }
+}
+
+/// From just after an opening quote: the index of the closing quote, and whether the string
+/// holds an escape. None if it is unterminated or has a bad escape.
+fn scan_string(line: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        let k = i + memchr2(b'"', b'\\', line.get(i..)?)?;
+        if line[k] == b'"' {
+            return Some((k, escaped));
+        }
+        escaped = true;
+        i = match *line.get(k + 1)? {
+            b'u' => {
+                let hex = line.get(k + 2..k + 6)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                k + 6
+            }
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => k + 2,
+            _ => return None,
+        };
+    }
+}
+
+/// A JSON number at `i`: its end, and whether it is an integer.
+fn scan_number(line: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let digits = |line: &[u8], mut i: usize| {
+        let from = i;
+        while i < line.len() && line[i].is_ascii_digit() {
+            i += 1;
+        }
+        (i > from).then_some(i)
+    };
+    if line[i] == b'-' {
+        i += 1;
+    }
+    if line.get(i) == Some(&b'0') {
+        i += 1;
+    } else {
+        i = digits(line, i)?;
+    }
+    let mut int = true;
+    if line.get(i) == Some(&b'.') {
+        int = false;
+        i = digits(line, i + 1)?;
+    }
+    if matches!(line.get(i), Some(b'e' | b'E')) {
+        int = false;
+        i += 1;
+        if matches!(line.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        i = digits(line, i)?;
+    }
+    Some((i, int))
+}
+
+/// Appends `raw` with JSON (and Go-quoted logfmt) escapes decoded. Lenient: an escape it does
+/// not know stands for its character, a lone surrogate for U+FFFD.
+fn unescape(raw: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while let Some(k) = memchr(b'\\', &raw[i..]) {
+        let k = i + k;
+        out.extend_from_slice(&raw[i..k]);
+        let Some(&c) = raw.get(k + 1) else {
+            out.push(b'\\');
+            return;
+        };
+        i = k + 2;
+        let byte = match c {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'u' => {
+                let Some(unit) = hex4(raw, k + 2) else {
+                    out.push(b'u');
+                    continue;
+                };
+                i = k + 6;
+                let mut code = u32::from(unit);
+                if (0xd800..0xdc00).contains(&code)
+                    && raw.get(i..i + 2) == Some(b"\\u")
+                    && let Some(low) = hex4(raw, i + 2)
+                    && (0xdc00..0xe000).contains(&low)
+                {
+                    code = 0x10000 + ((code - 0xd800) << 10) + (u32::from(low) - 0xdc00);
+                    i += 6;
+                }
+                let ch = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+                out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+                continue;
+            }
+            other => other,
+        };
+        out.push(byte);
+    }
+    out.extend_from_slice(&raw[i..]);
+}
+
+fn hex4(raw: &[u8], i: usize) -> Option<u16> {
+    let hex = raw.get(i..i + 4)?;
+    let mut v = 0u16;
+    for &b in hex {
+        v = v << 4 | u16::from((b as char).to_digit(16)? as u8);
+    }
+    Some(v)
+}
+
+fn analyse_json(
+    line: &[u8],
+    open: usize,
+    spans: &[(usize, usize)],
+    want_time: bool,
+    ctx: &TimeContext,
+    out: &mut Analysis,
+) -> bool {
+    let Analysis {
+        time_ms,
+        names,
+        fields,
+        json,
+        ..
+    } = out;
+    let mut next = spans.partition_point(|s| s.0 < open);
+    let mut name = |k: usize, path: &[u8]| {
+        if !path.is_empty() {
+            let start = names.len();
+            names.extend_from_slice(path);
+            fields[k] = Some((start, names.len()));
+        }
+    };
+    walk_json(line, open, json, |event| match event {
+        Event::Key { parent, start, end } => {
+            spans_within(spans, &mut next, start, end, |k| name(k, parent));
+        }
+        Event::Value {
+            path,
+            top,
+            value,
+            start,
+            end,
+            ..
+        } => {
+            spans_within(spans, &mut next, start, end, |k| name(k, path));
+            if want_time && top && time_ms.is_none() && is_time_key(path) {
+                *time_ms = match value {
+                    Value::Str(raw) => time_value(raw, ctx),
+                    Value::Int(raw) | Value::Number(raw) => epoch_ms(raw),
+                    _ => None,
+                };
+            }
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// logfmt
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+fn skip_blank(line: &[u8], mut i: usize) -> usize {
+    while i < line.len() && is_blank(line[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// One `key=value` pair: byte ranges, a quoted value without its quotes.
+#[derive(Clone, Copy)]
+struct Pair {
+    key: (usize, usize),
+    value: (usize, usize),
+    quoted: bool,
+    escaped: bool,
+}
+
+/// Walks the line as logfmt; true if all of it is pairs (at least one). Pairs before a
+/// failure have been reported already.
+fn walk_logfmt(line: &[u8], mut on: impl FnMut(Pair)) -> bool {
+    let n = line.len();
+    let mut i = skip_blank(line, 0);
+    if i == n {
+        return false;
+    }
+    while i < n {
+        let key_start = i;
+        while i < n && line[i] > b' ' && line[i] != b'=' && line[i] != b'"' {
+            i += 1;
+        }
+        if i == key_start || i == n || line[i] != b'=' {
+            return false;
+        }
+        let key = (key_start, i);
+        i += 1;
+        let pair = if line.get(i) == Some(&b'"') {
+            let Some((close, escaped)) = scan_quoted(line, i + 1, b'"') else {
+                return false;
+            };
+            let pair = Pair {
+                key,
+                value: (i + 1, close),
+                quoted: true,
+                escaped,
+            };
+            i = close + 1;
+            if i < n && !is_blank(line[i]) {
+                return false;
+            }
+            pair
+        } else {
+            let end = memchr2(b' ', b'\t', &line[i..]).map_or(n, |k| i + k);
+            let pair = Pair {
+                key,
+                value: (i, end),
+                quoted: false,
+                escaped: false,
+            };
+            i = end;
+            pair
+        };
+        on(pair);
+        i = skip_blank(line, i);
+    }
+    true
+}
+
+/// From just after an opening `quote`: the index of the closing one (a backslash escapes any
+/// byte), and whether there was a backslash.
+fn scan_quoted(line: &[u8], mut i: usize, quote: u8) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        let k = i + memchr2(quote, b'\\', line.get(i..)?)?;
+        if line[k] == quote {
+            return Some((k, escaped));
+        }
+        escaped = true;
+        i = k + 2;
+    }
+}
+
+fn analyse_logfmt(
+    line: &[u8],
+    spans: &[(usize, usize)],
+    want_time: bool,
+    ctx: &TimeContext,
+    out: &mut Analysis,
+) -> bool {
+    let mut next = 0;
+    walk_logfmt(line, |pair| {
+        let key = &line[pair.key.0..pair.key.1];
+        spans_within(spans, &mut next, pair.key.0, pair.key.1, |_| {});
+        spans_within(spans, &mut next, pair.value.0, pair.value.1, |k| {
+            out.set_field(k, key);
+        });
+        if want_time && out.time_ms.is_none() && is_time_key(key) {
+            out.time_ms = time_value(&line[pair.value.0..pair.value.1], ctx);
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Plain text fields
+
+/// Longest word the rules look back over; longer runs are not field names, and the bound
+/// keeps the backward walks short on huge lines.
+const MAX_WORD: usize = 128;
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
+/// Bytes that may stand between a key and its value, or before a word: quotes, opening
+/// brackets and the backslash of an escaped quote.
+fn is_opener(b: u8) -> bool {
+    matches!(b, b'"' | b'\'' | b'[' | b'(' | b'{' | b'<' | b'\\')
+}
+
+/// Bytes of a URL or file path segment.
+fn is_segment_byte(b: u8) -> bool {
+    b > b' '
+        && !matches!(
+            b,
+            b'/' | b'"'
+                | b'\''
+                | b'='
+                | b':'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'<'
+                | b'>'
+                | b','
+                | b';'
+                | b'\\'
+        )
+}
+
+/// Bytes that may separate the occurrences of a list.
+fn is_list_separator(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b','
+            | b';'
+            | b'|'
+            | b'"'
+            | b'\''
+            | b'['
+            | b']'
+            | b'('
+            | b')'
+            | b'{'
+            | b'}'
+            | b'<'
+            | b'>'
+    )
+}
+
+/// Hex digits and separators, with a digit, 5 bytes or more: a hash, an ID or a number
+/// rather than a word.
+fn looks_like_id(word: &[u8]) -> bool {
+    word.len() >= 5
+        && word.iter().any(u8::is_ascii_digit)
+        && word
+            .iter()
+            .all(|&b| b.is_ascii_hexdigit() || matches!(b, b'.' | b'-' | b'_'))
+}
+
+/// Whether a trimmed word can name a field.
+fn is_name(word: &[u8]) -> bool {
+    word.iter().any(u8::is_ascii_alphabetic) && !looks_like_id(word)
+}
+
+/// A name with a hash in it, such as a Kubernetes pod name (`web-7b6bd9b949-x82q`).
+fn is_generated(word: &[u8]) -> bool {
+    word.split(|&b| matches!(b, b'-' | b'_' | b'.'))
+        .any(looks_like_id)
+}
+
+/// The word that ends at `end`, trimmed, if it can name a field.
+fn word_before(line: &[u8], end: usize) -> Option<(usize, usize)> {
+    let mut a = end;
+    while a > 0 && is_word_byte(line[a - 1]) {
+        a -= 1;
+        if end - a > MAX_WORD {
+            return None;
+        }
+    }
+    let mut b = end;
+    while a < b && matches!(line[a], b'.' | b'-' | b'_') {
+        a += 1;
+    }
+    while a < b && matches!(line[b - 1], b'.' | b'-' | b'_') {
+        b -= 1;
+    }
+    is_name(&line[a..b]).then_some((a, b))
+}
+
+/// Where a rule found the field of an occurrence.
+enum Source {
+    /// A name in the line; `key` if it came from a key, which a following list inherits.
+    Name {
+        range: (usize, usize),
+        key: bool,
+    },
+    /// The field of the previous occurrence.
+    Previous,
+    None,
+}
+
+/// Gives span `k` its field by the plain rules; returns whether a following list occurrence
+/// may inherit it.
+fn assign_plain(
+    line: &[u8],
+    spans: &[(usize, usize)],
+    k: usize,
+    previous_is_key: bool,
+    out: &mut Analysis,
+) -> bool {
+    match plain_field(line, spans, k, previous_is_key) {
+        Source::Name { range, key } => {
+            out.set_field(k, &line[range.0..range.1]);
+            key
+        }
+        Source::Previous => {
+            out.fields[k] = out.fields[k - 1];
+            true
+        }
+        Source::None => false,
+    }
+}
+
+fn plain_field(line: &[u8], spans: &[(usize, usize)], k: usize, previous_is_key: bool) -> Source {
+    let mut start = spans[k].0;
+    if start >= 9 && line[start - 9..start].eq_ignore_ascii_case(b"urn:uuid:") {
+        start -= 9;
+    }
+    let key = |range| Source::Name { range, key: true };
+
+    // Rules 1 and 2: a key before `=` or `:`, or a word before a bracket.
+    let mut p = start;
+    while p > 0 && start - p < 4 && is_opener(line[p - 1]) {
+        p -= 1;
+    }
+    let openers = start - p;
+    let after_openers = p;
+    while p > 0 && after_openers - p < 16 && is_blank(line[p - 1]) {
+        p -= 1;
+    }
+    let blanks = after_openers - p;
+    if p > 0 && matches!(line[p - 1], b'=' | b':') {
+        let mut q = skip_back(line, p - 1, is_blank, 16);
+        q = skip_back(line, q, |b| matches!(b, b'"' | b'\'' | b'\\'), 3);
+        if let Some(range) = word_before(line, q) {
+            return key(range);
+        }
+    }
+    if openers > 0
+        && blanks == 0
+        && matches!(line[after_openers], b'(' | b'[')
+        && p > 0
+        && is_word_byte(line[p - 1])
+        && let Some(word) = word_before(line, p)
+    {
+        let q = skip_back(line, word.0, |b| matches!(b, b'"' | b'\''), 1);
+        if q > 0
+            && line[q - 1] == b'='
+            && let Some(range) = word_before(line, q - 1)
+        {
+            return key(range);
+        }
+        if !is_generated(&line[word.0..word.1]) {
+            return key(word);
+        }
+        // A generated name (`in pod web-7b6bd9b949-x82q_ns(ID)`): the word before it tells
+        // what it names.
+        let q = skip_back(line, word.0, is_blank, 16);
+        if q < word.0
+            && let Some(range) = word_before(line, q)
+            && !is_generated(&line[range.0..range.1])
+        {
+            return key(range);
+        }
+        return Source::None;
+    }
+
+    if openers == 0 && start > 0 {
+        // Rule 3: a word glued on.
+        if start >= 2
+            && matches!(line[start - 1], b'-' | b'_' | b'.')
+            && line[start - 2].is_ascii_alphanumeric()
+        {
+            let end = start - 1;
+            let a = skip_back(line, end, |b| b.is_ascii_alphanumeric(), MAX_WORD + 1);
+            if end - a <= MAX_WORD && is_name(&line[a..end]) {
+                return Source::Name {
+                    range: (a, end),
+                    key: false,
+                };
+            }
+        }
+        // Rule 4: the previous path segment.
+        let q = skip_back(line, start, is_segment_byte, MAX_WORD + 1);
+        if start - q <= MAX_WORD && q > 0 && line[q - 1] == b'/' {
+            let end = q - 1;
+            let a = skip_back(line, end, is_segment_byte, MAX_WORD + 1);
+            if end - a <= MAX_WORD && is_name(&line[a..end]) {
+                return Source::Name {
+                    range: (a, end),
+                    key: false,
+                };
+            }
+            return Source::None;
+        }
+    }
+
+    // Rule 5: a list after an occurrence whose field is a key.
+    if k > 0 {
+        let gap = spans[k - 1].1..start;
+        if previous_is_key
+            && gap.len() <= 16
+            && line[gap.clone()].iter().all(|&b| is_list_separator(b))
+        {
+            return Source::Previous;
+        }
+    }
+
+    // Rule 6: the word before.
+    if blanks > 0 {
+        let q = skip_back(line, p, |b| matches!(b, b'"' | b'\'' | b'\\'), 3);
+        if let Some(range) = word_before(line, q)
+            && (k == 0 || range.1 > spans[k - 1].1 || range.1 <= spans[k - 1].0)
+        {
+            return Source::Name { range, key: false };
+        }
+    }
+    Source::None
+}
+
+/// Steps back from `end` over at most `max` bytes that satisfy `f`.
+fn skip_back(line: &[u8], end: usize, f: impl Fn(u8) -> bool, max: usize) -> usize {
+    let mut i = end;
+    while i > 0 && end - i < max && f(line[i - 1]) {
+        i -= 1;
+    }
+    i
+}
+
+// ---------------------------------------------------------------------------------------
+// Times
+
+/// A civil date and time as written, checked for range but not for the month's length.
+#[derive(Clone, Copy, Debug)]
+struct Civil {
+    year: i32,
+    month: u8,
+    day: u8,
+    hour: u8,
+    minute: u8,
+    second: u8,
+    milli: i64,
+}
+
+fn digit(line: &[u8], i: usize) -> Option<u32> {
+    let b = *line.get(i)?;
+    b.is_ascii_digit().then(|| u32::from(b - b'0'))
+}
+
+fn d2(line: &[u8], i: usize) -> Option<u8> {
+    Some((digit(line, i)? * 10 + digit(line, i + 1)?) as u8)
+}
+
+fn d4(line: &[u8], i: usize) -> Option<i32> {
+    Some((u32::from(d2(line, i)?) * 100 + u32::from(d2(line, i + 2)?)) as i32)
+}
+
+fn byte_is(line: &[u8], i: usize, b: u8) -> bool {
+    line.get(i) == Some(&b)
+}
+
+/// `HH:MM:SS` and an optional fraction after `.` or `,`: hour, minute, second, millisecond
+/// and the end.
+fn clock_at(line: &[u8], i: usize) -> Option<(u8, u8, u8, i64, usize)> {
+    let hour = d2(line, i)?;
+    let minute = d2(line, i + 3)?;
+    let second = d2(line, i + 6)?;
+    if !byte_is(line, i + 2, b':') || !byte_is(line, i + 5, b':') {
+        return None;
+    }
+    let mut j = i + 8;
+    let mut milli = 0;
+    if matches!(line.get(j), Some(b'.' | b',')) && digit(line, j + 1).is_some() {
+        j += 1;
+        let mut scale = 100;
+        while let Some(d) = digit(line, j) {
+            milli += i64::from(d) * scale;
+            scale /= 10;
+            j += 1;
+        }
+    }
+    Some((hour, minute, second, milli, j))
+}
+
+/// Whether a time may end at `i`: not in the middle of a word.
+fn ends_token(line: &[u8], i: usize) -> bool {
+    line.get(i).is_none_or(|b| !b.is_ascii_alphanumeric())
+}
+
+/// An ISO 8601 / RFC 3339 date and time at `i`, with its offset in seconds if written.
+fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
+    let year = d4(line, i)?;
+    if !byte_is(line, i + 4, b'-') || !byte_is(line, i + 7, b'-') {
+        return None;
+    }
+    let month = d2(line, i + 5)?;
+    let day = d2(line, i + 8)?;
+    if !matches!(line.get(i + 10), Some(b'T' | b't' | b' ')) {
+        return None;
+    }
+    let (hour, minute, second, milli, mut j) = clock_at(line, i + 11)?;
+    let mut offset = None;
+    match line.get(j) {
+        Some(b'Z' | b'z') => {
+            offset = Some(0);
+            j += 1;
+        }
+        Some(&sign @ (b'+' | b'-')) => {
+            if let Some((o, end)) = offset_at(line, j + 1, sign, true) {
+                offset = Some(o);
+                j = end;
+            }
+        }
+        Some(b' ') => {
+            let zone = line.get(j + 1..j + 4);
+            if matches!(zone, Some(b"UTC" | b"GMT")) && ends_token(line, j + 4) {
+                offset = Some(0);
+                j += 4;
+            } else if let Some(&sign @ (b'+' | b'-')) = line.get(j + 1)
+                && let Some((o, end)) = offset_at(line, j + 2, sign, false)
+            {
+                offset = Some(o);
+                j = end;
+            }
+        }
+        _ => {}
+    }
+    if !ends_token(line, j) {
+        return None;
+    }
+    let civil = Civil {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        milli,
+    };
+    Some((civil, offset, j))
+}
+
+/// An offset after its sign: `HH:MM`, `HHMM`, or (if `short`) `HH`.
+fn offset_at(line: &[u8], i: usize, sign: u8, short: bool) -> Option<(i32, usize)> {
+    let hours = i32::from(d2(line, i)?);
+    let (minutes, end) = if byte_is(line, i + 2, b':') {
+        (i32::from(d2(line, i + 3)?), i + 5)
+    } else if let Some(m) = d2(line, i + 2) {
+        (i32::from(m), i + 4)
+    } else if short {
+        (0, i + 2)
+    } else {
+        return None;
+    };
+    if hours > 23 || minutes > 59 || !ends_token(line, end) {
+        return None;
+    }
+    let seconds = hours * 3600 + minutes * 60;
+    Some((if sign == b'-' { -seconds } else { seconds }, end))
+}
+
+const MONTHS: [&[u8; 3]; 12] = [
+    b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"sep", b"oct", b"nov", b"dec",
+];
+
+fn month_at(line: &[u8], i: usize) -> Option<u8> {
+    let name = line.get(i..i + 3)?;
+    let lower = [
+        name[0].to_ascii_lowercase(),
+        name[1].to_ascii_lowercase(),
+        name[2].to_ascii_lowercase(),
+    ];
+    MONTHS
+        .iter()
+        .position(|m| **m == lower)
+        .map(|m| m as u8 + 1)
+}
+
+/// Syslog `Nov 29 10:00:00` (or `Jul  1 09:00:55`) at `i`.
+fn syslog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+    let month = month_at(line, i)?;
+    let mut j = i + 3;
+    if !byte_is(line, j, b' ') {
+        return None;
+    }
+    j += 1;
+    if byte_is(line, j, b' ') {
+        j += 1;
+    }
+    let day = if let Some(d) = d2(line, j) {
+        j += 2;
+        d
+    } else {
+        j += 1;
+        digit(line, j - 1)? as u8
+    };
+    if !byte_is(line, j, b' ') {
+        return None;
+    }
+    let (hour, minute, second, milli, end) = clock_at(line, j + 1)?;
+    if !ends_token(line, end) {
+        return None;
+    }
+    let year = ctx.year_for_month(month);
+    let civil = Civil {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        milli,
+    };
+    civil_ms(civil, None, ctx)
+}
+
+/// klog `I1129 10:00:00.123456` at `i`.
+fn klog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+    if !matches!(line.get(i), Some(b'I' | b'W' | b'E' | b'F')) || !byte_is(line, i + 5, b' ') {
+        return None;
+    }
+    let month = d2(line, i + 1)?;
+    let day = d2(line, i + 3)?;
+    let (hour, minute, second, milli, end) = clock_at(line, i + 6)?;
+    if !ends_token(line, end) {
+        return None;
+    }
+    let year = ctx.year_for_month(month);
+    let civil = Civil {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        milli,
+    };
+    civil_ms(civil, None, ctx)
+}
+
+/// Access-log `29/Nov/2026:10:00:00 +0000` at `i` (just after the `[`).
+fn access_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+    let day = d2(line, i)?;
+    if !byte_is(line, i + 2, b'/') || !byte_is(line, i + 6, b'/') || !byte_is(line, i + 11, b':') {
+        return None;
+    }
+    let month = month_at(line, i + 3)?;
+    let year = d4(line, i + 7)?;
+    let (hour, minute, second, milli, end) = clock_at(line, i + 12)?;
+    let mut offset = None;
+    if byte_is(line, end, b' ')
+        && let Some(&sign @ (b'+' | b'-')) = line.get(end + 1)
+    {
+        offset = Some(offset_at(line, end + 2, sign, false)?.0);
+    }
+    let civil = Civil {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        milli,
+    };
+    civil_ms(civil, offset, ctx)
+}
+
+/// The time of a plain text line (or of the text before a JSON object).
+fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<i64> {
+    let mut i = skip_blank(line, 0);
+    // A syslog priority, and the version of RFC 5424.
+    if byte_is(line, i, b'<') {
+        let digits = i + 1;
+        let mut j = digits;
+        while digit(line, j).is_some() && j - digits < 3 {
+            j += 1;
+        }
+        if j > digits && byte_is(line, j, b'>') {
+            i = j + 1;
+            if byte_is(line, i, b'1') && byte_is(line, i + 1, b' ') {
+                i += 2;
+            }
+        }
+    }
+    if let Some(ms) = klog_at(line, i, ctx).or_else(|| syslog_at(line, i, ctx)) {
+        return Some(ms);
+    }
+    for _ in 0..4 {
+        if i >= line.len() {
+            break;
+        }
+        let at = if line[i] == b'[' { i + 1 } else { i };
+        if let Some((civil, offset, _)) = iso_at(line, at) {
+            return civil_ms(civil, offset, ctx);
+        }
+        while i < line.len() && !is_blank(line[i]) {
+            i += 1;
+        }
+        i = skip_blank(line, i);
+    }
+    let mut from = 0;
+    while let Some(k) = memchr(b'[', &line[from..]) {
+        let k = from + k;
+        if let Some(ms) = access_at(line, k + 1, ctx) {
+            return Some(ms);
+        }
+        from = k + 1;
+    }
+    None
+}
+
+/// The value of a time key: ISO 8601 (all of it) or an epoch number.
+fn time_value(value: &[u8], ctx: &TimeContext) -> Option<i64> {
+    let value = value.trim_ascii();
+    if value.len() >= 19 && byte_is(value, 4, b'-') {
+        let (civil, offset, end) = iso_at(value, 0)?;
+        return (end == value.len())
+            .then(|| civil_ms(civil, offset, ctx))
+            .flatten();
+    }
+    epoch_ms(value)
+}
+
+/// An epoch number, its unit told by the count of integer digits.
+fn epoch_ms(raw: &[u8]) -> Option<i64> {
+    let dot = memchr(b'.', raw).unwrap_or(raw.len());
+    let (int, frac) = (&raw[..dot], raw.get(dot + 1..).unwrap_or(b""));
+    if int.is_empty()
+        || int.len() > 19
+        || !int.iter().all(u8::is_ascii_digit)
+        || !frac.iter().all(u8::is_ascii_digit)
+        || (dot < raw.len() && frac.is_empty())
+    {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in int {
+        n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+    }
+    let n = i64::try_from(n).ok()?;
+    Some(match int.len() {
+        0..=11 => {
+            let mut milli = 0;
+            let mut scale = 100;
+            for &b in frac.iter().take(3) {
+                milli += i64::from(b - b'0') * scale;
+                scale /= 10;
+            }
+            n * 1000 + milli
+        }
+        12..=14 => n,
+        15..=17 => n / 1_000,
+        _ => n / 1_000_000,
+    })
+}
+
+fn is_leap(year: i32) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+fn days_in_month(year: i32, month: u8) -> u8 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days from 1970-01-01 to a valid proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`).
+fn days_from_civil(year: i32, month: u8, day: u8) -> i64 {
+    let y = i64::from(if month <= 2 { year - 1 } else { year });
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (i64::from(month) + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Unix milliseconds of a civil time, at `offset` seconds east of UTC if written, else in
+/// the context's zone. None for a date or time that does not exist.
+fn civil_ms(c: Civil, offset: Option<i32>, ctx: &TimeContext) -> Option<i64> {
+    if !(1..=12).contains(&c.month)
+        || c.day == 0
+        || c.day > days_in_month(c.year, c.month)
+        || c.hour > 23
+        || c.minute > 59
+        || c.second > 60
+        || !(1..=9999).contains(&c.year)
+    {
+        return None;
+    }
+    // A leap second is read as the last second of its minute.
+    let second = c.second.min(59);
+    if let Some(offset) = offset.or(ctx.fixed_offset) {
+        let local = days_from_civil(c.year, c.month, c.day) * 86_400
+            + i64::from(c.hour) * 3600
+            + i64::from(c.minute) * 60
+            + i64::from(second);
+        return Some((local - i64::from(offset)) * 1000 + c.milli);
+    }
+    let dt = DateTime::new(
+        c.year as i16,
+        c.month as i8,
+        c.day as i8,
+        c.hour as i8,
+        c.minute as i8,
+        second as i8,
+        0,
+    )
+    .ok()?;
+    let ts = ctx.zone.to_ambiguous_timestamp(dt).compatible().ok()?;
+    Some(ts.as_millisecond() + c.milli)
+}
+
+// ---------------------------------------------------------------------------------------
+// Pairs
+
+/// A value next to a key, as [`for_each_pair`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value<'a> {
+    /// A string with its escapes decoded (JSON, quoted logfmt), or a bare word.
+    Str(&'a [u8]),
+    /// An integer as written.
+    Int(&'a [u8]),
+    /// Any other number as written.
+    Number(&'a [u8]),
+    /// `null` (also `nil` and `<nil>` outside JSON).
+    Null,
+    Bool(bool),
+    /// A JSON object or array; its members follow under their own paths.
+    Other,
+}
+
+/// Reusable buffers for [`for_each_pair`].
+#[derive(Clone, Debug, Default)]
+pub struct PairBuffers {
+    json: JsonScratch,
+    text: Vec<u8>,
+}
+
+/// Calls `f` with every key and its value on `line`, in order, so that audits can see keys
+/// whose value is not an ID (`0`, `""`, `null`). JSON (after an optional prefix, with the same
+/// test as [`analyse`]): every member at its key path (`a.b`, `a.ids[]`), containers as
+/// [`Value::Other`] before their members. logfmt: every pair. Plain text: `key=value` (a quoted
+/// value, or a bare one up to a blank or `,;)]}&`) and JSON-style `"key": value` members found
+/// in the text; `key: value` without quotes is too common in prose to count.
+pub fn for_each_pair(line: &[u8], buffers: &mut PairBuffers, mut f: impl FnMut(&[u8], Value<'_>)) {
+    let PairBuffers { json, text } = buffers;
+    if let Some(open) = json_start(line)
+        // Walk once to know the line is JSON, since pairs reported before a failure could not
+        // be taken back.
+        && walk_json(line, open, json, |_| {})
+    {
+        walk_json(line, open, json, |event| {
+            if let Event::Value {
+                path,
+                value,
+                escaped,
+                ..
+            } = event
+            {
+                match value {
+                    Value::Str(raw) if escaped => {
+                        text.clear();
+                        unescape(raw, text);
+                        f(path, Value::Str(text));
+                    }
+                    _ => f(path, value),
+                }
+            }
+        });
+        return;
+    }
+    if walk_logfmt(line, |_| {}) {
+        walk_logfmt(line, |pair| {
+            let key = &line[pair.key.0..pair.key.1];
+            let raw = &line[pair.value.0..pair.value.1];
+            report_text_value(key, raw, pair.quoted, pair.escaped, text, &mut f);
+        });
+        return;
+    }
+    text_pairs(line, text, &mut f);
+}
+
+fn report_text_value(
+    key: &[u8],
+    raw: &[u8],
+    quoted: bool,
+    escaped: bool,
+    text: &mut Vec<u8>,
+    f: &mut impl FnMut(&[u8], Value<'_>),
+) {
+    if quoted && escaped {
+        text.clear();
+        unescape(raw, text);
+        f(key, Value::Str(text));
+    } else if quoted {
+        f(key, Value::Str(raw));
+    } else {
+        f(key, bare_value(raw));
+    }
+}
+
+/// What an unquoted value looks like.
+fn bare_value(raw: &[u8]) -> Value<'_> {
+    match raw {
+        b"null" | b"nil" | b"<nil>" => return Value::Null,
+        b"true" => return Value::Bool(true),
+        b"false" => return Value::Bool(false),
+        _ => {}
+    }
+    match scan_number(raw, 0) {
+        Some((end, int)) if !raw.is_empty() && end == raw.len() => {
+            if int {
+                Value::Int(raw)
+            } else {
+                Value::Number(raw)
+            }
+        }
+        _ => Value::Str(raw),
+    }
+}
+
+/// `key=value` and `"key": value` pairs in free text.
+fn text_pairs(line: &[u8], text: &mut Vec<u8>, f: &mut impl FnMut(&[u8], Value<'_>)) {
+    let n = line.len();
+    let mut i = 0;
+    while let Some(k) = memchr2(b'=', b':', &line[i..]) {
+        let p = i + k;
+        i = p + 1;
+        let key = if line[p] == b'=' {
+            let a = skip_back(line, p, is_word_byte, MAX_WORD + 1);
+            let boundary = a == 0 || !line[a - 1].is_ascii_graphic() || is_opener(line[a - 1]);
+            if a == p || p - a > MAX_WORD || !boundary || matches!(line.get(p + 1), Some(b'=')) {
+                continue;
+            }
+            (a, p)
+        } else {
+            // Only a quoted key: `"key":`, or `\"key\":` inside an escaped message.
+            if p == 0 || line[p - 1] != b'"' {
+                continue;
+            }
+            let close = p - 1;
+            let Some(open) = line[..close].iter().rposition(|&b| b == b'"') else {
+                continue;
+            };
+            let a = open + 1;
+            let b = if line[close - 1] == b'\\' {
+                close - 1
+            } else {
+                close
+            };
+            if a >= b || line[a..b].iter().any(|&c| !is_word_byte(c) && c != b'@') {
+                continue;
+            }
+            (a, b)
+        };
+        let key = &line[key.0..key.1];
+        let mut v = if line[p] == b':' {
+            skip_blank(line, i)
+        } else {
+            i
+        };
+        // A value quoted with `\"` inside an escaped message ends at the next `\"`.
+        let escaped_quote = line.get(v..v + 2) == Some(b"\\\"");
+        if escaped_quote {
+            v += 1;
+        }
+        match line.get(v) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let close = if escaped_quote {
+                    memchr::memmem::find(&line[v + 1..], b"\\\"").map(|c| v + 1 + c)
+                } else {
+                    scan_quoted(line, v + 1, q).map(|(c, _)| c)
+                };
+                let Some(close) = close else {
+                    continue;
+                };
+                let raw = &line[v + 1..close];
+                let escaped = !escaped_quote && memchr(b'\\', raw).is_some();
+                report_text_value(key, raw, true, escaped, text, f);
+                i = close + 1;
+            }
+            // Members of an object or array in the text follow as pairs of their own.
+            Some(b'{' | b'[') => f(key, Value::Other),
+            _ => {
+                let mut end = v;
+                while end < n
+                    && !is_blank(line[end])
+                    && !matches!(line[end], b',' | b';' | b')' | b']' | b'}' | b'&' | b'"')
+                {
+                    end += 1;
+                }
+                f(key, bare_value(&line[v..end]));
+                i = end.max(i);
+            }
+        }
+    }
 }
