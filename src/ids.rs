@@ -111,7 +111,12 @@ fn scan_one(
             });
         }
     };
-    let context = TimeContext::new(config.input.zone.clone(), source::modified(input));
+    // Year-less times (syslog, klog) are dated by the file's last write; stdin by now.
+    let reference = source::modified(input)
+        .and_then(|t| jiff::Timestamp::try_from(t).ok())
+        .unwrap_or_else(jiff::Timestamp::now);
+    let zone = config.input.zone.clone().unwrap_or(jiff::tz::TimeZone::UTC);
+    let context = TimeContext::new(zone, reference);
     let Worker {
         tally,
         scratch,
