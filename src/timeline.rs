@@ -742,3 +742,138 @@ impl Records {
         self.analysis.time_ms()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOT_MS: i64 = 1_795_996_800_000;
+
+    fn known(id: u128, kind: Kind) -> Known {
+        Known {
+            id: Id(id),
+            kind,
+            hop: 0,
+            found_via: None,
+            status: Status::Root,
+            named: true,
+        }
+    }
+
+    /// A ULID whose embedded time is `ms`.
+    fn ulid_at(ms: i64) -> u128 {
+        (ms as u128) << 80 | 0x1234
+    }
+
+    fn found(file: usize, line_no: u64, own_ms: Option<i64>, prev_ms: Option<i64>) -> Found {
+        Found {
+            file,
+            line_no,
+            text: Box::from(&b"x"[..]),
+            own_ms,
+            prev_ms,
+            queries: vec![0],
+            tokens: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_line_is_placed_by_the_first_rule_that_applies() {
+        // A UUIDv4 (no embedded time) as a related ID.
+        let v4 = 0x05db_b51a_0e8a_4ab6_a42c_2eb6_b450_d4a7;
+        let ids = vec![known(ulid_at(ROOT_MS), Kind::Ulid), known(v4, Kind::Uuid)];
+        let lines = vec![
+            (found(0, 1, None, None), 0),     // before the file's first time
+            (found(0, 2, Some(10), None), 0), // its own time
+            (found(0, 5, None, Some(20)), 0), // an earlier line's time
+            (found(1, 3, None, None), 0),     // a file without times: the root's time
+            (found(2, 1, None, None), 1),     // via an ID without time: the root's
+            (found(0, 9, None, None), 0),     // after timed lines, nothing read back
+        ];
+        let placed = place(&lines, &ids);
+        assert_eq!(
+            placed,
+            vec![
+                (Some(10), Rule::Inferred),
+                (Some(10), Rule::Line),
+                (Some(20), Rule::Inferred),
+                (Some(ROOT_MS), Rule::IdTime),
+                (Some(ROOT_MS), Rule::IdTime),
+                (Some(10), Rule::Inferred),
+            ]
+        );
+        // No embedded time anywhere: unplaced.
+        let ids = vec![known(v4, Kind::Uuid)];
+        let placed = place(&[(found(0, 1, None, None), 0)], &ids);
+        assert_eq!(placed, vec![(None, Rule::Unplaced)]);
+    }
+
+    fn line(time_ms: Option<i64>, file: usize, line_no: u64) -> Line {
+        Line {
+            time_ms,
+            rule: if time_ms.is_some() {
+                Rule::Line
+            } else {
+                Rule::Unplaced
+            },
+            file,
+            line_no,
+            field: None,
+            via: 0,
+            text: Box::from(&b""[..]),
+            marks: Vec::new(),
+            ids: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn ties_keep_file_order_then_line_order_and_unplaced_lines_come_last() {
+        let mut lines = vec![
+            line(None, 0, 1),
+            line(Some(5), 2, 1),
+            line(Some(5), 1, 7),
+            line(Some(3), 2, 9),
+            line(Some(5), 1, 2),
+            line(None, 0, 0),
+        ];
+        sort_lines(&mut lines);
+        let order: Vec<(Option<i64>, usize, u64)> = lines
+            .iter()
+            .map(|l| (l.time_ms, l.file, l.line_no))
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                (Some(3), 2, 9),
+                (Some(5), 1, 2),
+                (Some(5), 1, 7),
+                (Some(5), 2, 1),
+                (None, 0, 0),
+                (None, 0, 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_untimed_line_reads_back_to_the_nearest_timestamp_but_not_past_checked_lines() {
+        let mut records = Records::new(None, None);
+        let before =
+            b"2026-11-30T08:00:01Z start\n2026-11-30T08:00:04Z failed\n\tat a.b(C.java:1)\r\n";
+        let fresh = FileTimes {
+            checked: 0,
+            last_ms: None,
+        };
+        let four = jiff::Timestamp::from_second(1_796_025_604).unwrap();
+        assert_eq!(
+            previous_time(before, 4, &fresh, &mut records),
+            Some(four.as_millisecond())
+        );
+        // Lines 1-3 already read: the remembered time stands.
+        let checked = FileTimes {
+            checked: 3,
+            last_ms: Some(7),
+        };
+        assert_eq!(previous_time(before, 4, &checked, &mut records), Some(7));
+        assert_eq!(previous_time(b"no time\n", 2, &fresh, &mut records), None);
+    }
+}

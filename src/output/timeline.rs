@@ -161,7 +161,7 @@ fn canonical(entry: &IdEntry) -> String {
 fn status_text(entry: &IdEntry, timeline: &Timeline) -> String {
     match entry.status {
         Status::Root => "the timeline's ID".to_string(),
-        Status::Followed(n) => format!("followed ({n} lines)"),
+        Status::Followed(n) => format!("followed ({n} line{})", if n == 1 { "" } else { "s" }),
         Status::FanOut(n) => format!(
             "not followed: {n} lines > --max-fanout {}",
             timeline.max_fanout
@@ -225,7 +225,12 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
         (Rule::Unplaced, counts[Rule::Unplaced as usize]),
     ] {
         if n > 0 {
-            placed.push(format!("{n} {} {}", rule.mark(), rule_words(rule)));
+            let words = match rule {
+                Rule::IdTime => "by the ID's time",
+                Rule::Unplaced => "without a time",
+                _ => "inferred",
+            };
+            placed.push(format!("{n} {} {words}", rule.mark()));
         }
     }
     let mut lines = timeline.lines.len().to_string();
