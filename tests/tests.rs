@@ -4,4 +4,5 @@
 mod cli;
 mod oracle;
 mod support;
+mod timeline;
 mod vectors;
