@@ -550,8 +550,12 @@ fn search_pass(
         },
     );
     progress.finish();
+    // Walk order, whatever thread read which input: related IDs are then found, numbered and
+    // dated the same way on every run.
+    let mut lines: Vec<Found> = workers.into_iter().flat_map(|w| w.lines).collect();
+    lines.sort_unstable_by_key(|f| (f.file, f.line_no));
     Pass {
-        lines: workers.into_iter().flat_map(|w| w.lines).collect(),
+        lines,
         counts: counts.iter().map(|c| c.load(Ordering::Relaxed)).collect(),
         notices,
     }
