@@ -352,9 +352,16 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
                 );
             }
             _ => {
+                // Lines brought in by a related ID are smaller and paler: the ID's own story
+                // stands out.
+                let (class, r) = if line.via == 0 {
+                    ("mark", 5.0)
+                } else {
+                    ("mark related", 3.5)
+                };
                 let _ = writeln!(
                     h,
-                    "<circle class=\"mark\" data-row=\"{i}\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"5\" \
+                    "<circle class=\"{class}\" data-row=\"{i}\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\" \
                      fill=\"{color}\"><title>{title}</title></circle>"
                 );
             }
@@ -405,9 +412,16 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
         h,
         "<span class=\"key\"><svg width=\"12\" height=\"12\"><circle cx=\"6\" cy=\"6\" r=\"5\" fill=\"#555\"/></svg> \
          the line's own time</span><span class=\"key\"><svg width=\"12\" height=\"12\"><circle cx=\"6\" cy=\"6\" \
+         r=\"3.5\" fill=\"#555\" opacity=\".55\"/></svg> brought in by a related ID</span><span class=\"key\"><svg width=\"12\" height=\"12\"><circle cx=\"6\" cy=\"6\" \
          r=\"4.5\" fill=\"#fff\" stroke=\"#555\"/></svg> inferred from an earlier line</span>\
          <span class=\"key\"><svg width=\"12\" height=\"12\"><path d=\"M6 1 l5 5 l-5 5 l-5 -5 z\" fill=\"#555\"/></svg> \
-         the ID's embedded time (file without timestamps)</span>"
+         the ID's embedded time (file without timestamps)</span>\
+         <span class=\"key\"><svg width=\"26\" height=\"10\"><rect width=\"26\" height=\"10\" rx=\"3\" fill=\"#1d2330\"/></svg> \
+         the timeline's ID</span><span class=\"key\"><svg width=\"26\" height=\"10\"><rect width=\"26\" height=\"10\" rx=\"3\" \
+         fill=\"#4e79a7\"/></svg> followed</span><span class=\"key\"><svg width=\"26\" height=\"10\"><rect width=\"26\" \
+         height=\"10\" rx=\"3\" fill=\"#98a2b3\"/></svg> listed</span><span class=\"key\"><svg width=\"28\" height=\"12\">\
+         <rect x=\"1\" y=\"1\" width=\"26\" height=\"10\" rx=\"3\" fill=\"#fff\" stroke=\"#e15759\" stroke-dasharray=\"3 2\"/>\
+         </svg> not followed (more than --max-fanout lines)</span>"
     );
     if spans.len() < timeline.ids.len() {
         let _ = write!(
@@ -443,6 +457,7 @@ svg text { font-size: 12px; fill: var(--fg); }
 .lane-bg.odd { fill: var(--bg-alt); }
 .section { fill: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .05em; }
 .mark { cursor: pointer; stroke-width: 1.5; }
+.mark.related { opacity: .55; }
 .mark:hover, .mark.sel { stroke: #000; stroke-width: 2.5; }
 .span rect { fill: #98a2b3; }
 .span.root rect { fill: #1d2330; }
