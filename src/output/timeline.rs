@@ -309,12 +309,9 @@ fn write_text(
     }
     let related = related(timeline);
     for entry in related.iter().take(TEXT_RELATED).map(|&k| &timeline.ids[k]) {
-        let range = match (entry.first_ms, entry.last_ms) {
-            (Some(f), Some(l)) => format!("{} .. {}", clock.format(f), clock.format(l)),
-            _ => "-".to_string(),
-        };
+        let mut row = Vec::with_capacity(160);
         let _ = write!(
-            buf,
+            row,
             "          {:<36}  {:<8}  ",
             canonical(entry),
             entry.id.describe(entry.kind)
@@ -323,15 +320,29 @@ fn write_text(
         let mut field = Vec::new();
         escape_into(&mut field, entry.field.as_deref().unwrap_or("-").as_bytes());
         let shown = cut(&mut field, 16);
-        buf.extend_from_slice(&field);
-        pad(&mut buf, shown, 16);
+        row.extend_from_slice(&field);
+        pad(&mut row, shown, 16);
+        let status = status_text(entry, timeline);
         let _ = write!(
-            buf,
-            "  {:>5} line{}  {range}  ",
+            row,
+            "  {:>5} line{}  {status}",
             entry.lines,
             if entry.lines == 1 { " " } else { "s" }
         );
-        buf.extend_from_slice(status_text(entry, timeline).as_bytes());
+        // First and last time, where the terminal has room for them.
+        if let (Some(f), Some(l)) = (entry.first_ms, entry.last_ms) {
+            let range = format!("{} .. {}", clock.format(f), clock.format(l));
+            let at = text_width(&row);
+            let column = at.max(at - status.len() + 40);
+            if style.width.is_none_or(|w| column + 2 + range.len() <= w) {
+                pad(&mut row, at, column);
+                let _ = write!(row, "  {range}");
+            }
+        }
+        if let Some(width) = style.width {
+            cut(&mut row, width);
+        }
+        buf.extend_from_slice(&row);
         buf.push(b'\n');
     }
     if related.len() > TEXT_RELATED {
@@ -514,6 +525,14 @@ fn write_line_text(buf: &mut Vec<u8>, line: &Line, budget: Option<usize>, color:
         }
         let mut piece = Vec::new();
         escape_into(&mut piece, bytes);
+        if budget.is_some() {
+            // A tab would take a terminal up to eight columns of the budget of one.
+            for b in &mut piece {
+                if *b == b'\t' {
+                    *b = b' ';
+                }
+            }
+        }
         let chars = text_width(&piece);
         let last = chars >= left && budget.is_some();
         if last {
