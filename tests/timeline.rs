@@ -188,7 +188,11 @@ fn tz_reads_zone_less_times_in_that_zone() {
     );
     // The text view shows times in the zone.
     let text = stdout(&f.run(&["--tz", "Asia/Tokyo"]));
-    assert!(text.contains("2026-11-30T17:00:00.000+09:00*"), "{text}");
+    assert!(
+        text.contains("first     2026-11-30T08:00:00.500+09:00\n"),
+        "{text}"
+    );
+    assert!(text.contains("\n17:00:00.000*  "), "{text}");
 }
 
 #[test]
@@ -222,10 +226,9 @@ fn the_text_view_has_a_summary_then_aligned_rows() {
             "{row}"
         );
     }
-    assert!(
-        body[0].starts_with("2026-11-30T08:00:00.000Z*  +0.000s  +0.000s  legacy/export.txt:2")
-    );
-    assert!(body[4].starts_with("2026-11-30T08:00:01.000Z~"));
+    assert!(body[0].starts_with("08:00:00.000*  +0.000s  +0.000s  legacy/export.txt:2"));
+    // One day: the rows give the time of day, the summary the date.
+    assert!(body[4].starts_with("08:00:01.000~"));
     assert!(body[13].contains("+5.250s") && body[13].contains("+1.250s"));
     // Piped: no colour, full lines.
     assert!(!text.contains('\x1b'));

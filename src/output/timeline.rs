@@ -368,7 +368,9 @@ fn write_text(
 
     // The rows. Every column but the last is padded to its widest cell.
     let deltas = deltas(timeline);
-    let times: Vec<String> = timeline
+    // Within one day (in the shown zone) the rows give the time of day; the summary has the
+    // date. Every placed time renders as `YYYY-MM-DDTHH:MM:SS.mmm` and a zone suffix.
+    let mut times: Vec<String> = timeline
         .lines
         .iter()
         .map(|l| {
@@ -376,6 +378,16 @@ fn write_text(
                 .map_or_else(|| "-".to_string(), |t| clock.format(t))
         })
         .collect();
+    let dated = |t: &String| t.len() >= 23 && t.as_bytes()[10] == b'T';
+    let first_date = times.iter().find(|t| dated(t)).map(|t| t[..10].to_string());
+    if times
+        .iter()
+        .all(|t| !dated(t) || Some(&t[..10]) == first_date.as_deref())
+    {
+        for t in times.iter_mut().filter(|t| dated(t)) {
+            *t = t[11..23].to_string();
+        }
+    }
     let delta_cells: Vec<(String, String)> = deltas
         .iter()
         .map(|d| match d {
