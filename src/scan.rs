@@ -128,11 +128,14 @@ const FOLD: u64 = 0x2020_2020_2020_2020;
 /// Filter bits per stored window: about 1 in 1000 windows passes the filter by chance.
 const BITS_PER_WINDOW: usize = 64;
 
+/// The multiplier of the filter's hash: the golden ratio in 64 bits.
+const FILTER_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// The filter word and the two bits of a folded window, from one product: the word from its
 /// top bits (which depend on every byte of the window), the bits from two 6-bit fields below.
 #[inline(always)]
 fn filter_probe(window: u64, shift: u32) -> (usize, u64) {
-    let h = window.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let h = window.wrapping_mul(FILTER_MULTIPLIER);
     let bits = 1 << ((h >> 20) & 63) | 1 << ((h >> 26) & 63);
     ((h >> shift) as usize, bits)
 }
@@ -168,10 +171,21 @@ impl SampledSearcher {
     }
 
     fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
-        let (words, shift) = (&self.words[..], self.shift);
         let mut last_end = 0;
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
+            // SAFETY: the CPU supports AVX-512 F and DQ, checked just above.
+            let from = unsafe { self.find_avx512(hay, &mut last_end, hits) };
+            return self.find_scalar(hay, from, &mut last_end, hits);
+        }
+        self.find_scalar(hay, 0, &mut last_end, hits)
+    }
+
+    /// Probes the windows at `from`, `from + 8` ... (`from` a multiple of 8).
+    fn find_scalar(&self, hay: &[u8], from: usize, last_end: &mut usize, hits: &mut Vec<Hit>) {
+        let (words, shift) = (&self.words[..], self.shift);
         let step = STRIDE * UNROLL;
-        let mut groups = hay.chunks_exact(step);
+        let mut groups = hay[from..].chunks_exact(step);
         for (g, group) in groups.by_ref().enumerate() {
             let mut passed = 0u32;
             for j in 0..UNROLL {
@@ -182,17 +196,53 @@ impl SampledSearcher {
             while passed != 0 {
                 let j = passed.trailing_zeros() as usize;
                 passed &= passed - 1;
-                self.check(hay, g * step + j * STRIDE, &mut last_end, hits);
+                self.check(hay, from + g * step + j * STRIDE, last_end, hits);
             }
         }
         let rest = hay.len() - groups.remainder().len();
         for (k, chunk) in groups.remainder().chunks_exact(STRIDE).enumerate() {
-            let (word, bits) =
-                filter_probe(u64::from_le_bytes(chunk.try_into().unwrap()) | FOLD, shift);
+            let window = u64::from_le_bytes(chunk.try_into().unwrap()) | FOLD;
+            let (word, bits) = filter_probe(window, shift);
             if words[word] & bits == bits {
-                self.check(hay, rest + k * STRIDE, &mut last_end, hits);
+                self.check(hay, rest + k * STRIDE, last_end, hits);
             }
         }
+    }
+
+    /// The same probe for the eight windows of each 64-byte block at once: one multiply, one
+    /// gather of the eight filter words and one compare into a mask, about four times fewer
+    /// instructions per window than the scalar loop. Returns where the whole blocks end.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn find_avx512(&self, hay: &[u8], last_end: &mut usize, hits: &mut Vec<Hit>) -> usize {
+        use std::arch::x86_64::*;
+        const BLOCK: usize = 64;
+        let fold = _mm512_set1_epi64(FOLD as i64);
+        let multiplier = _mm512_set1_epi64(FILTER_MULTIPLIER as i64);
+        let shift = _mm_cvtsi32_si128(self.shift as i32);
+        let low6 = _mm512_set1_epi64(63);
+        let one = _mm512_set1_epi64(1);
+        let words = self.words.as_ptr().cast::<i64>();
+        let blocks = hay.len() / BLOCK;
+        for b in 0..blocks {
+            // SAFETY: block `b` lies inside `hay`; every gathered index is below the number of
+            // filter words, since `shift` leaves log2(words) bits of a 64-bit product.
+            let mut passed = unsafe {
+                let raw = _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK).cast());
+                let h = _mm512_mullo_epi64(_mm512_or_si512(raw, fold), multiplier);
+                let found = _mm512_i64gather_epi64::<8>(_mm512_srl_epi64(h, shift), words);
+                let b1 = _mm512_and_si512(_mm512_srli_epi64::<20>(h), low6);
+                let b2 = _mm512_and_si512(_mm512_srli_epi64::<26>(h), low6);
+                let bits = _mm512_or_si512(_mm512_sllv_epi64(one, b1), _mm512_sllv_epi64(one, b2));
+                _mm512_cmpeq_epi64_mask(_mm512_and_si512(found, bits), bits)
+            };
+            while passed != 0 {
+                let j = passed.trailing_zeros() as usize;
+                passed &= passed - 1;
+                self.check(hay, b * BLOCK + j * STRIDE, last_end, hits);
+            }
+        }
+        blocks * BLOCK
     }
 
     /// A window that passed the filter: is it really a tail window, and of a whole token?
@@ -885,9 +935,11 @@ mod tests {
             hay.push(b" \n-_=:"[(next() % 6) as usize]);
         }
         let sampled = Matcher::new(&ids);
-        assert!(matches!(sampled.strategy, Strategy::Sampled(_)));
         let walk = Matcher {
             strategy: Strategy::Tokens(ids.iter().enumerate().map(|(i, id)| (id.0, i)).collect()),
+        };
+        let Strategy::Sampled(searcher) = &sampled.strategy else {
+            unreachable!()
         };
         for len in [hay.len(), hay.len() - 3, 1000, 7, 0] {
             let (mut got, mut want) = (Vec::new(), Vec::new());
@@ -895,6 +947,10 @@ mod tests {
             walk.find(&hay[..len], &mut want);
             assert_eq!(got, want, "length {len}");
             assert!(len < 1000 || !want.is_empty());
+            // The scalar loop too, where the CPU has a vector one.
+            let mut scalar = Vec::new();
+            searcher.find_scalar(&hay[..len], 0, &mut 0, &mut scalar);
+            assert_eq!(scalar, want, "length {len}, scalar");
         }
     }
 }
