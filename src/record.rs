@@ -57,19 +57,21 @@
 //!   (also as a string of digits) in seconds, milliseconds, microseconds or nanoseconds told
 //!   apart by the count of integer digits (up to 11, 12 to 14, 15 to 17, 18 or 19), with an
 //!   optional fraction (`1732874400.123`). Negative numbers and exponents are not times.
-//! - Plain text, the first that matches:
+//! - Plain text, the first that matches, after an optional syslog `<PRI>` (and RFC 5424's
+//!   version `1`):
+//!   - klog at the start: `I1129 10:00:00.123456` (letter I, W, E or F);
+//!   - syslog at the start: `Nov 29 10:00:00`, `Jul  1 09:00:55`;
 //!   - ISO at the start of one of the first four blank-separated tokens, optionally after `[`
 //!     (`nova-api.log 2017-05-16 00:00:00.008 ...`): `2026-11-29T10:00:00Z`,
 //!     `2026-11-29 10:00:00,123`, any fraction length after `.` or `,`, an offset `Z`, `+01:00`,
 //!     `+0100`, `+01`, or after a blank `+0000`, `UTC` or `GMT`;
-//!   - klog at the start: `I1129 10:00:00.123456` (letter I, W, E or F);
-//!   - syslog at the start (after an optional `<PRI>`): `Nov 29 10:00:00`, `Jul  1 09:00:55`;
-//!   - anywhere, the first bracket group in access-log form: `[29/Nov/2026:10:00:00 +0000]`.
+//!   - anywhere, the first `[...]` group in access-log form: `[29/Nov/2026:10:00:00 +0000]`.
 //!
-//!   klog and syslog give no year: it is the year of the context's reference time (the file's
-//!   modification time), or the year before when the line's month is later than the reference
-//!   month, since a file holds no lines from after its last write (a December line in a file
-//!   written in January is from the previous year).
+//!   A leap second (`23:59:60`) reads as the second before it. klog and syslog give no year:
+//!   it is the year of the context's reference time (the file's modification time), or the
+//!   year before when the line's month is later than the reference month, since a file holds
+//!   no lines from after its last write (a December line in a file written in January is from
+//!   the previous year).
 
 use jiff::Timestamp;
 use jiff::civil::DateTime;
@@ -163,8 +165,8 @@ impl Analysis {
 }
 
 /// Reads `line` (no line ending) as a record. `spans` are the `[start, end)` byte ranges of
-/// the ID occurrences in it, in order and not overlapping; `out` gets one field per span, and
-/// the line's time when `want_time`.
+/// the ID occurrences in it, in order, not overlapping and inside the line; `out` gets one
+/// field per span, and the line's time when `want_time`.
 pub fn analyse(
     line: &[u8],
     spans: &[(usize, usize)],
