@@ -6,7 +6,7 @@
 //!   taken from the random tail of each rendering), and verifies each candidate by decoding
 //!   the whole token; for up to thousands of IDs (a timeline's related IDs) it samples one
 //!   8-byte window every 8 bytes against a Bloom filter of the renderings' tails
-//!   ([`SampledSearcher`]); beyond that it walks every token and looks it up in a hash set.
+//!   (`SampledSearcher`); beyond that it walks every token and looks it up in a hash set.
 //! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
 //!   inventory views.
 //!
