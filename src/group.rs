@@ -1,10 +1,12 @@
 //! Every ID -> its lines, files, fields, written forms and first/last line time: the `ids`
 //! view's tally.
 //!
-//! Each worker thread keeps its own [`Tally`] (no locks on the hot path) and the tallies are
-//! merged at the end. Memory grows with distinct IDs, not with bytes: an entry is 64 bytes
-//! with its key while an ID has one file, one field name and one written form, which is what
-//! most IDs have; a second value of any of these moves the sets to a side table.
+//! The counts ([`Tallies`]) are split by ID into shards, each a hash table behind a lock. A
+//! worker thread's [`Tally`] collects occurrences per shard and applies a full batch under the
+//! shard's lock, so threads rarely wait, no ID is counted in two places, and nothing is merged
+//! at the end. Memory grows with distinct IDs, not with bytes: an entry is 64 bytes with its
+//! key while an ID has one file, one field name and one written form, which is what most IDs
+//! have; a second value of any of these moves the sets to a side record.
 //!
 //! 32-hex tokens are everywhere in logs without being UUIDs (trace IDs, digests), so an
 //! undashed token counts only when the same value is also written as a ULID or a dashed UUID
@@ -12,11 +14,22 @@
 //! joined at the end.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::sync::Mutex;
 
 use crate::id::{Form, Id, Kind};
 
-type Map = HashMap<u128, Entry, foldhash::fast::FixedState>;
+/// Occurrences are counted in batches of this many per shard, so the table slots they land in
+/// can be prefetched ahead of use (with a million IDs the tables are far larger than the
+/// caches, and one miss per occurrence, taken one at a time, was half the run), and a shard's
+/// lock is taken once per batch.
+const BATCH: usize = 1024;
+
+/// Shards of the counts: enough that two threads rarely want the same one at once.
+const SHARDS: usize = 8;
+
+/// How far ahead of its use a slot is prefetched.
+const PREFETCH_AHEAD: usize = 16;
 
 /// Marks "no value" in the u32 slots of an entry.
 const NONE: u32 = u32::MAX;
@@ -57,29 +70,93 @@ impl FieldNames {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 struct Entry {
     first_ms: i64,
     last_ms: i64,
     lines: u32,
     /// Occurrences, every form together.
     occurrences: u32,
-    /// The only file, field and form so far, while `extra` is NONE.
+    /// The only file, field and form so far, while `extra` is `None`.
     file: u32,
     field: u32,
     /// Occurrences under `field`.
     field_count: u32,
-    extra: u32,
     form: Form,
+    extra: Option<Box<Extra>>,
 }
 
-/// The sets of an ID seen in more than one file, field or form.
+impl Entry {
+    /// An entry that counts nothing yet.
+    fn new(file: u32, form: Form) -> Entry {
+        Entry {
+            first_ms: i64::MAX,
+            last_ms: i64::MIN,
+            lines: 0,
+            occurrences: 0,
+            file,
+            field: NONE,
+            field_count: 0,
+            form,
+            extra: None,
+        }
+    }
+}
+
+/// How many field counts live inline in [`Extra`] before spilling to a vector: most IDs go
+/// by two or three names, and three fill the first cache line.
+const INLINE_FIELDS: usize = 3;
+
+/// The sets of an ID seen in more than one file, field or form. One allocation, touched on
+/// each occurrence of such an ID, so the common updates stay within it: a worker reads one
+/// file at a time, so the file is usually `last_file`.
+/// The counts updated on every occurrence come first and fill one cache line exactly.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 struct Extra {
+    forms: [u32; Form::ALL.len()],
+    last_file: u32,
+    fields: [(u32, u32); INLINE_FIELDS],
     /// Sorted.
     files: Vec<u32>,
-    fields: Vec<(u32, u32)>,
-    forms: [u32; Form::ALL.len()],
+    more_fields: Vec<(u32, u32)>,
+}
+
+impl Extra {
+    fn add_file(&mut self, file: u32) {
+        if file == self.last_file {
+            return;
+        }
+        self.last_file = file;
+        if let Err(at) = self.files.binary_search(&file) {
+            self.files.insert(at, file);
+        }
+    }
+
+    fn add_field(&mut self, field: u32, n: u32) {
+        for slot in &mut self.fields {
+            if slot.0 == field {
+                slot.1 += n;
+                return;
+            }
+            if slot.0 == NONE {
+                *slot = (field, n);
+                return;
+            }
+        }
+        match self.more_fields.iter_mut().find(|(f, _)| *f == field) {
+            Some((_, count)) => *count += n,
+            None => self.more_fields.push((field, n)),
+        }
+    }
+
+    fn fields(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.fields
+            .iter()
+            .copied()
+            .take_while(|(f, _)| *f != NONE)
+            .chain(self.more_fields.iter().copied())
+    }
 }
 
 /// A field name, interned by [`Tally::field`].
@@ -94,38 +171,102 @@ pub struct Occurrence {
     pub field: Option<FieldId>,
 }
 
-/// One worker's counts.
-pub struct Tally<'n> {
-    names: &'n FieldNames,
-    /// Field names this worker has already interned.
-    local_names: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
-    main: Map,
-    /// Undashed-only values, see the module doc.
-    undashed: Map,
+/// The counts of a whole run, shared by the worker threads.
+pub struct Tallies {
+    names: FieldNames,
+    shards: Vec<Mutex<Shard>>,
     count_undashed: bool,
-    extras: Vec<Extra>,
 }
 
-impl<'n> Tally<'n> {
+#[derive(Default)]
+struct Shard {
+    main: Table,
+    /// Undashed-only values, see the module doc.
+    undashed: Table,
+}
+
+/// One worker's handle on the counts: its batches and its cache of field names.
+pub struct Tally<'t> {
+    tallies: &'t Tallies,
+    /// Field names this worker has already interned.
+    local_names: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+    /// One batch per shard.
+    batches: Vec<Vec<Pending>>,
+}
+
+/// One occurrence waiting in the batch, with what its line said about it.
+struct Pending {
+    key: u128,
+    hash: u64,
+    /// `i64::MIN` for none.
+    time_ms: i64,
+    file: u32,
+    field: u32,
+    form: Form,
+    /// The first occurrence of this value on its line.
+    new_line: bool,
+    /// Counted in the main table (not among the undashed-only values).
+    to_main: bool,
+}
+
+impl Tallies {
     /// `count_undashed`: count every 32-hex token as an ID, not only values seen in another
     /// form.
-    pub fn new(names: &'n FieldNames, count_undashed: bool) -> Tally<'n> {
-        Tally {
-            names,
-            local_names: HashMap::default(),
-            main: Map::default(),
-            undashed: Map::default(),
+    pub fn new(count_undashed: bool) -> Tallies {
+        Tallies {
+            names: FieldNames::default(),
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             count_undashed,
-            extras: Vec::new(),
         }
     }
 
+    /// A handle for one worker thread; [`Tally::done`] hands its last batches over.
+    pub fn tally(&self) -> Tally<'_> {
+        Tally {
+            tallies: self,
+            local_names: HashMap::default(),
+            batches: (0..SHARDS).map(|_| Vec::with_capacity(BATCH)).collect(),
+        }
+    }
+
+    /// The final counts, once every tally is done: undashed values join the values seen in
+    /// other forms (or are dropped, unless every undashed token counts).
+    pub fn finish(self) -> Inventory {
+        let mut dropped_undashed = 0;
+        let mut tables = Vec::with_capacity(SHARDS);
+        for shard in self.shards {
+            let Shard { mut main, undashed } = shard.into_inner().expect(POISONED);
+            for (key, theirs) in undashed.into_entries() {
+                match main.get_mut(key) {
+                    Some(ours) => combine(ours, theirs),
+                    None => dropped_undashed += 1,
+                }
+            }
+            tables.push(main);
+        }
+        let order = tables
+            .iter()
+            .enumerate()
+            .flat_map(|(t, table)| table.occupied().map(move |s| (t as u32, s as u32)))
+            .collect();
+        Inventory {
+            tables,
+            order,
+            field_names: self.names.snapshot(),
+            dropped_undashed,
+        }
+    }
+}
+
+const POISONED: &str = "a worker panicked while counting";
+
+impl Tally<'_> {
     /// The ID of a field name, for [`Occurrence::field`].
     pub fn field(&mut self, name: &[u8]) -> FieldId {
         if let Some(&i) = self.local_names.get(name) {
             return FieldId(i);
         }
-        let i = self.names.intern(name);
+        let i = self.tallies.names.intern(name);
         self.local_names.insert(name.into(), i);
         FieldId(i)
     }
@@ -134,134 +275,269 @@ impl<'n> Tally<'n> {
     pub fn add_line(&mut self, file: u32, time_ms: Option<i64>, occurrences: &[Occurrence]) {
         for (i, occ) in occurrences.iter().enumerate() {
             let same = |o: &Occurrence| o.id == occ.id;
-            let new_line = !occurrences[..i].iter().any(same);
-            let to_main = self.count_undashed
-                || occurrences
-                    .iter()
-                    .any(|o| same(o) && o.form != Form::UuidUndashed);
-            let map = if to_main {
-                &mut self.main
-            } else {
-                &mut self.undashed
-            };
-            let entry = map.entry(occ.id.0).or_insert(Entry {
-                first_ms: i64::MAX,
-                last_ms: i64::MIN,
-                lines: 0,
-                occurrences: 0,
+            let hash = hash(occ.id.0);
+            // The low bits pick the shard; a table's slot comes from the high bits.
+            let shard = hash as usize % SHARDS;
+            self.batches[shard].push(Pending {
+                key: occ.id.0,
+                hash,
+                time_ms: time_ms.unwrap_or(i64::MIN),
                 file,
-                field: NONE,
-                field_count: 0,
-                extra: NONE,
+                field: occ.field.map_or(NONE, |f| f.0),
                 form: occ.form,
+                new_line: !occurrences[..i].iter().any(same),
+                to_main: self.tallies.count_undashed
+                    || occurrences
+                        .iter()
+                        .any(|o| same(o) && o.form != Form::UuidUndashed),
             });
-            if new_line {
+            if self.batches[shard].len() >= BATCH {
+                self.flush(shard);
+            }
+        }
+    }
+
+    /// Hands the last batches over; the counts are complete when every tally is done.
+    pub fn done(mut self) {
+        for shard in 0..SHARDS {
+            self.flush(shard);
+        }
+    }
+
+    /// Counts a shard's batch under its lock, prefetching each slot a few occurrences ahead.
+    fn flush(&mut self, shard: usize) {
+        let batch = &mut self.batches[shard];
+        let mut guard = self.tallies.shards[shard].lock().expect(POISONED);
+        let Shard { main, undashed } = &mut *guard;
+        for (i, p) in batch.iter().enumerate() {
+            if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
+                let table = if ahead.to_main { &*main } else { &*undashed };
+                table.prefetch(ahead.hash);
+            }
+            // Half as far ahead, the slot is in cache: fetch the side record it points to.
+            if let Some(ahead) = batch.get(i + PREFETCH_AHEAD / 2) {
+                let table = if ahead.to_main { &*main } else { &*undashed };
+                table.prefetch_extra(ahead.key, ahead.hash);
+            }
+            let table = if p.to_main {
+                &mut *main
+            } else {
+                &mut *undashed
+            };
+            let entry = table.entry(p.key, p.hash, p.file, p.form);
+            if p.new_line {
                 entry.lines += 1;
-                if let Some(t) = time_ms {
-                    entry.first_ms = entry.first_ms.min(t);
-                    entry.last_ms = entry.last_ms.max(t);
+                if p.time_ms != i64::MIN {
+                    entry.first_ms = entry.first_ms.min(p.time_ms);
+                    entry.last_ms = entry.last_ms.max(p.time_ms);
                 }
             }
-            let field = occ.field.map_or(NONE, |f| f.0);
-            record(entry, &mut self.extras, file, field, occ.form, 1);
+            record(entry, p.file, p.field, p.form, 1);
         }
+        batch.clear();
     }
+}
 
-    /// Adds another worker's counts to this one's.
-    pub fn merge(&mut self, other: Tally) {
-        let Tally {
-            main,
-            undashed,
-            mut extras,
-            ..
-        } = other;
-        for (map, into_main) in [(main, true), (undashed, false)] {
-            for (key, theirs) in map {
-                let target = if into_main {
-                    &mut self.main
-                } else {
-                    &mut self.undashed
-                };
-                let their_extra = (theirs.extra != NONE)
-                    .then(|| std::mem::take(&mut extras[theirs.extra as usize]));
-                match target.get_mut(&key) {
-                    None => {
-                        let mut entry = theirs;
-                        if let Some(extra) = their_extra {
-                            entry.extra = self.extras.len() as u32;
-                            self.extras.push(extra);
-                        }
-                        target.insert(key, entry);
-                    }
-                    Some(ours) => combine(ours, &mut self.extras, &theirs, their_extra.as_ref()),
-                }
-            }
-        }
+fn hash(key: u128) -> u64 {
+    foldhash::fast::FixedState::default().hash_one(key)
+}
+
+/// Asks the CPU to start loading the cache line of `target`.
+fn prefetch<T>(target: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint with no effect on memory; SSE is baseline on x86_64.
+    unsafe {
+        let ptr: *const T = target;
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = target;
+}
 
-    /// The final counts: undashed values join the values seen in other forms (or are
-    /// dropped, unless every undashed token counts).
-    pub fn finish(mut self) -> Inventory {
-        let undashed = std::mem::take(&mut self.undashed);
-        let mut dropped_undashed = 0;
-        for (key, theirs) in undashed {
-            match self.main.get_mut(&key) {
-                Some(ours) => {
-                    let their_extra = (theirs.extra != NONE)
-                        .then(|| std::mem::take(&mut self.extras[theirs.extra as usize]));
-                    combine(ours, &mut self.extras, &theirs, their_extra.as_ref());
-                }
-                None => dropped_undashed += 1,
-            }
-        }
-        let entries: Vec<(u128, Entry)> = self.main.into_iter().collect();
-        Inventory {
-            entries,
-            extras: self.extras,
-            field_names: self.names.snapshot(),
-            dropped_undashed,
+/// Asks the kernel to back a large table with 2 MiB pages before it is first written. A table
+/// of a million IDs spans tens of thousands of 4 KiB pages, so nearly every access also missed
+/// the TLB; where transparent huge pages are off or "madvise" only (a common default), this is
+/// what turns them on for the table. A hint: failure changes nothing but speed.
+fn advise_huge_pages(slots: &Vec<Slot>) {
+    const HUGE: usize = 2 << 20;
+    let bytes = slots.capacity() * std::mem::size_of::<Slot>();
+    if bytes < 2 * HUGE {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let start = slots.as_ptr() as usize;
+        let aligned = start.next_multiple_of(HUGE);
+        let len = (start + bytes - aligned) / HUGE * HUGE;
+        // SAFETY: the range lies within the vector's own allocation, and MADV_HUGEPAGE does
+        // not change its contents or validity.
+        unsafe {
+            libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
         }
     }
 }
 
+/// One slot of [`Table`]: a key and its entry in one cache line.
+#[repr(C, align(64))]
+struct Slot {
+    key: u128,
+    /// Empty while `entry.occurrences` is 0 (an entry counts at least one occurrence).
+    entry: Entry,
+}
+
+impl Slot {
+    fn empty() -> Slot {
+        Slot {
+            key: 0,
+            entry: Entry::new(0, Form::UlidLower),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.entry.occurrences == 0
+    }
+}
+
+/// An open-addressing hash table from ID to entry (linear probing, at most 5/8 full), ours
+/// rather than std's so that the batch can prefetch the slot an occurrence will land in.
+#[derive(Default)]
+struct Table {
+    slots: Vec<Slot>,
+    len: usize,
+}
+
+impl Table {
+    const MIN_SLOTS: usize = 1024;
+
+    fn index(&self, hash: u64) -> usize {
+        // High bits: the best mixed ones of a multiplicative hash.
+        (hash >> (64 - self.slots.len().trailing_zeros())) as usize
+    }
+
+    fn prefetch(&self, hash: u64) {
+        if !self.slots.is_empty() {
+            prefetch(&self.slots[self.index(hash)]);
+        }
+    }
+
+    fn prefetch_extra(&self, key: u128, hash: u64) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.index(hash);
+        while !self.slots[i].is_empty() {
+            if self.slots[i].key == key {
+                if let Some(extra) = &self.slots[i].entry.extra {
+                    prefetch(&**extra);
+                }
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The entry for `key`, inserted empty (counting nothing yet) if absent.
+    fn entry(&mut self, key: u128, hash: u64, file: u32, form: Form) -> &mut Entry {
+        if (self.len + 1) * 8 > self.slots.len() * 5 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.index(hash);
+        loop {
+            let slot = &self.slots[i];
+            if slot.is_empty() || slot.key == key {
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        let slot = &mut self.slots[i];
+        if slot.is_empty() {
+            self.len += 1;
+            slot.key = key;
+            slot.entry = Entry::new(file, form);
+        }
+        &mut slot.entry
+    }
+
+    fn get_mut(&mut self, key: u128) -> Option<&mut Entry> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.index(hash(key));
+        loop {
+            let slot = &self.slots[i];
+            if slot.is_empty() {
+                return None;
+            }
+            if slot.key == key {
+                return Some(&mut self.slots[i].entry);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let new_len = (self.slots.len() * 2).max(Self::MIN_SLOTS);
+        let mut slots = Vec::with_capacity(new_len);
+        advise_huge_pages(&slots);
+        slots.resize_with(new_len, Slot::empty);
+        let old = std::mem::replace(&mut self.slots, slots);
+        let mask = new_len - 1;
+        for slot in old.into_iter().filter(|s| !s.is_empty()) {
+            let mut i = self.index(hash(slot.key));
+            while !self.slots[i].is_empty() {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
+    }
+
+    /// Indexes of the occupied slots.
+    fn occupied(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.slots.len()).filter(|&i| !self.slots[i].is_empty())
+    }
+
+    fn into_entries(self) -> impl Iterator<Item = (u128, Entry)> {
+        self.slots
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .map(|s| (s.key, s.entry))
+    }
+}
+
 /// Counts `n` occurrences in `file` under `field` written as `form`.
-fn record(entry: &mut Entry, extras: &mut Vec<Extra>, file: u32, field: u32, form: Form, n: u32) {
-    if entry.extra == NONE {
+fn record(entry: &mut Entry, file: u32, field: u32, form: Form, n: u32) {
+    entry.occurrences += n;
+    if entry.extra.is_none() {
         let field_fits = field == NONE || entry.field == NONE || entry.field == field;
         if entry.file == file && field_fits && entry.form == form {
             if field != NONE {
                 entry.field = field;
                 entry.field_count += n;
             }
-            entry.occurrences += n;
             return;
         }
     }
-    let extra = ensure_extra(entry, extras);
-    if let Err(at) = extra.files.binary_search(&file) {
-        extra.files.insert(at, file);
-    }
+    let extra = ensure_extra(entry, n);
+    extra.add_file(file);
     if field != NONE {
-        match extra.fields.iter_mut().find(|(f, _)| *f == field) {
-            Some((_, count)) => *count += n,
-            None => extra.fields.push((field, n)),
-        }
+        extra.add_field(field, n);
     }
     extra.forms[form as usize] += n;
-    entry.occurrences += n;
 }
 
-/// Adds `theirs` (with its side-table sets, if it has them) into `ours`.
-fn combine(ours: &mut Entry, extras: &mut Vec<Extra>, theirs: &Entry, their_extra: Option<&Extra>) {
+/// Adds `theirs` into `ours`.
+fn combine(ours: &mut Entry, theirs: Entry) {
     ours.lines += theirs.lines;
     ours.first_ms = ours.first_ms.min(theirs.first_ms);
     ours.last_ms = ours.last_ms.max(theirs.last_ms);
-    let Some(their) = their_extra else {
+    let Some(their) = theirs.extra else {
         let unnamed = theirs.occurrences - theirs.field_count;
         if theirs.field_count > 0 {
             record(
                 ours,
-                extras,
                 theirs.file,
                 theirs.field,
                 theirs.form,
@@ -269,51 +545,57 @@ fn combine(ours: &mut Entry, extras: &mut Vec<Extra>, theirs: &Entry, their_extr
             );
         }
         if unnamed > 0 {
-            record(ours, extras, theirs.file, NONE, theirs.form, unnamed);
+            record(ours, theirs.file, NONE, theirs.form, unnamed);
         }
         return;
     };
     for (form, &count) in Form::ALL.iter().zip(&their.forms) {
         if count > 0 {
-            record(ours, extras, their.files[0], NONE, *form, count);
+            record(ours, their.files[0], NONE, *form, count);
         }
     }
-    // Files and fields: record them without adding occurrences of a form.
-    let extra = ensure_extra(ours, extras);
+    let extra = ensure_extra(ours, 0);
     for &file in &their.files {
-        if let Err(at) = extra.files.binary_search(&file) {
-            extra.files.insert(at, file);
-        }
+        extra.add_file(file);
     }
-    for &(field, count) in &their.fields {
-        match extra.fields.iter_mut().find(|(f, _)| *f == field) {
-            Some((_, c)) => *c += count,
-            None => extra.fields.push((field, count)),
-        }
+    for (field, count) in their.fields() {
+        extra.add_field(field, count);
     }
 }
 
-/// Moves an entry's single values to the side table, if not there yet.
-fn ensure_extra<'e>(entry: &mut Entry, extras: &'e mut Vec<Extra>) -> &'e mut Extra {
-    if entry.extra == NONE {
-        let mut extra = Extra {
-            files: vec![entry.file],
+/// Moves an entry's single values to a side record, if not there yet. `pending`: occurrences
+/// already added to the entry's count but not yet to a form.
+fn ensure_extra(entry: &mut Entry, pending: u32) -> &mut Extra {
+    let Entry {
+        file,
+        field,
+        field_count,
+        form,
+        occurrences,
+        extra,
+        ..
+    } = entry;
+    extra.get_or_insert_with(|| {
+        let mut extra = Box::new(Extra {
+            fields: [(NONE, 0); INLINE_FIELDS],
+            last_file: *file,
+            files: vec![*file],
             ..Extra::default()
-        };
-        if entry.field != NONE {
-            extra.fields.push((entry.field, entry.field_count));
+        });
+        if *field != NONE {
+            extra.fields[0] = (*field, *field_count);
         }
-        extra.forms[entry.form as usize] = entry.occurrences;
-        entry.extra = extras.len() as u32;
-        extras.push(extra);
-    }
-    &mut extras[entry.extra as usize]
+        extra.forms[*form as usize] = *occurrences - pending;
+        extra
+    })
 }
 
-/// The merged counts of a whole run.
+/// The counts of a whole run, in the order the views show them.
 pub struct Inventory {
-    entries: Vec<(u128, Entry)>,
-    extras: Vec<Extra>,
+    /// One table per shard.
+    tables: Vec<Table>,
+    /// (table, slot) of each ID shown, in order.
+    order: Vec<(u32, u32)>,
     field_names: Vec<Box<[u8]>>,
     /// Distinct undashed values seen in no other form (and so not counted).
     pub dropped_undashed: u64,
@@ -324,14 +606,13 @@ pub struct Inventory {
 pub struct Summary<'a> {
     pub id: Id,
     entry: &'a Entry,
-    extra: Option<&'a Extra>,
     inventory: &'a Inventory,
 }
 
 impl<'a> Summary<'a> {
     /// How the ID is mostly written: as a ULID or as a UUID (ties go to ULID).
     pub fn kind(&self) -> Kind {
-        let Some(extra) = self.extra else {
+        let Some(extra) = &self.entry.extra else {
             return self.entry.form.kind();
         };
         let (mut ulid, mut uuid) = (0u64, 0u64);
@@ -354,7 +635,7 @@ impl<'a> Summary<'a> {
 
     /// File numbers, ascending.
     pub fn files(&self) -> &'a [u32] {
-        match self.extra {
+        match &self.entry.extra {
             Some(extra) => &extra.files,
             None => std::slice::from_ref(&self.entry.file),
         }
@@ -363,11 +644,10 @@ impl<'a> Summary<'a> {
     /// Field names with their occurrence counts, most frequent first, then by name.
     pub fn fields(&self) -> Vec<(&'a [u8], u32)> {
         let names = &self.inventory.field_names;
-        let mut fields: Vec<(&[u8], u32)> = match self.extra {
+        let mut fields: Vec<(&[u8], u32)> = match &self.entry.extra {
             Some(extra) => extra
-                .fields
-                .iter()
-                .map(|&(f, n)| (&*names[f as usize], n))
+                .fields()
+                .map(|(f, n)| (&*names[f as usize], n))
                 .collect(),
             None if self.entry.field != NONE => {
                 vec![(&*names[self.entry.field as usize], self.entry.field_count)]
@@ -380,7 +660,7 @@ impl<'a> Summary<'a> {
 
     /// Written forms with their occurrence counts, in [`Form::ALL`] order.
     pub fn forms(&self) -> Vec<(Form, u32)> {
-        match self.extra {
+        match &self.entry.extra {
             Some(extra) => Form::ALL
                 .iter()
                 .zip(&extra.forms)
@@ -418,47 +698,53 @@ pub fn field_matches(field: &[u8], name: &[u8]) -> bool {
 }
 
 impl Inventory {
-    /// Distinct IDs counted.
+    /// Distinct IDs counted (after [`Inventory::retain`], those kept).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.order.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.order.is_empty()
     }
 
     pub fn summaries(&self) -> impl Iterator<Item = Summary<'_>> {
-        self.entries
-            .iter()
-            .map(|(key, entry)| self.summary(*key, entry))
+        self.order.iter().map(|&at| self.summary(at))
     }
 
-    fn summary<'a>(&'a self, key: u128, entry: &'a Entry) -> Summary<'a> {
+    /// The `i`th ID in order; panics past [`Inventory::len`].
+    pub fn get(&self, i: usize) -> Summary<'_> {
+        self.summary(self.order[i])
+    }
+
+    fn summary(&self, (table, slot): (u32, u32)) -> Summary<'_> {
+        let slot = &self.tables[table as usize].slots[slot as usize];
         Summary {
-            id: Id(key),
-            entry,
-            extra: (entry.extra != NONE).then(|| &self.extras[entry.extra as usize]),
+            id: Id(slot.key),
+            entry: &slot.entry,
             inventory: self,
         }
     }
 
     /// Keeps the entries `keep` accepts.
     pub fn retain(&mut self, mut keep: impl FnMut(Summary) -> bool) {
-        let entries = std::mem::take(&mut self.entries);
-        let kept = entries
-            .into_iter()
-            .filter(|(key, entry)| keep(self.summary(*key, entry)))
-            .collect();
-        self.entries = kept;
+        let mut order = std::mem::take(&mut self.order);
+        order.retain(|&at| keep(self.summary(at)));
+        self.order = order;
     }
 
     /// Sorts the entries by `key` (ties by ID, ascending) and keeps the first `top`.
     pub fn sort_by<K: Ord>(&mut self, key: impl Fn(Summary) -> K, top: Option<usize>) {
-        let mut keyed: Vec<(K, u128, Entry)> = std::mem::take(&mut self.entries)
-            .into_iter()
-            .map(|(id, entry)| (key(self.summary(id, &entry)), id, entry))
+        let mut keyed: Vec<(K, u128, (u32, u32))> = self
+            .order
+            .iter()
+            .map(|&at| {
+                let s = self.summary(at);
+                (key(s), s.id.0, at)
+            })
             .collect();
-        let order = |a: &(K, u128, Entry), b: &(K, u128, Entry)| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
+        let order = |a: &(K, u128, (u32, u32)), b: &(K, u128, (u32, u32))| {
+            a.0.cmp(&b.0).then(a.1.cmp(&b.1))
+        };
         if let Some(top) = top.filter(|&t| t < keyed.len()) {
             if top > 0 {
                 keyed.select_nth_unstable_by(top - 1, order);
@@ -466,7 +752,7 @@ impl Inventory {
             keyed.truncate(top);
         }
         keyed.sort_unstable_by(order);
-        self.entries = keyed.into_iter().map(|(_, id, e)| (id, e)).collect();
+        self.order = keyed.into_iter().map(|(_, _, at)| at).collect();
     }
 }
 
@@ -506,7 +792,7 @@ mod tests {
     type Line = (u32, Option<i64>, Vec<(u128, Form, Option<&'static [u8]>)>);
 
     /// Random lines over a few values, files, fields and forms.
-    fn random_lines(seed: u64, n: usize) -> Vec<Line> {
+    fn random_lines(seed: u64, n: usize, values: u64) -> Vec<Line> {
         let mut state = seed;
         let mut next = move || {
             state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -523,7 +809,9 @@ mod tests {
                 let time = (next() % 3 != 0).then(|| (next() % 1000) as i64);
                 let hits = (0..1 + next() % 4)
                     .map(|_| {
-                        let value = (next() % 12) as u128;
+                        // Spread over the whole key space, as IDs are.
+                        let value = ((next() % values) as u128)
+                            .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
                         let form = Form::ALL[(next() % Form::ALL.len() as u64) as usize];
                         (value, form, fields[(next() % 4) as usize])
                     })
@@ -533,8 +821,9 @@ mod tests {
             .collect()
     }
 
-    fn tally<'n>(names: &'n FieldNames, lines: &[Line], all_undashed: bool) -> Tally<'n> {
-        let mut tally = Tally::new(names, all_undashed);
+    /// Counts `lines` through one tally of `tallies`.
+    fn count(tallies: &Tallies, lines: &[Line]) {
+        let mut tally = tallies.tally();
         for (file, time, hits) in lines {
             let occ: Vec<Occurrence> = hits
                 .iter()
@@ -546,7 +835,7 @@ mod tests {
                 .collect();
             tally.add_line(*file, *time, &occ);
         }
-        tally
+        tally.done();
     }
 
     /// The same counts, computed the obvious way.
@@ -588,28 +877,35 @@ mod tests {
     fn one_tally_and_merged_tallies_agree_with_a_naive_count() {
         for seed in 0..40 {
             for all_undashed in [false, true] {
-                let lines = random_lines(seed, 60);
+                // Few values (many repeats) in most rounds; many (table growth) in some.
+                let (n, values) = if seed % 8 == 0 {
+                    (6_000, 9_000)
+                } else {
+                    (60, 12)
+                };
+                let lines = random_lines(seed, n, values);
                 let want = naive(&lines, all_undashed);
 
-                let names = FieldNames::default();
-                let one = tally(&names, &lines, all_undashed);
-                let one = one.finish();
-                assert_eq!(plain(&one), want, "seed {seed}: one tally");
+                let one = Tallies::new(all_undashed);
+                count(&one, &lines);
+                assert_eq!(plain(&one.finish()), want, "seed {seed}: one tally");
 
-                let names = FieldNames::default();
+                // Two threads at once, on uneven shares, through the shard locks.
+                let two = Tallies::new(all_undashed);
                 let (a, b) = lines.split_at(lines.len() / 3);
-                let mut left = tally(&names, a, all_undashed);
-                left.merge(tally(&names, b, all_undashed));
-                let merged = left.finish();
-                assert_eq!(plain(&merged), want, "seed {seed}: merged tallies");
+                std::thread::scope(|scope| {
+                    scope.spawn(|| count(&two, a));
+                    scope.spawn(|| count(&two, b));
+                });
+                assert_eq!(plain(&two.finish()), want, "seed {seed}: two tallies");
             }
         }
     }
 
     #[test]
     fn kind_follows_the_form_written_most() {
-        let names = FieldNames::default();
-        let mut t = Tally::new(&names, false);
+        let tallies = Tallies::new(false);
+        let mut t = tallies.tally();
         let occ = |form| Occurrence {
             id: Id(7),
             form,
@@ -617,7 +913,8 @@ mod tests {
         };
         t.add_line(0, None, &[occ(Form::UuidLower), occ(Form::UlidUpper)]);
         t.add_line(0, None, &[occ(Form::UuidBraced)]);
-        let inv = t.finish();
+        t.done();
+        let inv = tallies.finish();
         assert_eq!(inv.summaries().next().unwrap().kind(), Kind::Uuid);
     }
 
@@ -633,8 +930,8 @@ mod tests {
 
     #[test]
     fn sort_and_top_keep_the_largest_in_order() {
-        let names = FieldNames::default();
-        let mut t = Tally::new(&names, false);
+        let tallies = Tallies::new(false);
+        let mut t = tallies.tally();
         for v in 0..10u128 {
             for _ in 0..(v % 4) + 1 {
                 t.add_line(
@@ -648,7 +945,8 @@ mod tests {
                 );
             }
         }
-        let mut inv = t.finish();
+        t.done();
+        let mut inv = tallies.finish();
         inv.sort_by(|s| std::cmp::Reverse(s.lines()), Some(4));
         let got: Vec<(u128, u32)> = inv.summaries().map(|s| (s.id.0, s.lines())).collect();
         assert_eq!(got, vec![(3, 4), (7, 4), (2, 3), (6, 3)]);

@@ -10,6 +10,7 @@ use std::sync::mpsc;
 
 use crate::cli::{InputConfig, OutputMode, SearchConfig};
 use crate::output::{self, Printer};
+use crate::record::Analysis;
 use crate::scan::Matcher;
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input, WalkOptions};
@@ -129,6 +130,7 @@ pub fn search(config: SearchConfig) -> Exit {
     }
     let job = Job {
         matcher: &matcher,
+        zone: config.input.zone.clone(),
         printer: &printer,
         options,
         stop: AtomicBool::new(false),
@@ -154,8 +156,18 @@ pub fn search(config: SearchConfig) -> Exit {
     }
 }
 
+/// What one search thread reuses from input to input.
+#[derive(Default)]
+struct ThreadScratch {
+    search: Scratch,
+    analysis: Analysis,
+    spans: Vec<(usize, usize)>,
+}
+
 struct Job<'a> {
     matcher: &'a Matcher,
+    /// `--tz`/`--local`, for the line times of JSON output.
+    zone: Option<jiff::tz::TimeZone>,
     printer: &'a Printer,
     options: SearchOptions,
     /// Set by -q at the first match, or when stdout is gone.
@@ -167,7 +179,7 @@ impl Job<'_> {
     fn run_one(
         &self,
         input: &Input,
-        scratch: &mut Scratch,
+        scratch: &mut ThreadScratch,
         flush: &mut dyn FnMut(&mut Vec<u8>) -> bool,
     ) -> Done {
         let name = input.display_name();
@@ -184,6 +196,14 @@ impl Job<'_> {
         };
         let mode = self.printer.mode;
         let stop_at_first = matches!(mode, OutputMode::Quiet | OutputMode::FilesWithMatches);
+        // JSON lines carry each match's field and the line's time.
+        let context = (mode == OutputMode::Json)
+            .then(|| crate::ids::record_context(self.zone.as_ref(), input));
+        let ThreadScratch {
+            search: scratch,
+            analysis,
+            spans,
+        } = scratch;
         let outcome = search::search(self.matcher, self.options, &mut reader, scratch, &mut |m| {
             if stop_at_first {
                 if mode == OutputMode::Quiet {
@@ -191,7 +211,13 @@ impl Job<'_> {
                 }
                 return false;
             }
-            self.printer.line(&mut out, &name, m);
+            let record = context.as_ref().map(|context| {
+                spans.clear();
+                spans.extend(m.hits.iter().map(|h| (h.start, h.end)));
+                crate::record::analyse(m.line, spans, true, context, analysis);
+                &*analysis
+            });
+            self.printer.line(&mut out, &name, m, record);
             if out.len() >= FLUSH_AT && !flush(&mut out) {
                 return false;
             }
@@ -223,7 +249,7 @@ impl Job<'_> {
     }
 
     fn sequential(&self, inputs: &[Input], writer: &mut Writer) -> io::Result<(bool, bool)> {
-        let mut scratch = Scratch::default();
+        let mut scratch = ThreadScratch::default();
         let (mut matched, mut errored) = (false, false);
         for input in inputs {
             if self.stop.load(Ordering::Relaxed) {
@@ -266,7 +292,7 @@ impl Job<'_> {
                 let sender = sender.clone();
                 let next = &next;
                 scope.spawn(move || {
-                    let mut scratch = Scratch::default();
+                    let mut scratch = ThreadScratch::default();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= inputs.len() || self.stop.load(Ordering::Relaxed) {

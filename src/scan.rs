@@ -8,7 +8,8 @@
 //!   8-byte window every 8 bytes against a Bloom filter of the renderings' tails
 //!   (`SampledSearcher`); beyond that it walks every token and looks it up in a hash set.
 //! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
-//!   inventory views.
+//!   inventory views. Vector compares turn each 64-byte block into bit masks, and bit
+//!   arithmetic on them leaves only the alphanumeric runs of an ID's lengths to decode.
 //!
 //! A token is whole when the bytes before and after it are not ASCII letters or digits, and
 //! the start and end of the buffer count as boundaries (callers hand over whole lines).
@@ -46,7 +47,7 @@ pub struct Matcher {
 enum Strategy {
     Pairs(PairSearcher),
     Sampled(SampledSearcher),
-    Tokens(HashMap<u128, usize>),
+    Tokens(HashMap<u128, usize, foldhash::fast::RandomState>),
     /// No query: every ID token is a hit (the inventory views).
     Every,
 }
@@ -54,7 +55,7 @@ enum Strategy {
 impl Matcher {
     /// `ids` are the query IDs; a hit reports the index of the first equal one.
     pub fn new(ids: &[Id]) -> Matcher {
-        let mut first_index: HashMap<u128, usize> = HashMap::new();
+        let mut first_index: HashMap<u128, usize, foldhash::fast::RandomState> = HashMap::default();
         for (i, id) in ids.iter().enumerate() {
             first_index.entry(id.0).or_insert(i);
         }
@@ -115,7 +116,7 @@ struct SampledSearcher {
     /// 64 minus log2 of the number of words: the shift that turns a hash into a word index.
     shift: u32,
     windows: std::collections::HashSet<u64, foldhash::fast::FixedState>,
-    ids: HashMap<u128, usize>,
+    ids: HashMap<u128, usize, foldhash::fast::RandomState>,
 }
 
 /// The sampling stride and window: no tail is shorter than `STRIDE + WINDOW - 1` bytes.
@@ -141,7 +142,7 @@ fn filter_probe(window: u64, shift: u32) -> (usize, u64) {
 }
 
 impl SampledSearcher {
-    fn new(ids: HashMap<u128, usize>) -> SampledSearcher {
+    fn new(ids: HashMap<u128, usize, foldhash::fast::RandomState>) -> SampledSearcher {
         let mut tails: Vec<Vec<u8>> = Vec::with_capacity(ids.len() * 3);
         for &value in ids.keys() {
             let id = Id(value);
@@ -469,11 +470,17 @@ fn is_whole(hay: &[u8], start: usize, end: usize) -> bool {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    //! The packed-pair loop for SSE2 and AVX2. Folding with `| 0x20` lowercases ASCII letters
-    //! and leaves digits and `-` as they are; the few other bytes it maps onto a needle byte
-    //! (control bytes onto digits) only add candidates, which verification rejects.
+    //! The packed-pair loop for SSE2, AVX2 and AVX-512. Folding with `| 0x20` lowercases ASCII
+    //! letters and leaves digits and `-` as they are; the few other bytes it maps onto a needle
+    //! byte (control bytes onto digits) only add candidates, which verification rejects.
+    //!
+    //! And the token walk for the same three: each 64-byte block becomes three bit masks
+    //! (letters and digits, hex digits, dashes), and bit arithmetic on them finds the runs
+    //! worth decoding and checks the UUID shapes. With AVX2 and AVX-512, the shuffle decoders
+    //! of `id::sse41` then decode the IDs.
 
-    use super::{Hit, PairSearcher};
+    use super::{Hit, PairSearcher, Shape};
+    use crate::id::{self, Id, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
     use std::arch::x86_64::*;
 
     trait Vector: Copy {
@@ -485,6 +492,11 @@ mod x86 {
         unsafe fn pair(self, needle: Self, other: Self, needle2: Self, fold: Self) -> Self;
         unsafe fn or(self, other: Self) -> Self;
         unsafe fn movemask(self) -> u32;
+        /// Lane k is all ones when lane k of `self` equals lane k of `other`.
+        unsafe fn eq(self, other: Self) -> Self;
+        /// Lanes that are ASCII letters or digits, and lanes that are hex digits: all ones
+        /// where true.
+        unsafe fn alnum_hex(self) -> (Self, Self);
     }
 
     impl Vector for __m128i {
@@ -514,6 +526,30 @@ mod x86 {
         unsafe fn movemask(self) -> u32 {
             unsafe { _mm_movemask_epi8(self) as u32 }
         }
+        #[inline(always)]
+        unsafe fn eq(self, other: Self) -> Self {
+            unsafe { _mm_cmpeq_epi8(self, other) }
+        }
+        #[inline(always)]
+        unsafe fn alnum_hex(self) -> (Self, Self) {
+            // There is no unsigned byte compare before AVX-512: adding 0x80 - lo moves the
+            // range lo..lo+len to the bottom of the signed range, where one signed compare
+            // tests it. `| 0x20` folds uppercase onto lowercase and no other byte onto a
+            // lowercase letter.
+            unsafe {
+                let digit = _mm_cmplt_epi8(
+                    _mm_add_epi8(self, _mm_set1_epi8((0x80u8 - b'0') as i8)),
+                    _mm_set1_epi8(i8::MIN + 10),
+                );
+                let letter = _mm_add_epi8(
+                    _mm_or_si128(self, _mm_set1_epi8(0x20)),
+                    _mm_set1_epi8((0x80u8 - b'a') as i8),
+                );
+                let alpha = _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 26));
+                let hex_alpha = _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 6));
+                (_mm_or_si128(digit, alpha), _mm_or_si128(digit, hex_alpha))
+            }
+        }
     }
 
     impl Vector for __m256i {
@@ -542,6 +578,30 @@ mod x86 {
         #[inline(always)]
         unsafe fn movemask(self) -> u32 {
             unsafe { _mm256_movemask_epi8(self) as u32 }
+        }
+        #[inline(always)]
+        unsafe fn eq(self, other: Self) -> Self {
+            unsafe { _mm256_cmpeq_epi8(self, other) }
+        }
+        #[inline(always)]
+        unsafe fn alnum_hex(self) -> (Self, Self) {
+            // As for SSE2; AVX2 has only "greater than", hence the swapped operands.
+            unsafe {
+                let digit = _mm256_cmpgt_epi8(
+                    _mm256_set1_epi8(i8::MIN + 10),
+                    _mm256_add_epi8(self, _mm256_set1_epi8((0x80u8 - b'0') as i8)),
+                );
+                let letter = _mm256_add_epi8(
+                    _mm256_or_si256(self, _mm256_set1_epi8(0x20)),
+                    _mm256_set1_epi8((0x80u8 - b'a') as i8),
+                );
+                let alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 26), letter);
+                let hex_alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 6), letter);
+                (
+                    _mm256_or_si256(digit, alpha),
+                    _mm256_or_si256(digit, hex_alpha),
+                )
+            }
         }
     }
 
@@ -723,6 +783,301 @@ mod x86 {
     pub(super) unsafe fn find_sse2(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
         unsafe { find_any::<__m128i>(s, hay, hits) }
     }
+
+    /// Bit k describes byte k of a 64-byte block: an ASCII letter or digit (`alnum`), a hex
+    /// digit (`hex`, a subset of `alnum`), a `-` (`dash`).
+    #[derive(Clone, Copy, Default)]
+    struct Classes {
+        alnum: u64,
+        hex: u64,
+        dash: u64,
+    }
+
+    /// What the token walk needs from an instruction set.
+    ///
+    /// SAFETY (every method): the CPU must have the vector type's features.
+    trait Kernel {
+        /// The classes of the 64 bytes at `p`, which must be readable.
+        unsafe fn classify(p: *const u8) -> Classes;
+        /// [`id::decode_ulid`] for a token known to be all letters and digits.
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id>;
+        /// [`id::decode_hex`] for a token known to be all hex digits.
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id;
+        /// [`id::decode_dashed`] for a token known to have hex digits and dashes in place.
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id;
+    }
+
+    impl Kernel for __m128i {
+        #[inline(always)]
+        unsafe fn classify(p: *const u8) -> Classes {
+            // SAFETY: the caller's guarantees are the ones classify_lanes needs.
+            unsafe { classify_lanes::<Self>(p) }
+        }
+        // SSE2 has no byte shuffles: the table decoders.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            id::decode_ulid(token)
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            id::decode_hex(token).expect("the masks checked the digits")
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            id::decode_dashed(token).expect("the masks checked the digits and dashes")
+        }
+    }
+
+    impl Kernel for __m256i {
+        #[inline(always)]
+        unsafe fn classify(p: *const u8) -> Classes {
+            // SAFETY: the caller's guarantees are the ones classify_lanes needs.
+            unsafe { classify_lanes::<Self>(p) }
+        }
+        // SAFETY (the decoders): AVX2 implies SSE4.1.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            unsafe { id::sse41::decode_ulid(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            unsafe { id::sse41::decode_hex(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            unsafe { id::sse41::decode_dashed(token) }
+        }
+    }
+
+    impl Kernel for __m512i {
+        /// Unsigned compares straight into mask registers: no range shifting, no movemask.
+        #[inline(always)]
+        unsafe fn classify(p: *const u8) -> Classes {
+            // SAFETY: the caller keeps p..p+64 readable and has enabled AVX-512 F and BW.
+            unsafe {
+                let v = _mm512_loadu_si512(p as *const _);
+                let digit = _mm512_cmplt_epu8_mask(
+                    _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8)),
+                    _mm512_set1_epi8(10),
+                );
+                let letter = _mm512_sub_epi8(
+                    _mm512_or_si512(v, _mm512_set1_epi8(0x20)),
+                    _mm512_set1_epi8(b'a' as i8),
+                );
+                Classes {
+                    alnum: digit | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(26)),
+                    hex: digit | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(6)),
+                    dash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'-' as i8)),
+                }
+            }
+        }
+        // SAFETY (the decoders): AVX-512 F implies SSE4.1.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            unsafe { id::sse41::decode_ulid(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            unsafe { id::sse41::decode_hex(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            unsafe { id::sse41::decode_dashed(token) }
+        }
+    }
+
+    /// Classifies 64 bytes as 64 / LANES vectors.
+    #[inline(always)]
+    unsafe fn classify_lanes<V: Vector>(p: *const u8) -> Classes {
+        let mut c = Classes::default();
+        // SAFETY: the caller keeps p..p+64 readable and has enabled V's features.
+        unsafe {
+            let dash = V::splat(b'-');
+            for k in (0..64).step_by(V::LANES) {
+                let v = V::load(p.add(k));
+                let (alnum, hex) = v.alnum_hex();
+                c.alnum |= (alnum.movemask() as u64) << k;
+                c.hex |= (hex.movemask() as u64) << k;
+                c.dash |= (v.eq(dash).movemask() as u64) << k;
+            }
+        }
+        c
+    }
+
+    /// The classes of a block and the one after it, as 128-bit masks: judging a run that
+    /// starts in the first block takes at most 37 bytes, so the second holds the rest of it.
+    struct Window {
+        alnum: u128,
+        hex: u128,
+        dash: u128,
+    }
+
+    impl Window {
+        #[inline(always)]
+        fn new(cur: Classes, next: Classes) -> Window {
+            let join = |a: u64, b: u64| a as u128 | (b as u128) << 64;
+            Window {
+                alnum: join(cur.alnum, next.alnum),
+                hex: join(cur.hex, next.hex),
+                dash: join(cur.dash, next.dash),
+            }
+        }
+
+        /// Bits `at..at + 64` of a mask.
+        #[inline(always)]
+        fn at(mask: u128, at: u32) -> u64 {
+            (mask >> at) as u64
+        }
+    }
+
+    /// Starts of the alphanumeric runs of one block that may be IDs, one mask per shape.
+    #[derive(Clone, Copy)]
+    struct Starts {
+        /// Runs of exactly 26.
+        ulid: u64,
+        /// Runs of exactly 32.
+        hex: u64,
+        /// Runs of exactly 8 followed by `-`: maybe the first group of a dashed UUID.
+        dashed: u64,
+    }
+
+    /// The candidate run starts in the first block of `w`, given bit 63 of the block before
+    /// it (`carry`: is the run at bit 0 a continuation?).
+    #[inline(always)]
+    fn starts(w: &Window, carry: u64) -> Starts {
+        let m = w.alnum;
+        // Bit k of `runN`: bytes k..k+N are all alphanumeric. Doubling keeps it to four steps.
+        let run2 = m & m >> 1;
+        let run4 = run2 & run2 >> 2;
+        let run8 = run4 & run4 >> 4;
+        let run16 = run8 & run8 >> 8;
+        let first = m as u64;
+        let begins = first & !(first << 1 | carry);
+        // Bit k: byte k + len ends the run.
+        let ends_at = |len: usize| !Window::at(m, len as u32);
+        Starts {
+            ulid: begins & (run16 & run8 >> 16 & run2 >> 24) as u64 & ends_at(ULID_LEN),
+            hex: begins & (run16 & run16 >> 16) as u64 & ends_at(UUID_UNDASHED_LEN),
+            // A dash is not alphanumeric, so it ends the run too.
+            dashed: begins & run8 as u64 & Window::at(w.dash, 8),
+        }
+    }
+
+    /// Where the dashes of the dashed form are, from its first byte on.
+    const DASHED_DASHES: u64 = 1 << 8 | 1 << 13 | 1 << 18 | 1 << 23;
+    /// Where its hex digits are.
+    const DASHED_DIGITS: u64 = ((1 << UUID_DASHED_LEN) - 1) & !DASHED_DASHES;
+
+    /// Decodes the candidates of the block at `offset` and reports the IDs, in order.
+    #[inline(always)]
+    unsafe fn visit<K: Kernel, F: FnMut(Hit) + ?Sized>(
+        hay: &[u8],
+        offset: usize,
+        w: &Window,
+        s: Starts,
+        f: &mut F,
+    ) {
+        let mut all = s.ulid | s.hex | s.dashed;
+        while all != 0 {
+            let k = all.trailing_zeros();
+            let bit = 1 << k;
+            all ^= bit;
+            let start = offset + k as usize;
+            let found = if s.ulid & bit != 0 {
+                // The alphabet (no I, L, O, U) and the first character are left to the decoder.
+                let token = hay[start..][..ULID_LEN].try_into().unwrap();
+                // SAFETY: the caller enabled K's features.
+                unsafe { K::decode_ulid(token) }.map(|id| (Shape::Ulid, id))
+            } else if s.hex & bit != 0 {
+                (Window::at(w.hex, k) as u32 == u32::MAX).then(|| {
+                    let token = hay[start..][..UUID_UNDASHED_LEN].try_into().unwrap();
+                    // SAFETY: the caller enabled K's features.
+                    (Shape::UuidUndashed, unsafe { K::decode_hex(token) })
+                })
+            } else {
+                // Hex digits and dashes in place, and no letter or digit right after: the
+                // byte before is a boundary already, as the run begins here.
+                let span = (1 << UUID_DASHED_LEN) | DASHED_DIGITS;
+                let shaped = Window::at(w.alnum, k) & span == DASHED_DIGITS
+                    && Window::at(w.hex, k) & DASHED_DIGITS == DASHED_DIGITS
+                    && Window::at(w.dash, k) & DASHED_DASHES == DASHED_DASHES;
+                shaped.then(|| {
+                    let token = hay[start..][..UUID_DASHED_LEN].try_into().unwrap();
+                    // SAFETY: the caller enabled K's features.
+                    (Shape::UuidDashed, unsafe { K::decode_dashed(token) })
+                })
+            };
+            if let Some((shape, id)) = found {
+                f(Hit {
+                    start,
+                    end: start + shape.width(),
+                    shape,
+                    id,
+                    query: 0,
+                });
+            }
+        }
+    }
+
+    /// The token walk over blocks of 64 bytes. Each block is handled one step late, once the
+    /// block after it is classified, so runs reaching into it can be measured.
+    #[inline(always)]
+    unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        let n = hay.len();
+        let full = n / 64;
+        let blocks = n.div_ceil(64);
+        if blocks == 0 {
+            return;
+        }
+        // The last partial block, padded with NUL, which is none of the classes: a run ends
+        // at the end of the buffer just as at a boundary byte.
+        let mut tail = [0u8; 64];
+        tail[..n - full * 64].copy_from_slice(&hay[full * 64..]);
+        let block = |k: usize| {
+            if k < full {
+                hay[64 * k..].as_ptr()
+            } else {
+                tail.as_ptr()
+            }
+        };
+        // SAFETY (all classify calls): the block pointers have 64 readable bytes; the caller
+        // enabled K's features.
+        let mut cur = unsafe { K::classify(block(0)) };
+        let mut carry = 0;
+        for k in 0..blocks {
+            let next = if k + 1 < blocks {
+                unsafe { K::classify(block(k + 1)) }
+            } else {
+                Classes::default()
+            };
+            let w = Window::new(cur, next);
+            let s = starts(&w, carry);
+            if s.ulid | s.hex | s.dashed != 0 {
+                // SAFETY: the caller enabled K's features.
+                unsafe { visit::<K, F>(hay, 64 * k, &w, s, f) };
+            }
+            carry = cur.alnum >> 63;
+            cur = next;
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn tokens_avx512<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
+        unsafe { walk::<__m512i, F>(hay, f) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
+        unsafe { walk::<__m256i, F>(hay, f) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    pub(super) unsafe fn tokens_sse2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
+        unsafe { walk::<__m128i, F>(hay, f) }
+    }
 }
 
 /// True for ASCII letters and digits: the bytes of an ID's alphanumeric runs.
@@ -750,9 +1105,33 @@ static HEX: [bool; 256] = {
 const UUID_GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
 
 /// Calls `f` for every whole ID token in `hay`, in order: 26-character ULIDs (first character
-/// 0-7), 32-hex and 8-4-4-4-12 UUIDs. Works on maximal alphanumeric runs, so the boundary rule
-/// holds by construction.
+/// 0-7), 32-hex and 8-4-4-4-12 UUIDs.
+///
+/// On x86_64 a vector pass classifies 64 bytes at a time and marks the few alphanumeric runs
+/// that can start an ID (exactly 26 or 32 long, or 8 long and followed by `-`); only those
+/// get decoded. Other targets use [`for_each_token_scalar`].
 pub fn for_each_token(hay: &[u8], mut f: impl FnMut(Hit)) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU supports AVX-512 F and BW, checked just above.
+            return unsafe { x86::tokens_avx512(hay, &mut f) };
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            return unsafe { x86::tokens_avx2(hay, &mut f) };
+        }
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe { x86::tokens_sse2(hay, &mut f) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for_each_token_scalar(hay, &mut f)
+}
+
+/// The same hits as [`for_each_token`], one byte at a time: the path for targets without a
+/// vector one, and the reference the vector paths are tested and benchmarked against. Works
+/// on maximal alphanumeric runs, so the boundary rule holds by construction.
+pub fn for_each_token_scalar(hay: &[u8], mut f: impl FnMut(Hit)) {
     let n = hay.len();
     let mut i = 0;
     // The dashed-UUID chain seen so far: groups matched, where it started, where the last
@@ -1012,6 +1391,269 @@ mod simd_tests {
                     assert_eq!(got, want, "{name}, {queries} queries, length {len}");
                 }
             }
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod token_simd_tests {
+    use super::*;
+
+    /// Checks every vector path this CPU has against the scalar walk on `hay`; returns the
+    /// scalar hits.
+    fn agree(hay: &[u8], what: &str) -> Vec<Hit> {
+        let mut want = Vec::new();
+        for_each_token_scalar(hay, |h| want.push(h));
+        for name in ["sse2", "avx2", "avx512"] {
+            let mut got = Vec::new();
+            let mut push = |h| got.push(h);
+            // SAFETY: each path runs only if the CPU has its features (SSE2 always).
+            unsafe {
+                match name {
+                    "sse2" => x86::tokens_sse2(hay, &mut push),
+                    "avx2" if std::is_x86_feature_detected!("avx2") => {
+                        x86::tokens_avx2(hay, &mut push)
+                    }
+                    "avx512" if std::is_x86_feature_detected!("avx512bw") => {
+                        x86::tokens_avx512(hay, &mut push)
+                    }
+                    _ => continue,
+                }
+            }
+            assert_eq!(
+                got,
+                want,
+                "{name}, {what}: {:?}",
+                String::from_utf8_lossy(hay)
+            );
+        }
+        want
+    }
+
+    /// splitmix64, so a failure reproduces from its seed.
+    fn rng(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+    }
+
+    const ALNUM: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const HEX_DIGITS: &[u8] = b"0123456789abcdefABCDEF";
+
+    /// An ID rendering, a near miss of one, or filler that looks like neither.
+    fn piece(next: &mut impl FnMut() -> u64) -> Vec<u8> {
+        let id = Id((next() as u128) << 64 | next() as u128);
+        let mut below = |n: usize| (next() % n as u64) as usize;
+        let mut ulid = id.ulid_bytes().to_vec();
+        if below(2) == 0 {
+            ulid.make_ascii_uppercase();
+        }
+        let mut hex = id.hex_bytes().to_vec();
+        let mut dashed = id.uuid_bytes().to_vec();
+        if below(3) == 0 {
+            hex.make_ascii_uppercase();
+            dashed.make_ascii_uppercase();
+        }
+        let dash_at = [8, 13, 18, 23][below(4)];
+        match below(16) {
+            0 => ulid,
+            1 => {
+                // First character 8-9 or a letter: does not fit in 128 bits.
+                ulid[0] = b"89AZaz"[below(6)];
+                ulid
+            }
+            2 => {
+                // 25 or 27 characters.
+                if below(2) == 0 {
+                    ulid.pop();
+                } else {
+                    ulid.push(ALNUM[below(ALNUM.len())]);
+                }
+                ulid
+            }
+            3 => {
+                // A letter Crockford leaves out.
+                ulid[1 + below(25)] = b"uUiIlLoO"[below(8)];
+                ulid
+            }
+            4 => hex,
+            5 => {
+                match below(3) {
+                    0 => hex.truncate(31),
+                    1 => hex.push(HEX_DIGITS[below(HEX_DIGITS.len())]),
+                    _ => hex[below(32)] = b"gGzZ"[below(4)],
+                }
+                hex
+            }
+            6 | 7 => dashed,
+            8 => {
+                // One group a digit short or long.
+                let at = [0, 9, 14, 19, 24][below(5)] + below(4);
+                if below(2) == 0 {
+                    dashed.remove(at);
+                } else {
+                    dashed.insert(at, HEX_DIGITS[below(HEX_DIGITS.len())]);
+                }
+                dashed
+            }
+            9 => {
+                // Double dash, a dash missing or replaced.
+                match below(3) {
+                    0 => dashed.insert(dash_at, b'-'),
+                    1 => drop(dashed.remove(dash_at)),
+                    _ => dashed[dash_at] = b"_. "[below(3)],
+                }
+                dashed
+            }
+            10 => {
+                // A non-hex digit in a group, or an extra group on either side.
+                match below(3) {
+                    0 => dashed[[0, 9, 14, 19, 24][below(5)]] = b"gG"[below(2)],
+                    1 => drop(dashed.splice(0..0, *b"abcd-")),
+                    _ => dashed.extend_from_slice(b"-abcd"),
+                }
+                dashed
+            }
+            11 => {
+                // An 8-hex group and a dash, then anything.
+                let mut out: Vec<u8> = (0..8)
+                    .map(|_| HEX_DIGITS[below(HEX_DIGITS.len())])
+                    .collect();
+                out.push(b'-');
+                out
+            }
+            12 => (0..below(300)).map(|_| ALNUM[below(ALNUM.len())]).collect(),
+            _ => {
+                // Words, with the interesting lengths more likely than their share.
+                let len = [1, 3, 7, 8, 9, 12, 16, 25, 26, 27, 31, 32, 33][below(13)];
+                (0..len).map(|_| ALNUM[below(ALNUM.len())]).collect()
+            }
+        }
+    }
+
+    /// Haystacks of pieces and separators: spaces, dashes, CRLF, non-ASCII bytes, and
+    /// nothing at all, which glues the pieces to their neighbours.
+    fn haystack(next: &mut impl FnMut() -> u64, len: usize) -> Vec<u8> {
+        const SEPARATORS: &[&[u8]] = &[
+            b" ",
+            b" ",
+            b"-",
+            b"--",
+            b"\n",
+            b"\r\n",
+            b"\t",
+            b"\"",
+            b":",
+            b"=",
+            b"_",
+            b".",
+            b"/",
+            b"{",
+            b"}",
+            b"\0",
+            b"\x7f",
+            b"\x80",
+            b"\xff",
+            b"\xc3\xa9",
+            b"",
+        ];
+        let mut hay = Vec::new();
+        while hay.len() < len {
+            hay.extend(piece(next));
+            hay.extend_from_slice(SEPARATORS[(next() % SEPARATORS.len() as u64) as usize]);
+        }
+        hay.truncate(len);
+        hay
+    }
+
+    #[test]
+    fn every_path_agrees_with_the_scalar_walk_on_near_misses() {
+        let mut next = rng(0x5eed);
+        let mut hits = 0;
+        for round in 0..3000 {
+            let len = (next() % 400) as usize;
+            let hay = haystack(&mut next, len);
+            hits += agree(&hay, &format!("round {round}")).len();
+        }
+        assert!(hits > 1000, "the generator planted too few IDs: {hits}");
+    }
+
+    #[test]
+    fn every_path_agrees_at_every_block_offset() {
+        let mut next = rng(0xb10c);
+        let hay = haystack(&mut next, 6000);
+        for from in 0..64 {
+            for trim in [0, 1, 2, 31, 63] {
+                agree(&hay[from..hay.len() - trim], &format!("{from}..-{trim}"));
+            }
+        }
+    }
+
+    #[test]
+    fn tokens_at_every_offset_and_at_the_ends() {
+        let id = Id(0x0123_4567_89ab_cdef_0fed_cba9_8765_4321);
+        let ulid = id.ulid();
+        let dashed = id.uuid().to_uppercase();
+        let hex = id.hex();
+        // Each with the number of IDs it holds.
+        let tokens = [
+            (ulid.clone(), 1),
+            (dashed.clone(), 1),
+            (hex.clone(), 1),
+            (format!("{dashed}-"), 1),
+            (format!("-{dashed}"), 1),
+            (format!("{ulid}x"), 0),
+            (format!("x{hex}"), 0),
+            (ulid[1..].to_string(), 0),
+            (hex[1..].to_string(), 0),
+            (format!("{dashed}0"), 0),
+            (format!("0{dashed}"), 0),
+            (dashed[..35].to_string(), 0),
+            (dashed.replacen('-', "--", 1), 0),
+            (format!("{}-{}", &hex[..8], &hex[8..]), 0),
+        ];
+        for (token, expect) in tokens {
+            for pad in 0..140 {
+                for after in [0, 1, 7, 64] {
+                    let mut hay = vec![b' '; pad];
+                    hay.extend_from_slice(token.as_bytes());
+                    hay.extend(std::iter::repeat_n(b'\n', after));
+                    let found = agree(&hay, &format!("{token} at {pad}"));
+                    assert_eq!(found.len(), expect, "{token} at {pad}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_agrees_on_huge_runs() {
+        let ulid = Id(u128::MAX >> 3).ulid();
+        let mut hays: Vec<Vec<u8>> = vec![
+            vec![b'a'; 10_000],
+            vec![b'7'; 10_001],
+            b"0123456789abcdef".repeat(1000),
+            b"abcdef01-".repeat(1000),
+            b"abcd-".repeat(1000),
+            vec![b'-'; 1000],
+        ];
+        // An ID glued to the end of a long run, beginning on a block edge and either side
+        // of it, then the same ID standing alone.
+        for run in [64 * 79 - 1, 64 * 79, 64 * 79 + 1] {
+            for token in [ulid.clone(), Id(u128::MAX >> 3).uuid()] {
+                let mut glued = vec![b'f'; run];
+                glued.extend_from_slice(token.as_bytes());
+                glued.push(b' ');
+                glued.extend_from_slice(token.as_bytes());
+                hays.push(glued);
+            }
+        }
+        for hay in hays {
+            let found = agree(&hay, "huge run");
+            assert!(found.len() <= 1);
         }
     }
 }

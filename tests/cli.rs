@@ -2,14 +2,13 @@
 //! inputs, binary files, stdin, exit codes, JSON, colour, walking rules and thread counts.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::path::Path;
+use std::io::Write;
 use std::process::{Output, Stdio};
 
 use regex::bytes::Regex;
 use serde::Deserialize;
 
-use crate::support::{idgrep, testdata};
+use crate::support::{decompressed, files_under, idgrep, testdata};
 
 /// The incident's hot order, and its renderings.
 const HOT: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
@@ -28,39 +27,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// Decompressed contents of a test file, by the crates the tests trust as oracles.
-fn decompressed(path: &Path) -> Vec<u8> {
-    let raw = std::fs::read(path).unwrap();
-    let mut out = Vec::new();
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("gz") => {
-            flate2::read::MultiGzDecoder::new(&raw[..])
-                .read_to_end(&mut out)
-                .unwrap();
-        }
-        Some("zst") => out = zstd::decode_all(&raw[..]).unwrap(),
-        _ => out = raw,
-    }
-    out
-}
-
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 /// `path:line` of every line holding `ulid` in any form as a whole token, by regex.
@@ -293,6 +259,7 @@ fn an_invalid_query_stops_before_anything_is_read() {
 struct JsonLine {
     path: String,
     line: u64,
+    ts: Option<String>,
     text: String,
     matches: Vec<JsonMatch>,
 }
@@ -304,6 +271,7 @@ struct JsonMatch {
     raw: String,
     start: usize,
     end: usize,
+    field: Option<String>,
 }
 
 #[test]
@@ -338,6 +306,10 @@ fn json_lines_read_back_into_typed_records() {
         .find(|r| r.path.ends_with("payments.log"))
         .unwrap();
     assert!(!payments.text.ends_with('\r'));
+    // The order's creation line: its time, and the field that holds it.
+    let created = &records[0];
+    assert_eq!(created.ts.as_deref(), Some("2026-11-29T09:59:58.341Z"));
+    assert_eq!(created.matches[0].field.as_deref(), Some("order_id"));
 }
 
 #[test]

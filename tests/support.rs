@@ -1,7 +1,8 @@
 //! Shared helpers: a deterministic generator for test inputs, and the paths of the bundled
 //! test data and the built binary.
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// splitmix64: deterministic, so a failure reproduces from its seed.
@@ -41,4 +42,37 @@ pub fn idgrep() -> Command {
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
     cmd.env_remove("NO_COLOR");
     cmd
+}
+
+/// Decompressed contents of a test file, by the crates the tests trust as oracles.
+pub fn decompressed(path: &Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap();
+    let mut out = Vec::new();
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("gz") => {
+            flate2::read::MultiGzDecoder::new(&raw[..])
+                .read_to_end(&mut out)
+                .unwrap();
+        }
+        Some("zst") => out = zstd::decode_all(&raw[..]).unwrap(),
+        _ => out = raw,
+    }
+    out
+}
+
+pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
 }

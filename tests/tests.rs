@@ -2,6 +2,7 @@
 //! and the binary are built once).
 
 mod cli;
+mod ids;
 mod oracle;
 mod support;
 mod timeline;

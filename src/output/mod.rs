@@ -15,7 +15,9 @@ use serde::Serialize;
 
 use crate::cli::OutputMode;
 use crate::id::{Kind, Parsed};
+use crate::record::Analysis;
 use crate::search::LineMatch;
+use crate::time::Clock;
 
 const PATH_COLOR: &[u8] = b"\x1b[35m";
 const LINE_NO_COLOR: &[u8] = b"\x1b[32m";
@@ -37,6 +39,8 @@ pub struct Printer {
 struct JsonLine<'a> {
     path: &'a str,
     line: u64,
+    /// The line's own time, RFC 3339 UTC; null when it has none.
+    ts: Option<String>,
     text: Cow<'a, str>,
     matches: Vec<JsonMatch<'a>>,
 }
@@ -47,6 +51,8 @@ struct JsonMatch<'a> {
     raw: Cow<'a, str>,
     start: usize,
     end: usize,
+    /// The field that holds the ID (see the README's field rules); null when none.
+    field: Option<Cow<'a, str>>,
 }
 
 #[derive(Serialize)]
@@ -73,10 +79,11 @@ impl Printer {
     }
 
     /// One matching line, in the `Lines` or `Json` modes.
-    pub fn line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch) {
+    /// `record`: the line read as a record (JSON mode only), for fields and the line time.
+    pub fn line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch, record: Option<&Analysis>) {
         match self.mode {
             OutputMode::Lines => self.text_line(out, path, m),
-            OutputMode::Json => self.json_line(out, path, m),
+            OutputMode::Json => self.json_line(out, path, m, record),
             _ => {}
         }
     }
@@ -104,19 +111,24 @@ impl Printer {
         out.push(b'\n');
     }
 
-    fn json_line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch) {
+    fn json_line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch, record: Option<&Analysis>) {
         let record = JsonLine {
             path,
             line: m.line_no,
+            ts: record
+                .and_then(Analysis::time_ms)
+                .map(|ms| Clock::utc().format(ms)),
             text: String::from_utf8_lossy(m.line),
             matches: m
                 .hits
                 .iter()
-                .map(|h| JsonMatch {
+                .enumerate()
+                .map(|(i, h)| JsonMatch {
                     id: &self.canonical[h.query],
                     raw: String::from_utf8_lossy(&m.line[h.start..h.end]),
                     start: h.start,
                     end: h.end,
+                    field: record.and_then(|r| r.field(i)).map(String::from_utf8_lossy),
                 })
                 .collect(),
         };

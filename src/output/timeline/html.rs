@@ -149,7 +149,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
                 "<tr data-id=\"{k}\"><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
                  <td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
                 esc_str(&canonical(e)),
-                esc_str(&e.id.describe(e.kind)),
+                esc_str(e.id.describe(e.kind)),
                 esc_str(e.field.as_deref().unwrap_or("-")),
                 e.lines,
                 time(e.first_ms),
@@ -396,7 +396,7 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
              <text class=\"span-label\" x=\"16\" y=\"{:.1}\">{}</text>\
              <rect x=\"{x1:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"10\" rx=\"3\"/></g>",
             esc_str(&canonical(e)),
-            esc_str(&e.id.describe(e.kind)),
+            esc_str(e.id.describe(e.kind)),
             e.lines,
             clock.format(f),
             clock.format(l),

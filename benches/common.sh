@@ -1,0 +1,89 @@
+# benches/common.sh: what the benchmark scripts share, sourced by them: settings from the
+# environment, building idgrep, the deterministic corpus (generated once, reused while it is
+# current), ripgrep, hyperfine and GNU time. See benches/compare.sh for the variables.
+
+CORPUS=${CORPUS:-target/bench-corpus}
+CORPUS=${CORPUS%/}
+SIZE=${SIZE:-1G}
+SEED=${SEED:-1}
+DISTINCT_IDS=${DISTINCT_IDS:-}
+THREADS_LIST=${THREADS_LIST:-"2 1"}
+RUNS=${RUNS:-5}
+IDGREP=${IDGREP:-target/release/idgrep}
+RESULTS=${RESULTS:-target/bench-results}
+QUERY_JSON="$CORPUS.query.json"
+STAMP="$CORPUS.gen-sha256"
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+apt_install() {
+    # One `apt-get update` only when the plain install fails: the lists may be stale or empty.
+    apt-get install -y "$@" >/dev/null 2>&1 ||
+        { apt-get update >/dev/null && apt-get install -y "$@" >/dev/null; }
+}
+
+# ---- 1. build idgrep, then the corpus unless an identical one is already there ----
+
+if [[ $IDGREP == target/release/idgrep ]]; then
+    log "building idgrep (release)"
+    cargo build --release --quiet
+fi
+
+generator_sha() {
+    cat benches/gen_corpus.rs benches/corpus/*.rs | sha256sum | cut -d' ' -f1
+}
+
+corpus_is_current() {
+    [[ -d $CORPUS && -f $QUERY_JSON && -f $STAMP ]] || return 1
+    [[ $(cat "$STAMP") == "$(generator_sha)" ]] || return 1
+    python3 - "$CORPUS" "$QUERY_JSON" "$SIZE" "$SEED" "$DISTINCT_IDS" <<'EOF'
+import json, os, sys
+corpus, query, size, seed, distinct = sys.argv[1:]
+units = {"K": 10, "M": 20, "G": 30, "T": 40}
+s = size.strip()
+for suffix in ("iB", "B", "b"):
+    if s.endswith(suffix):
+        s = s[: -len(suffix)]
+        break
+shift = units.get(s[-1:].upper(), 0)
+target = int(s[:-1] if shift else s) << shift
+q = json.load(open(query))
+on_disk = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(corpus) for f in fs)
+same = (q.get("version") == 1 and q["target_bytes"] == target and q["seed"] == int(seed)
+        and q["distinct_ids_target"] == (int(distinct) if distinct else None)
+        and q["bytes"] == on_disk)
+sys.exit(0 if same else 1)
+EOF
+}
+
+if corpus_is_current; then
+    log "reusing corpus $CORPUS"
+else
+    log "generating a $SIZE corpus in $CORPUS (seed $SEED)"
+    gen_args=(--out "$CORPUS" --size "$SIZE" --seed "$SEED" --force)
+    [[ -n $DISTINCT_IDS ]] && gen_args+=(--distinct-ids "$DISTINCT_IDS")
+    mkdir -p "$(dirname "$CORPUS")"
+    rm -f "$STAMP"
+    cargo bench --quiet --bench gen_corpus -- "${gen_args[@]}" >/dev/null
+    generator_sha >"$STAMP"
+fi
+
+# ---- 2. tools ----
+
+if [[ -z ${RG:-} ]]; then
+    RG=$HOME/.cargo/bin/rg
+    if [[ ! -x $RG ]]; then
+        log "installing ripgrep with cargo"
+        cargo install --quiet --locked ripgrep
+    fi
+fi
+log "$("$RG" --version | head -n1)"
+if ! command -v hyperfine >/dev/null; then
+    log "installing hyperfine"
+    apt_install hyperfine
+fi
+if [[ ! -x /usr/bin/time ]]; then
+    log "installing GNU time"
+    apt_install time
+fi
+

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# benches/ids.sh owns the `idgrep ids` benchmark: on the deterministic corpus it times
+# `idgrep ids` against what a user does today without it,
+#   rg -o -i '\b[0-9A-HJKMNP-TV-Z]{26}\b' corpus/ | LC_ALL=C sort | uniq -c | sort -rn
+# (which finds less: no UUIDs, no fields, no times), in the same hyperfine run, and prints a
+# markdown table of medians, the ratio, throughput, peak RSS and bytes of peak RSS per distinct
+# ID counted.
+#
+# usage: benches/ids.sh                                     # the 1 GiB corpus
+#        CORPUS=target/bench-corpus-10m DISTINCT_IDS=10000000 benches/ids.sh   # memory per ID
+#
+# Environment: as benches/compare.sh (CORPUS, SIZE, SEED, DISTINCT_IDS, THREADS_LIST, RUNS,
+# IDGREP, RG, RESULTS). IDS_ONLY=1 skips the pipeline (for the memory run).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+# shellcheck source=benches/common.sh
+source benches/common.sh
+
+mkdir -p "$RESULTS"
+log "warming the page cache"
+find "$CORPUS" -type f -exec cat {} + >/dev/null
+BYTES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$QUERY_JSON")
+
+PATTERN='\b[0-9A-HJKMNP-TV-Z]{26}\b'
+names=("idgrep ids")
+[[ -z ${IDS_ONLY:-} ]] && names+=("rg -o -i | sort | uniq -c | sort -rn")
+
+commands_for() {
+    local j=$1
+    echo "$IDGREP ids -j$j --color never $CORPUS > $RESULTS/ids.idgrep.j$j"
+    [[ -z ${IDS_ONLY:-} ]] &&
+        echo "$RG -j$j -o -i '$PATTERN' $CORPUS | LC_ALL=C sort | uniq -c | sort -rn > $RESULTS/ids.pipeline.j$j"
+    return 0
+}
+
+for j in $THREADS_LIST; do
+    mapfile -t cmds < <(commands_for "$j")
+    hf_args=()
+    for i in "${!cmds[@]}"; do
+        hf_args+=(-n "${names[$i]}" "${cmds[$i]}")
+    done
+    log "hyperfine, $j thread(s)"
+    hyperfine --style basic --warmup 1 --runs "$RUNS" \
+        --export-json "$RESULTS/ids-hyperfine-j$j.json" "${hf_args[@]}" >&2
+    for i in "${!cmds[@]}"; do
+        /usr/bin/time -f %M -o "$RESULTS/ids-rss.$i.j$j" bash -c "${cmds[$i]}"
+    done
+done
+
+python3 - "$RESULTS" "$THREADS_LIST" "$BYTES" <<'EOF' | tee "$RESULTS/ids.md"
+import json, statistics, sys
+results, threads, total = sys.argv[1], sys.argv[2], int(sys.argv[3])
+print(f"Corpus: {total / 2**30:.2f} GiB.\n")
+print("| command | threads | median s | vs idgrep ids | GB/s | peak RSS MiB | IDs listed | RSS bytes per ID |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for j in threads.split():
+    runs = json.load(open(f"{results}/ids-hyperfine-j{j}.json"))["results"]
+    base = statistics.median(runs[0]["times"])
+    for i, r in enumerate(runs):
+        med = statistics.median(r["times"])
+        rss = int(open(f"{results}/ids-rss.{i}.j{j}").read().split()[-1]) * 1024
+        out = "idgrep" if i == 0 else "pipeline"
+        listed = sum(1 for _ in open(f"{results}/ids.{out}.j{j}", "rb")) - (1 if i == 0 else 0)
+        per_id = f"{rss / listed:.0f}" if i == 0 and listed else "-"
+        print(f"| `{r['command']}` | {j} | {med:.3f} | {med / base:.2f} | {total / med / 1e9:.2f} "
+              f"| {rss / 2**20:.1f} | {listed} | {per_id} |")
+EOF
