@@ -6,48 +6,20 @@
 #
 # usage: benches/timeline.sh
 #
-# Environment (all optional):
-#   CORPUS=target/bench-corpus     corpus directory; CORPUS.query.json beside it holds the ID
-#   SIZE=1G  SEED=1                passed to the generator when the corpus is missing
-#   QUERY=ulid                     which query ID of the JSON to follow: ulid or uuid
-#   THREADS=2                      -j for every command
-#   RUNS=10                        hyperfine --runs (after one warm-up run)
-#   IDGREP=target/release/idgrep   built here only when left at this default
-#   RESULTS=target/bench-results   where hyperfine JSON, command output and the table go
-#
-# benches/compare.sh checks that an existing corpus matches the generator; this script only
-# makes one when none is there. Each command writes to a file, as a user's run would.
+# Environment: as benches/compare.sh (CORPUS, SIZE, SEED, RUNS, IDGREP, RESULTS; the shared
+# setup in benches/common.sh builds idgrep and makes or reuses the corpus), and
+#   QUERY=ulid      which query ID of the corpus's JSON to follow: ulid or uuid
+#   THREADS=2       -j for every command
+# Each command writes to a file, as a user's run would.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-CORPUS=${CORPUS:-target/bench-corpus}
-CORPUS=${CORPUS%/}
-SIZE=${SIZE:-1G}
-SEED=${SEED:-1}
+RUNS=${RUNS:-10}
 QUERY=${QUERY:-ulid}
 THREADS=${THREADS:-2}
-RUNS=${RUNS:-10}
-IDGREP=${IDGREP:-target/release/idgrep}
-RESULTS=${RESULTS:-target/bench-results}
-QUERY_JSON="$CORPUS.query.json"
-
-log() { printf '==> %s\n' "$*" >&2; }
-
-if [[ $IDGREP == target/release/idgrep ]]; then
-    log "building idgrep (release)"
-    cargo build --release --quiet
-fi
-if [[ ! -d $CORPUS || ! -f $QUERY_JSON ]]; then
-    log "generating a $SIZE corpus in $CORPUS (seed $SEED)"
-    mkdir -p "$(dirname "$CORPUS")"
-    cargo bench --quiet --bench gen_corpus -- --out "$CORPUS" --size "$SIZE" --seed "$SEED" --force >/dev/null
-fi
-if ! command -v hyperfine >/dev/null; then
-    log "installing hyperfine"
-    apt-get install -y hyperfine >/dev/null 2>&1 ||
-        { apt-get update >/dev/null && apt-get install -y hyperfine >/dev/null; }
-fi
+# shellcheck source=benches/common.sh
+source benches/common.sh
 
 ID=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$QUERY_JSON" "$QUERY")
 log "query $QUERY: $ID"
