@@ -5,4 +5,5 @@ mod cli;
 mod ids;
 mod oracle;
 mod support;
+mod timeline;
 mod vectors;

@@ -6,6 +6,7 @@
 //! `\xff`), so a hostile log line cannot move the cursor, retitle the window or hide text.
 
 pub mod inventory;
+pub mod timeline;
 
 use std::borrow::Cow;
 use std::io::Write;
