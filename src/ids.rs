@@ -107,12 +107,7 @@ fn scan_one(
 ) -> Option<Notice> {
     let mut reader = match source::open(input, progress.counter()) {
         Ok(reader) => reader,
-        Err(e) => {
-            return Some(Notice {
-                message: source::io_reason(&e),
-                error: true,
-            });
-        }
+        Err(e) => return Some(Notice::failed(&e)),
     };
     let context = record_context(config.input.zone.as_ref(), input);
     let Worker {
@@ -138,19 +133,7 @@ fn scan_one(
         tally.add_line(file, analysis.time_ms(), occurrences);
         true
     });
-    if let Some(e) = outcome.error {
-        return Some(Notice {
-            message: source::io_reason(&e),
-            error: true,
-        });
-    }
-    (outcome.binary && outcome.matched_lines > 0).then(|| Notice {
-        message: format!(
-            "binary file: {} lines with IDs not counted (-a counts them)",
-            outcome.matched_lines
-        ),
-        error: false,
-    })
+    Notice::after_scan(outcome, "not counted")
 }
 
 /// How the lines of `input` are dated: zone-less times in `zone` (UTC by default), year-less

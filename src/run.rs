@@ -377,6 +377,32 @@ pub struct Notice {
     pub error: bool,
 }
 
+impl Notice {
+    /// An input that could not be read (or read to the end).
+    pub fn failed(e: &io::Error) -> Notice {
+        Notice {
+            message: source::io_reason(e),
+            error: true,
+        }
+    }
+
+    /// What to tell about an input once scanned: a read error, or a binary file's matching
+    /// lines `left_out` (`"not counted"`: the notice reads "binary file: N lines not
+    /// counted (-a reads it as text)").
+    pub fn after_scan(outcome: search::Outcome, left_out: &str) -> Option<Notice> {
+        if let Some(e) = outcome.error {
+            return Some(Notice::failed(&e));
+        }
+        (outcome.binary && outcome.matched_lines > 0).then(|| Notice {
+            message: format!(
+                "binary file: {} matching lines {left_out} (-a reads it as text)",
+                outcome.matched_lines
+            ),
+            error: false,
+        })
+    }
+}
+
 /// Runs `work` on every input on `threads` threads, each thread with its own state made by
 /// `init`; returns the states, and the notices with their input's index, in input order.
 pub fn scan_all<S: Send>(

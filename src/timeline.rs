@@ -589,12 +589,7 @@ fn scan_one(
     };
     let mut reader = match opened {
         Ok(reader) => reader,
-        Err(e) => {
-            return Some(Notice {
-                message: source::io_reason(&e),
-                error: true,
-            });
-        }
+        Err(e) => return Some(Notice::failed(&e)),
     };
     let mut records = Records::new(config.zone.clone(), source::modified(input));
     let mut times = FileTimes {
@@ -661,19 +656,7 @@ fn scan_one(
         });
         true
     });
-    if let Some(e) = outcome.error {
-        return Some(Notice {
-            message: source::io_reason(&e),
-            error: true,
-        });
-    }
-    (outcome.binary && outcome.matched_lines > 0).then(|| Notice {
-        message: format!(
-            "binary file: {} matching lines left out (-a reads it as text)",
-            outcome.matched_lines
-        ),
-        error: false,
-    })
+    Notice::after_scan(outcome, "left out")
 }
 
 /// The time of the nearest timestamped line before line `line_no`, reading back through
