@@ -87,3 +87,21 @@ if [[ ! -x /usr/bin/time ]]; then
     apt_install time
 fi
 
+
+# Times the commands of the arrays `names` and `cmds` in one hyperfine run, exported to
+# $RESULTS/$1-hyperfine-j$2.json, then runs each once more under GNU time for its peak RSS,
+# in $RESULTS/$1-rss.<index>.j$2 (KiB). Every command must succeed: a grep-style exit 1 (no
+# match) fails the run, which is right, since each command is expected to find something.
+time_commands() {
+    local label=$1 j=$2 i
+    local hf_args=()
+    for i in "${!cmds[@]}"; do
+        hf_args+=(-n "${names[$i]}" "${cmds[$i]}")
+    done
+    log "hyperfine, $label, $j thread(s)"
+    hyperfine --style basic --warmup 1 --runs "$RUNS" \
+        --export-json "$RESULTS/$label-hyperfine-j$j.json" "${hf_args[@]}" >&2
+    for i in "${!cmds[@]}"; do
+        /usr/bin/time -f %M -o "$RESULTS/$label-rss.$i.j$j" bash -c "${cmds[$i]}"
+    done
+}

@@ -45,7 +45,6 @@ log "warming the page cache"
 find "$CORPUS" -type f -exec cat {} + >/dev/null
 
 names=(idgrep "rg -n -F" "rg -n -i -F")
-outs=(idgrep rg rgi)
 
 commands_for() {
     local j=$1
@@ -57,20 +56,7 @@ commands_for() {
 
 for j in $THREADS_LIST; do
     mapfile -t cmds < <(commands_for "$j")
-    hf_args=()
-    for i in "${!cmds[@]}"; do
-        hf_args+=(-n "${names[$i]}" "${cmds[$i]}")
-    done
-    log "hyperfine, $j thread(s)"
-    # Every command must run to completion: grep-style exit 1 (no match) would also fail here,
-    # which is right, since each command is expected to find the query.
-    hyperfine --style basic --warmup 1 --runs "$RUNS" \
-        --export-json "$RESULTS/hyperfine-j$j.json" "${hf_args[@]}" >&2
-
-    # ---- 4. peak RSS, once per command ----
-    for i in "${!cmds[@]}"; do
-        /usr/bin/time -f %M -o "$RESULTS/rss.${outs[$i]}.j$j" bash -c "${cmds[$i]}"
-    done
+    time_commands search "$j"
 done
 
 # ---- 5. the table ----
@@ -84,12 +70,13 @@ print(f"Query ({query}): `{qid}`; {expected} lines name it in some form, "
 print("| command | threads | median s | vs `rg -n -F` | peak RSS MiB | output lines |")
 print("|---|---:|---:|---:|---:|---:|")
 for j in threads.split():
-    runs = json.load(open(f"{results}/hyperfine-j{j}.json"))["results"]
+    runs = json.load(open(f"{results}/search-hyperfine-j{j}.json"))["results"]
     medians = {r["command"]: statistics.median(r["times"]) for r in runs}
     base = medians["rg -n -F"]
     for name, med in medians.items():
         out = outs[name]
-        rss_kib = int(open(f"{results}/rss.{out}.j{j}").read().split()[-1])
+        index = list(outs).index(name)
+        rss_kib = int(open(f"{results}/search-rss.{index}.j{j}").read().split()[-1])
         lines = sum(1 for _ in open(f"{results}/out.{out}.j{j}", "rb"))
         print(f"| `{name}` | {j} | {med:.3f} | {med / base:.2f} | {rss_kib / 1024:.1f} | {lines} |")
 EOF

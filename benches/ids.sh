@@ -37,16 +37,7 @@ commands_for() {
 
 for j in $THREADS_LIST; do
     mapfile -t cmds < <(commands_for "$j")
-    hf_args=()
-    for i in "${!cmds[@]}"; do
-        hf_args+=(-n "${names[$i]}" "${cmds[$i]}")
-    done
-    log "hyperfine, $j thread(s)"
-    hyperfine --style basic --warmup 1 --runs "$RUNS" \
-        --export-json "$RESULTS/ids-hyperfine-j$j.json" "${hf_args[@]}" >&2
-    for i in "${!cmds[@]}"; do
-        /usr/bin/time -f %M -o "$RESULTS/ids-rss.$i.j$j" bash -c "${cmds[$i]}"
-    done
+    time_commands ids "$j"
 done
 
 python3 - "$RESULTS" "$THREADS_LIST" "$BYTES" <<'EOF' | tee "$RESULTS/ids.md"
