@@ -9,7 +9,9 @@
 //! Data flows one way: [`cli`] validates arguments, [`source`] lists and opens inputs,
 //! [`search`] reads them in large buffers and asks [`scan`] for hits, [`id`] is the only code
 //! that parses, renders and dates IDs, [`output`] formats results and [`run`] ties it together.
+//! [`ids`] and [`audit`] read every ID token and read its line as a [`record`].
 
+pub mod audit;
 pub mod cli;
 pub mod group;
 pub mod id;

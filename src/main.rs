@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         }
         Ok(Command::Search(config)) => run::search(config),
         Ok(Command::Ids(config)) => idgrep::ids::run(config),
+        Ok(Command::Audit(config)) => idgrep::audit::run(config),
         Ok(Command::Decode { inputs, json }) => {
             let color = std::io::stdout().is_terminal()
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
