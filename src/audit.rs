@@ -5,8 +5,8 @@
 //! line with IDs read by [`record::analyse`] for the field of each ID and the line's time, and
 //! [`Form::of`] for how each ID is written. Keys whose value is not an ID (`job_id=1180`,
 //! `"user_id":""`, `parent_id=0`) sit on lines without any ID token, so every chunk of lines
-//! also goes through a cheap filter ([`KeyFilter`]: an id-like key followed by an integer or an
-//! empty value); only the lines it flags are read by [`record::for_each_pair`].
+//! also goes through a cheap filter ([`key_lines`]: an id-like key followed by an integer or
+//! an empty value); only the lines it flags are read by [`record::for_each_pair`].
 //!
 //! Each thread counts into its own [`Tally`], merged at the end; the rules are computed from
 //! compact aggregates, so memory grows with distinct IDs and fields, never with bytes:
@@ -28,7 +28,6 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use aho_corasick::{AhoCorasick, Input as AcInput};
 use foldhash::fast::FixedState;
 use memchr::{memchr, memrchr};
 use serde::{Serialize, Serializer};
@@ -36,6 +35,7 @@ use serde::{Serialize, Serializer};
 use crate::cli::AuditConfig;
 use crate::group::FieldNames;
 use crate::id::{Form, Id, Kind, Variant};
+use crate::keys;
 use crate::output::audit as printer;
 use crate::progress::Progress;
 use crate::record::{self, Analysis, PairBuffers, Value};
@@ -503,67 +503,58 @@ fn scalar_kind(raw: &[u8]) -> Option<Option<usize>> {
 // ---------------------------------------------------------------------------------------
 // The key prefilter
 
-/// Finds the lines that may hold an id-like key with an integer or empty value, so that only
-/// those are read as records: `id=` or `id":` (`id\":` inside an escaped message) in any
-/// case, then a value that starts like an integer, `""` or nothing. ID values fail the test
-/// at their first letter or dash; [`record::for_each_pair`] has the last word on each line.
-struct KeyFilter {
-    searcher: AhoCorasick,
-}
-
-/// [`KeyFilter`]'s patterns, by index.
-const KEY_EQ: usize = 0;
-const KEY_JSON: usize = 1;
-
-impl KeyFilter {
-    fn new() -> KeyFilter {
-        let searcher = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(["id=", "id\":", "id\\\":"])
-            .expect("three literal patterns build");
-        KeyFilter { searcher }
-    }
-
-    /// Calls `on_line` with each flagged line of `chunk` (no line ending) and its number.
-    fn lines(&self, chunk: &Chunk, mut on_line: impl FnMut(&[u8], u64)) {
-        let bytes = chunk.bytes;
-        let (mut line_no, mut counted) = (chunk.first_line_no, 0);
-        let mut from = 0;
-        while let Some(m) = self
-            .searcher
-            .find(AcInput::new(bytes).span(from..bytes.len()))
-        {
-            if !scalar_follows(bytes, m.end(), m.pattern().as_usize()) {
-                from = m.end();
-                continue;
-            }
-            let start = memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
-            let end = memchr(b'\n', &bytes[m.end()..]).map_or(bytes.len(), |p| m.end() + p);
-            line_no += bytecount::count(&bytes[counted..start], b'\n') as u64;
-            counted = start;
-            let line = &bytes[start..end];
-            on_line(line.strip_suffix(b"\r").unwrap_or(line), line_no);
-            from = end;
+/// Calls `on_line` with each line of `chunk` (no line ending) that may hold an id-like key
+/// with an integer or empty value, and with its number, so that only those lines are read as
+/// records: a key ending in `id` in any case ([`keys::for_each_key_end`]), then `=` or `":`
+/// and a value that starts like an integer, `""` or nothing. ID values fail the test at their
+/// first letter or dash; [`record::for_each_pair`] has the last word on each line.
+fn key_lines(chunk: &Chunk, mut on_line: impl FnMut(&[u8], u64)) {
+    let bytes = chunk.bytes;
+    let (mut line_no, mut counted) = (chunk.first_line_no, 0);
+    // A line is handed over once, whatever the number of keys on it.
+    let mut next_line = 0;
+    keys::for_each_key_end(bytes, |sep| {
+        if sep < next_line || !id_before(bytes, sep) || !scalar_follows(bytes, sep) {
+            return;
         }
-    }
+        let start = memrchr(b'\n', &bytes[..sep]).map_or(0, |p| p + 1);
+        let end = memchr(b'\n', &bytes[sep..]).map_or(bytes.len(), |p| sep + p);
+        line_no += bytecount::count(&bytes[counted..start], b'\n') as u64;
+        counted = start;
+        let line = &bytes[start..end];
+        on_line(line.strip_suffix(b"\r").unwrap_or(line), line_no);
+        next_line = end + 1;
+    });
 }
 
-/// True when the bytes from `v`, right after a [`KeyFilter`] pattern, may be an integer or an
+/// True when the key that ends at the separator `sep` (its last letter a `d`, by
+/// [`keys::for_each_key_end`]) ends in `id`.
+fn id_before(bytes: &[u8], sep: usize) -> bool {
+    let d = match bytes[sep] {
+        b'=' => sep - 1,
+        _ if bytes[sep - 2] == b'\\' => sep - 3,
+        _ => sep - 2,
+    };
+    d > 0 && bytes[d - 1] | 0x20 == b'i'
+}
+
+/// True when the bytes after the separator `sep` of an id-like key may be an integer or an
 /// empty value.
-fn scalar_follows(bytes: &[u8], mut v: usize, pattern: usize) -> bool {
-    if pattern == KEY_JSON {
+fn scalar_follows(bytes: &[u8], sep: usize) -> bool {
+    let bare = bytes[sep] == b'=';
+    if !bare && bytes[sep - 2] == b'\\' {
+        // Escaped quotes inside a message: rare enough to leave to the record reader.
+        return true;
+    }
+    let mut v = sep + 1;
+    if !bare {
         while matches!(bytes.get(v), Some(b' ' | b'\t')) {
             v += 1;
         }
-    } else if pattern != KEY_EQ {
-        // Escaped quotes: rare enough to leave to the record reader.
-        return true;
     }
     match bytes.get(v) {
         // `key=` with nothing after it.
-        None | Some(b'\n' | b'\r' | b' ' | b'\t' | b',' | b';' | b')' | b']' | b'}') => {
-            pattern == KEY_EQ
-        }
+        None | Some(b'\n' | b'\r' | b' ' | b'\t' | b',' | b';' | b')' | b']' | b'}') => bare,
         Some(&quote @ (b'"' | b'\'')) => bytes.get(integer_end(bytes, v + 1)) == Some(&quote),
         Some(_) => {
             let end = integer_end(bytes, v);
@@ -1584,7 +1575,6 @@ pub fn run(config: AuditConfig) -> Exit {
     let progress = Progress::start(config.progress, total);
     let names = FieldNames::default();
     let matcher = Matcher::every_id();
-    let keys = KeyFilter::new();
     let now_ms = jiff::Timestamp::now().as_millisecond();
     let limits = Limits {
         skew_ms: config.skew_ms,
@@ -1605,7 +1595,6 @@ pub fn run(config: AuditConfig) -> Exit {
             let scan = Scan {
                 file: index as u32,
                 matcher: &matcher,
-                keys: &keys,
                 limits: &limits,
                 config: &config,
                 progress: &progress,
@@ -1666,7 +1655,6 @@ pub fn run(config: AuditConfig) -> Exit {
 struct Scan<'a> {
     file: u32,
     matcher: &'a Matcher,
-    keys: &'a KeyFilter,
     limits: &'a Limits,
     config: &'a AuditConfig,
     progress: &'a Progress,
@@ -1705,7 +1693,7 @@ impl Scan<'_> {
             scratch,
             Some(&mut |chunk: &Chunk| {
                 let mut tally = tally.borrow_mut();
-                self.keys.lines(chunk, |line, line_no| {
+                key_lines(chunk, |line, line_no| {
                     tally.add_pairs(line, Loc::new(self.file, line_no), pairs);
                 });
             }),
@@ -1785,7 +1773,7 @@ mod tests {
     /// The lines the key filter flags in `text`, with their numbers.
     fn flagged(text: &str) -> Vec<(u64, String)> {
         let mut found = Vec::new();
-        KeyFilter::new().lines(
+        key_lines(
             &Chunk {
                 bytes: text.as_bytes(),
                 first_line_no: 10,

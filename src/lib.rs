@@ -16,6 +16,7 @@ pub mod cli;
 pub mod group;
 pub mod id;
 pub mod ids;
+pub mod keys;
 pub mod output;
 pub mod progress;
 pub mod record;
