@@ -178,8 +178,17 @@ impl Token {
 struct Example {
     at: At,
     token: Token,
-    /// For id-time-skew: the ID's time and the line's, in Unix milliseconds.
-    times: Option<(i64, Option<i64>)>,
+    /// For id-time-skew.
+    skew: Option<Skewed>,
+}
+
+/// An ID dated too late: how ([`SKEWS`] index), with the ID's time and the line's, in Unix
+/// milliseconds.
+#[derive(Clone, Copy, Debug)]
+struct Skewed {
+    kind: usize,
+    id_ms: i64,
+    line_ms: Option<i64>,
 }
 
 impl Example {
@@ -187,7 +196,7 @@ impl Example {
         Example {
             at,
             token: Token::new(token),
-            times: None,
+            skew: None,
         }
     }
 }
@@ -439,16 +448,22 @@ struct Limits {
     future_after_ms: i64,
 }
 
-/// Whether an ID with embedded time `id_ms` on a line of time `line_ms` is skewed, and how.
-fn skew(id_ms: Option<i64>, line_ms: Option<i64>, limits: &Limits) -> Option<usize> {
+/// Whether an ID with embedded time `id_ms` on a line of time `line_ms` is dated too late:
+/// in the future (which wins), or after its line by more than the skew.
+fn skew(id_ms: Option<i64>, line_ms: Option<i64>, limits: &Limits) -> Option<Skewed> {
     let id_ms = id_ms?;
-    if id_ms > limits.future_after_ms {
-        Some(SKEW_FUTURE)
+    let kind = if id_ms > limits.future_after_ms {
+        SKEW_FUTURE
     } else if line_ms.is_some_and(|l| id_ms.saturating_sub(l) > limits.skew_ms) {
-        Some(SKEW_AFTER_LINE)
+        SKEW_AFTER_LINE
     } else {
-        None
-    }
+        return None;
+    };
+    Some(Skewed {
+        kind,
+        id_ms,
+        line_ms,
+    })
 }
 
 /// One ID token on a line.
@@ -721,11 +736,10 @@ impl<'n> Tally<'n> {
                 }
             }
         }
-        let id_ms = o.id.unix_ms(o.form.kind());
-        if let Some(kind) = skew(id_ms, line_ms, limits) {
-            stats.skew[kind] += 1;
+        if let Some(skewed) = skew(o.id.unix_ms(o.form.kind()), line_ms, limits) {
+            stats.skew[skewed.kind] += 1;
             stats.examples[EX_SKEW].offer(o.at, || Example {
-                times: id_ms.map(|ms| (ms, line_ms)),
+                skew: Some(skewed),
                 ..example()
             });
         }
@@ -794,12 +808,11 @@ impl<'n> Tally<'n> {
             entry.first = o.at;
             entry.mask = case_mask(o.token);
         }
-        let id_ms = o.id.unix_ms(Kind::Uuid);
-        if let Some(kind) = skew(id_ms, line_ms, limits) {
+        if let Some(skewed) = skew(o.id.unix_ms(Kind::Uuid), line_ms, limits) {
             let (counts, first) = &mut **entry.skew.get_or_insert_with(Box::default);
-            counts[kind] += 1;
+            counts[skewed.kind] += 1;
             offer(first, o.at, || Example {
-                times: id_ms.map(|ms| (ms, line_ms)),
+                skew: Some(skewed),
                 ..Example::new(o.at, o.token)
             });
         }
@@ -1016,6 +1029,9 @@ pub struct Evidence {
     /// As written (an integer or `""` for values of id-like keys); the canonical ID for a
     /// backfill clump.
     pub token: String,
+    /// id-time-skew: `after_line` or `future`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skew: Option<&'static str>,
     /// id-time-skew and backfill-clump: the time the ID carries.
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "utc_time")]
     pub id_time: Option<i64>,
@@ -1077,6 +1093,7 @@ impl Names<'_> {
             line: at.loc.line(),
             field: self.field(field),
             token: String::from_utf8_lossy(token).into_owned(),
+            skew: None,
             id_time: None,
             line_time: None,
             ids: None,
@@ -1087,9 +1104,10 @@ impl Names<'_> {
 
     fn example(&self, e: &Example, field: u32) -> Evidence {
         let mut evidence = self.evidence(e.at, field, e.token.as_bytes());
-        if let Some((id_ms, line_ms)) = e.times {
-            evidence.id_time = Some(id_ms);
-            evidence.line_time = line_ms;
+        if let Some(skewed) = e.skew {
+            evidence.skew = Some(SKEWS[skewed.kind]);
+            evidence.id_time = Some(skewed.id_ms);
+            evidence.line_time = skewed.line_ms;
         }
         evidence
     }
@@ -1473,6 +1491,9 @@ fn form_words(form: Form) -> &'static str {
     }
 }
 
+/// How many UUID versions a field's description names.
+const SHOWN_VERSIONS: usize = 3;
+
 /// `ulid lowercase`, `uuid v7, v4 lowercase/braced`, `integer`, joined by `; `.
 fn describe(stats: &FieldStats) -> String {
     let words = |kind: Kind| {
@@ -1493,12 +1514,15 @@ fn describe(stats: &FieldStats) -> String {
             .filter(|&i| stats.versions[i] > 0)
             .collect();
         versions.sort_by_key(|&i| std::cmp::Reverse(stats.versions[i]));
-        let versions: Vec<&str> = versions.iter().map(|&i| VERSIONS[i]).collect();
-        parts.push(format!(
-            "uuid {} {}",
-            versions.join(", "),
-            words(Kind::Uuid)
-        ));
+        let mut shown: Vec<String> = versions
+            .iter()
+            .take(SHOWN_VERSIONS)
+            .map(|&i| VERSIONS[i].to_string())
+            .collect();
+        if versions.len() > SHOWN_VERSIONS {
+            shown.push(format!("+{} more", versions.len() - SHOWN_VERSIONS));
+        }
+        parts.push(format!("uuid {} {}", shown.join(", "), words(Kind::Uuid)));
     }
     if integers > 0 {
         parts.push("integer".to_string());

@@ -36,12 +36,24 @@ pub fn write_text(
         "idgrep audit: {} inputs, {} lines with IDs, {} ID occurrences of {} distinct IDs, {} fields",
         t.inputs, t.lines_with_ids, t.occurrences, t.distinct_ids, t.fields
     );
-    if t.integer_values > 0 || t.undashed_ignored > 0 {
+    if t.integer_values > 0 {
         let _ = writeln!(
             buf,
-            "  ({} integer values under ID keys; {} 32-hex tokens not counted, their value has no other form)",
-            t.integer_values, t.undashed_ignored
+            "  and {} integer values under ID keys",
+            t.integer_values
         );
+    }
+    match t.undashed_ignored {
+        0 => {}
+        1 => buf.extend_from_slice(
+            b"  (1 32-hex token not counted: its value is written in no other form)\n",
+        ),
+        n => {
+            let _ = writeln!(
+                buf,
+                "  ({n} 32-hex tokens not counted: their values are written in no other form)"
+            );
+        }
     }
     buf.push(b'\n');
     for rule in &report.rules {
@@ -85,7 +97,7 @@ impl Text<'_> {
         });
         out.extend(std::iter::repeat_n(b' ', pad));
         out.extend_from_slice(summary(r).as_bytes());
-        if !r.breakdown.is_empty() && r.rule != Rule::IntegerIds {
+        if r.breakdown.len() > 1 || (kinds_matter(r.rule) && !r.breakdown.is_empty()) {
             let _ = write!(out, " ({})", parts(&r.breakdown));
         }
         out.push(b'\n');
@@ -114,12 +126,12 @@ impl Text<'_> {
             Some(name) => escape_into(out, name.as_bytes()),
             None => out.extend_from_slice(b"(no field)"),
         }
-        // A mix is told by its parts; the other counts are of one kind, or of a few forms.
+        // A mix is told by its parts alone.
         let mix = matches!(rule, Rule::FormatMix | Rule::VersionMix);
         if !mix {
             let _ = write!(out, " {}", f.count);
         }
-        if f.breakdown.len() > 1 || (mix && !f.breakdown.is_empty()) {
+        if f.breakdown.len() > 1 || ((mix || kinds_matter(rule)) && !f.breakdown.is_empty()) {
             let _ = write!(out, " ({})", parts(&f.breakdown));
         }
     }
@@ -145,17 +157,15 @@ impl Text<'_> {
             out.extend_from_slice(b"  lowercase at ");
             self.place(out, lower);
         }
-        if e.ids.is_none()
-            && let Some(id_ms) = e.id_time
-        {
+        if let (Some(skew), Some(id_ms)) = (e.skew, e.id_time) {
             out.extend_from_slice(b"  ID time ");
             self.clock.write(id_ms, out);
-            if let Some(line_ms) = e.line_time {
+            if skew == "future" {
+                out.extend_from_slice(b" is in the future");
+            } else if let Some(line_ms) = e.line_time {
                 out.extend_from_slice(b", line time ");
                 self.clock.write(line_ms, out);
                 let _ = write!(out, " (+{})", duration(id_ms.saturating_sub(line_ms)));
-            } else {
-                out.extend_from_slice(b", in the future");
             }
         }
     }
@@ -214,6 +224,14 @@ impl Text<'_> {
             out.push(b'\n');
         }
     }
+}
+
+/// Rules whose parts say more than the count: even one kind is worth naming.
+fn kinds_matter(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::UuidNoncanonical | Rule::NilId | Rule::IdTimeSkew
+    )
 }
 
 /// The rule's finding in one sentence.
