@@ -487,7 +487,7 @@ fn written(line: &[u8], start: usize, end: usize, form: Form) -> &[u8] {
 
 /// True for keys that name an ID: `id`, `*_id`, `*Id`, `*ID`, judged on the last segment of
 /// a key path (`ctx.user_id`, `items[].id`).
-pub fn is_id_key(key: &[u8]) -> bool {
+fn is_id_key(key: &[u8]) -> bool {
     let key = key.strip_suffix(b"[]").unwrap_or(key);
     let key = match memrchr(b'.', key) {
         Some(dot) => &key[dot + 1..],

@@ -267,7 +267,7 @@ fn summary(r: &RuleReport) -> String {
             )
         }
         Rule::IdTimeSkew => format!(
-            "{n} ID{} dated more than {} after their line, or in the future",
+            "{n} ID occurrence{} dated more than {} after their line, or in the future",
             s(n),
             duration(r.skew_ms.unwrap_or(0))
         ),
