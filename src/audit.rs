@@ -358,8 +358,9 @@ struct IdEntry {
     field: u32,
     form: Form,
     flags: u8,
-    /// The first line with the value as a lowercase ULID.
+    /// The first line with the value as a lowercase ULID, and the field there.
     lower: Loc,
+    lower_field: u32,
 }
 
 impl IdEntry {
@@ -370,7 +371,10 @@ impl IdEntry {
             self.form = other.form;
         }
         self.flags |= other.flags;
-        self.lower = self.lower.min(other.lower);
+        if other.lower < self.lower {
+            self.lower = other.lower;
+            self.lower_field = other.lower_field;
+        }
     }
 
     /// The kind the embedded time is read as: a value ever written as a ULID is a ULID (a
@@ -760,6 +764,7 @@ impl<'n> Tally<'n> {
             form: o.form,
             flags: 0,
             lower: Loc::NONE,
+            lower_field: NO_FIELD,
         });
         entry.merge(&IdEntry {
             first: o.at.loc,
@@ -771,6 +776,7 @@ impl<'n> Tally<'n> {
             } else {
                 Loc::NONE
             },
+            lower_field: o.field,
         });
     }
 
@@ -1372,16 +1378,19 @@ impl Tally<'_> {
         }
         let evidence = |value: u128, entry: &UpperEntry| {
             let id = Id(value);
-            let lower = self.ids[&value].lower;
+            let ids_entry = &self.ids[&value];
             let mut e = names.evidence(
                 entry.first,
                 entry.field,
                 &with_case(&id.ulid_bytes(), entry.mask),
             );
-            let lower_at = At { loc: lower, col: 0 };
+            let lower_at = At {
+                loc: ids_entry.lower,
+                col: 0,
+            };
             e.lowercase = Some(Box::new(names.evidence(
                 lower_at,
-                NO_FIELD,
+                ids_entry.lower_field,
                 &id.ulid_bytes(),
             )));
             e

@@ -187,6 +187,13 @@ fn planted_violations_of_every_rule() {
             format!("{WORKER}:3 01JWTG9RZ0M1F0V57GGP334Z64"),
         ]
     );
+    let lower_field = mixed.examples[0]
+        .lowercase
+        .as_ref()
+        .unwrap()
+        .field
+        .as_deref();
+    assert_eq!(lower_field, Some("order_id"));
     let lower: Vec<String> = mixed
         .examples
         .iter()
@@ -659,7 +666,7 @@ fn text_report_lists_every_rule_then_the_fields() {
     }
     assert!(text.contains("\nFIELD "), "{text}");
     assert!(text.contains(&format!(
-        "  {}:1  01JWTG9PQ4R9GHS6JPVT4C4M0E  [order]  lowercase at {}:1",
+        "  {}:1  01JWTG9PQ4R9GHS6JPVT4C4M0E  [order]  lowercase at {}:1 [order_id]",
         WORKER, API
     )));
     assert!(Path::new(API).exists());

@@ -156,6 +156,11 @@ impl Text<'_> {
         if let Some(lower) = &e.lowercase {
             out.extend_from_slice(b"  lowercase at ");
             self.place(out, lower);
+            if let Some(field) = &lower.field {
+                out.extend_from_slice(b" [");
+                escape_into(out, field.as_bytes());
+                out.push(b']');
+            }
         }
         if let (Some(skew), Some(id_ms)) = (e.skew, e.id_time) {
             out.extend_from_slice(b"  ID time ");
