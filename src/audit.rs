@@ -5,10 +5,10 @@
 //! line with IDs read by [`record::analyse`] for the field of each ID and the line's time, and
 //! [`Form::of`] for how each ID is written. Keys whose value is not an ID (`job_id=1180`,
 //! `"user_id":""`, `parent_id=0`) sit on lines without any ID token, so every chunk of lines
-//! also goes through a cheap filter ([`key_lines`]: an id-like key followed by an integer or
+//! also goes through a cheap filter (`key_lines`: an id-like key followed by an integer or
 //! an empty value); only the lines it flags are read by [`record::for_each_pair`].
 //!
-//! Each thread counts into its own [`Tally`], merged at the end; the rules are computed from
+//! Each thread counts into its own `Tally`, merged at the end; the rules are computed from
 //! compact aggregates, so memory grows with distinct IDs and fields, never with bytes:
 //! - per field: occurrences by written form, UUID versions, integers, nil values, time skew,
 //!   and the first examples of each;
