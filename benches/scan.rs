@@ -1,7 +1,8 @@
 //! Criterion benchmarks of the hot path in bytes per second: the known-ID scanner against
 //! what a generic tool does (memchr's memmem for one exact form, as `rg -F` does, and
 //! aho-corasick's case-insensitive search for the same tails idgrep looks for), the token
-//! walk of `-f` with many IDs, and the ID decoders against the `ulid` and `uuid` crates.
+//! walk of `-f` with many IDs and of the inventory views (against its byte-at-a-time
+//! reference), and the ID decoders against the `ulid` and `uuid` crates.
 //!
 //! `cargo bench --bench scan`. The haystack is 32 MiB of the deterministic benchmark corpus
 //! (`benches/corpus/`), generated once into `target/bench-scan-corpus`.

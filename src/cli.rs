@@ -41,6 +41,12 @@ enum Sub {
         after_help = "Rules: ulid-uppercase, ulid-mixed-case, uuid-noncanonical, nil-id, format-mix, version-mix, integer-ids, backfill-clump, id-time-skew (see the README).\n\nExamples:\n  idgrep audit logs/\n  idgrep audit logs/ --json\n  idgrep audit logs/ --deny ulid-uppercase,uuid-noncanonical\n\nExit status: 0 IDs were found (with --deny: no finding of a denied rule), 1 no ID at all (with --deny: a denied rule has findings), 2 an error occurred."
     )]
     Audit(AuditArgs),
+    /// One entity's story: every line that mentions the ID, across files, in time order;
+    /// related IDs; exports for the postmortem
+    #[command(
+        after_help = "Examples:\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --related\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --hops 2 -o incident.html\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --since 2h --format csv -o lines.csv\n\nTime marks: ~ inferred from an earlier line of the file, * the ID's embedded time (the file has no timestamps), ? no time.\nExit status: 0 lines found, 1 none, 2 an error occurred."
+    )]
+    Timeline(TimelineArgs),
 }
 
 /// Where to read and how: shared by every command that reads logs.
@@ -119,6 +125,50 @@ struct IdsArgs {
     /// dashed UUID somewhere (trace IDs and digests look the same)
     #[arg(long)]
     all_hex: bool,
+}
+
+#[derive(Args, Debug)]
+struct TimelineArgs {
+    /// The ID to follow: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:)
+    #[arg(value_name = "ID")]
+    id: String,
+
+    /// Files or directories; with none, standard input when it is not a terminal, else the
+    /// current directory
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    input: InputArgs,
+
+    /// Also follow the other IDs on the timeline's lines, one hop (--hops 1)
+    #[arg(long, conflicts_with = "hops")]
+    related: bool,
+
+    /// Follow related IDs N hops out; 0 lists them without following
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    hops: u32,
+
+    /// Do not follow an ID found on more than N lines (a tenant, a long batch): it is listed
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_fanout: u64,
+
+    /// Only lines at or after TIME: RFC 3339 (2026-11-29T10:00:00Z), a date-time without
+    /// offset (in --tz, default UTC), or a time ago (2h, 30m, 1d)
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+
+    /// Only lines at or before TIME (same forms as --since)
+    #[arg(long, value_name = "TIME")]
+    until: Option<String>,
+
+    /// Output format; default: from the -o file name's extension, else text
+    #[arg(long, value_name = "FORMAT")]
+    format: Option<TimelineFormat>,
+
+    /// Write to FILE instead of standard output
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -240,6 +290,49 @@ pub enum Command {
     Decode { inputs: Vec<String>, json: bool },
     Ids(IdsConfig),
     Audit(AuditConfig),
+    Timeline(TimelineConfig),
+}
+
+/// How a timeline is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TimelineFormat {
+    /// A summary, then one aligned row per line
+    Text,
+    /// One JSON object per line
+    Ndjson,
+    /// RFC 4180 CSV with a header row
+    Csv,
+    /// A summary and a table for a postmortem
+    Md,
+    /// One self-contained page: swimlane chart and table
+    Html,
+    /// Chrome trace-event JSON (Perfetto, chrome://tracing)
+    Trace,
+}
+
+/// Where a timeline goes.
+#[derive(Debug)]
+pub enum Destination {
+    /// `width`: the terminal's columns, when standard output is one (lines are cut to it).
+    Stdout {
+        width: Option<usize>,
+    },
+    File(PathBuf),
+}
+
+#[derive(Debug)]
+pub struct TimelineConfig {
+    pub input: InputConfig,
+    pub root: Parsed,
+    pub hops: u32,
+    pub max_fanout: u64,
+    /// `--since`/`--until` as unix milliseconds.
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    pub format: TimelineFormat,
+    pub destination: Destination,
+    /// Standard error is a terminal: a progress bar may show.
+    pub progress: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -367,6 +460,7 @@ pub fn parse_args() -> Result<Command, UsageError> {
         }),
         Some(Sub::Ids(args)) => ids_config(args).map(Command::Ids),
         Some(Sub::Audit(args)) => audit_config(args).map(Command::Audit),
+        Some(Sub::Timeline(args)) => timeline_config(args).map(Command::Timeline),
         None => search_config(cli.search).map(Command::Search),
     }
 }
@@ -473,6 +567,111 @@ fn audit_config(args: AuditArgs) -> Result<AuditConfig, UsageError> {
         clump: args.clump,
         progress: std::io::stderr().is_terminal(),
     })
+}
+
+fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
+    let root = id::parse(&args.id).map_err(|e| {
+        UsageError(format!(
+            "invalid ID {:?}: {e}; accepted forms: {}",
+            args.id,
+            id::ACCEPTED_FORMS
+        ))
+    })?;
+    let format = match (args.format, &args.output) {
+        (Some(format), _) => format,
+        (None, None) => TimelineFormat::Text,
+        (None, Some(path)) => format_of(path)?,
+    };
+    let terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let input = input_config(
+        args.input,
+        args.paths,
+        false,
+        format == TimelineFormat::Text && args.output.is_none(),
+    )?;
+    let zone = input.zone.clone().unwrap_or(jiff::tz::TimeZone::UTC);
+    let since = args
+        .since
+        .map(|s| parse_instant(&s, "--since", &zone))
+        .transpose()?;
+    let until = args
+        .until
+        .map(|s| parse_instant(&s, "--until", &zone))
+        .transpose()?;
+    let destination = match args.output {
+        Some(path) => Destination::File(path),
+        None => Destination::Stdout {
+            width: terminal.then(terminal_width).flatten(),
+        },
+    };
+    Ok(TimelineConfig {
+        input,
+        root,
+        hops: if args.related { 1 } else { args.hops },
+        max_fanout: args.max_fanout,
+        since,
+        until,
+        format,
+        destination,
+        progress: std::io::stderr().is_terminal(),
+    })
+}
+
+/// The export format a file name asks for.
+fn format_of(path: &std::path::Path) -> Result<TimelineFormat, UsageError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    Ok(match ext.as_deref() {
+        Some("html" | "htm") => TimelineFormat::Html,
+        Some("csv") => TimelineFormat::Csv,
+        Some("ndjson" | "jsonl") => TimelineFormat::Ndjson,
+        Some("md" | "markdown") => TimelineFormat::Md,
+        Some("json" | "trace") => TimelineFormat::Trace,
+        Some("txt" | "log") => TimelineFormat::Text,
+        _ => {
+            return Err(UsageError(format!(
+                "cannot tell the format from the name {}: give --format text, ndjson, csv, md, \
+                 html or trace",
+                path.display()
+            )));
+        }
+    })
+}
+
+/// The width to cut lines to on a terminal: `COLUMNS` when set, else the terminal's own.
+fn terminal_width() -> Option<usize> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .or_else(|| terminal_size::terminal_size().map(|(w, _)| w.0 as usize))
+}
+
+/// Parses `--since`/`--until`: an RFC 3339 instant, a civil date-time in `zone`, or a span of
+/// time before now (`2h`, `1d 12h`, `90s`).
+fn parse_instant(text: &str, flag: &str, zone: &jiff::tz::TimeZone) -> Result<i64, UsageError> {
+    let text = text.trim();
+    if let Ok(ts) = text.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_millisecond());
+    }
+    if let Ok(dt) = text.parse::<jiff::civil::DateTime>()
+        && let Ok(zoned) = dt.to_zoned_datetime(zone.clone())
+    {
+        return Ok(zoned.timestamp().as_millisecond());
+    }
+    if let Ok(span) = text.parse::<jiff::Span>()
+        && let Ok(then) = jiff::ZonedDateTime::now()
+            .with_time_zone(zone.clone())
+            .checked_sub(span)
+    {
+        return Ok(then.timestamp().as_millisecond());
+    }
+    Err(UsageError(format!(
+        "invalid {flag} {text:?}: give an RFC 3339 time (2026-11-29T10:00:00Z), a date and time \
+         without offset (2026-11-29 10:00, read in --tz, default UTC), or a time ago (2h, 30m, 1d)"
+    )))
 }
 
 fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {

@@ -1,10 +1,12 @@
 //! Every ID -> its lines, files, fields, written forms and first/last line time: the `ids`
 //! view's tally.
 //!
-//! Each worker thread keeps its own [`Tally`] (no locks on the hot path) and the tallies are
-//! merged at the end. Memory grows with distinct IDs, not with bytes: an entry is 64 bytes
-//! with its key while an ID has one file, one field name and one written form, which is what
-//! most IDs have; a second value of any of these moves the sets to a side table.
+//! The counts ([`Tallies`]) are split by ID into shards, each a hash table behind a lock. A
+//! worker thread's [`Tally`] collects occurrences per shard and applies a full batch under the
+//! shard's lock, so threads rarely wait, no ID is counted in two places, and nothing is merged
+//! at the end. Memory grows with distinct IDs, not with bytes: an entry is 64 bytes with its
+//! key while an ID has one file, one field name and one written form, which is what most IDs
+//! have; a second value of any of these moves the sets to a side record.
 //!
 //! 32-hex tokens are everywhere in logs without being UUIDs (trace IDs, digests), so an
 //! undashed token counts only when the same value is also written as a ULID or a dashed UUID
@@ -17,10 +19,14 @@ use std::sync::Mutex;
 
 use crate::id::{Form, Id, Kind};
 
-/// Occurrences are counted in batches of this many, so the table slots they land in can be
-/// prefetched ahead of use: with a million IDs the table is far larger than the caches, and
-/// one miss per occurrence, taken one at a time, was half the run.
-const BATCH: usize = 2048;
+/// Occurrences are counted in batches of this many per shard, so the table slots they land in
+/// can be prefetched ahead of use (with a million IDs the tables are far larger than the
+/// caches, and one miss per occurrence, taken one at a time, was half the run), and a shard's
+/// lock is taken once per batch.
+const BATCH: usize = 1024;
+
+/// Shards of the counts: enough that two threads rarely want the same one at once.
+const SHARDS: usize = 8;
 
 /// How far ahead of its use a slot is prefetched.
 const PREFETCH_AHEAD: usize = 16;
@@ -100,13 +106,15 @@ impl Entry {
 }
 
 /// How many field counts live inline in [`Extra`] before spilling to a vector: most IDs go
-/// by two or three names.
-const INLINE_FIELDS: usize = 4;
+/// by two or three names, and three fill the first cache line.
+const INLINE_FIELDS: usize = 3;
 
 /// The sets of an ID seen in more than one file, field or form. One allocation, touched on
 /// each occurrence of such an ID, so the common updates stay within it: a worker reads one
 /// file at a time, so the file is usually `last_file`.
+/// The counts updated on every occurrence come first and fill one cache line exactly.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 struct Extra {
     forms: [u32; Form::ALL.len()],
     last_file: u32,
@@ -165,16 +173,27 @@ pub struct Occurrence {
     pub field: Option<FieldId>,
 }
 
-/// One worker's counts.
-pub struct Tally<'n> {
-    names: &'n FieldNames,
-    /// Field names this worker has already interned.
-    local_names: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+/// The counts of a whole run, shared by the worker threads.
+pub struct Tallies {
+    names: FieldNames,
+    shards: Vec<Mutex<Shard>>,
+    count_undashed: bool,
+}
+
+#[derive(Default)]
+struct Shard {
     main: Table,
     /// Undashed-only values, see the module doc.
     undashed: Table,
-    count_undashed: bool,
-    batch: Vec<Pending>,
+}
+
+/// One worker's handle on the counts: its batches and its cache of field names.
+pub struct Tally<'t> {
+    tallies: &'t Tallies,
+    /// Field names this worker has already interned.
+    local_names: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+    /// One batch per shard.
+    batches: Vec<Vec<Pending>>,
 }
 
 /// One occurrence waiting in the batch, with what its line said about it.
@@ -192,26 +211,64 @@ struct Pending {
     to_main: bool,
 }
 
-impl<'n> Tally<'n> {
+impl Tallies {
     /// `count_undashed`: count every 32-hex token as an ID, not only values seen in another
     /// form.
-    pub fn new(names: &'n FieldNames, count_undashed: bool) -> Tally<'n> {
-        Tally {
-            names,
-            local_names: HashMap::default(),
-            main: Table::default(),
-            undashed: Table::default(),
+    pub fn new(count_undashed: bool) -> Tallies {
+        Tallies {
+            names: FieldNames::default(),
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             count_undashed,
-            batch: Vec::with_capacity(BATCH),
         }
     }
 
+    /// A handle for one worker thread; [`Tally::done`] hands its last batches over.
+    pub fn tally(&self) -> Tally<'_> {
+        Tally {
+            tallies: self,
+            local_names: HashMap::default(),
+            batches: (0..SHARDS).map(|_| Vec::with_capacity(BATCH)).collect(),
+        }
+    }
+
+    /// The final counts, once every tally is done: undashed values join the values seen in
+    /// other forms (or are dropped, unless every undashed token counts).
+    pub fn finish(self) -> Inventory {
+        let mut dropped_undashed = 0;
+        let mut tables = Vec::with_capacity(SHARDS);
+        for shard in self.shards {
+            let Shard { mut main, undashed } = shard.into_inner().expect(POISONED);
+            for (key, theirs) in undashed.into_entries() {
+                match main.get_mut(key) {
+                    Some(ours) => combine(ours, theirs),
+                    None => dropped_undashed += 1,
+                }
+            }
+            tables.push(main);
+        }
+        let order = tables
+            .iter()
+            .enumerate()
+            .flat_map(|(t, table)| table.occupied().map(move |s| (t as u32, s as u32)))
+            .collect();
+        Inventory {
+            tables,
+            order,
+            field_names: self.names.snapshot(),
+            dropped_undashed,
+        }
+    }
+}
+
+const POISONED: &str = "a worker panicked while counting";
+
+impl Tally<'_> {
     /// The ID of a field name, for [`Occurrence::field`].
     pub fn field(&mut self, name: &[u8]) -> FieldId {
         if let Some(&i) = self.local_names.get(name) {
             return FieldId(i);
         }
-        let i = self.names.intern(name);
+        let i = self.tallies.names.intern(name);
         self.local_names.insert(name.into(), i);
         FieldId(i)
     }
@@ -220,50 +277,54 @@ impl<'n> Tally<'n> {
     pub fn add_line(&mut self, file: u32, time_ms: Option<i64>, occurrences: &[Occurrence]) {
         for (i, occ) in occurrences.iter().enumerate() {
             let same = |o: &Occurrence| o.id == occ.id;
-            self.batch.push(Pending {
+            let hash = hash(occ.id.0);
+            // The low bits pick the shard; a table's slot comes from the high bits.
+            let shard = hash as usize % SHARDS;
+            self.batches[shard].push(Pending {
                 key: occ.id.0,
-                hash: hash(occ.id.0),
+                hash,
                 time_ms: time_ms.unwrap_or(i64::MIN),
                 file,
                 field: occ.field.map_or(NONE, |f| f.0),
                 form: occ.form,
                 new_line: !occurrences[..i].iter().any(same),
-                to_main: self.count_undashed
+                to_main: self.tallies.count_undashed
                     || occurrences
                         .iter()
                         .any(|o| same(o) && o.form != Form::UuidUndashed),
             });
-        }
-        if self.batch.len() >= BATCH {
-            self.flush();
+            if self.batches[shard].len() >= BATCH {
+                self.flush(shard);
+            }
         }
     }
 
-    /// Counts the batch, prefetching each slot a few occurrences ahead.
-    fn flush(&mut self) {
-        let batch = std::mem::take(&mut self.batch);
+    /// Hands the last batches over; the counts are complete when every tally is done.
+    pub fn done(mut self) {
+        for shard in 0..SHARDS {
+            self.flush(shard);
+        }
+    }
+
+    /// Counts a shard's batch under its lock, prefetching each slot a few occurrences ahead.
+    fn flush(&mut self, shard: usize) {
+        let batch = &mut self.batches[shard];
+        let mut guard = self.tallies.shards[shard].lock().expect(POISONED);
+        let Shard { main, undashed } = &mut *guard;
         for (i, p) in batch.iter().enumerate() {
             if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
-                let table = if ahead.to_main {
-                    &self.main
-                } else {
-                    &self.undashed
-                };
+                let table = if ahead.to_main { &*main } else { &*undashed };
                 table.prefetch(ahead.hash);
             }
             // Half as far ahead, the slot is in cache: fetch the side record it points to.
             if let Some(ahead) = batch.get(i + PREFETCH_AHEAD / 2) {
-                let table = if ahead.to_main {
-                    &self.main
-                } else {
-                    &self.undashed
-                };
+                let table = if ahead.to_main { &*main } else { &*undashed };
                 table.prefetch_extra(ahead.key, ahead.hash);
             }
             let table = if p.to_main {
-                &mut self.main
+                &mut *main
             } else {
-                &mut self.undashed
+                &mut *undashed
             };
             let entry = table.entry(p.key, p.hash, p.file, p.form);
             if p.new_line {
@@ -275,40 +336,7 @@ impl<'n> Tally<'n> {
             }
             record(entry, p.file, p.field, p.form, 1);
         }
-        self.batch = batch;
-        self.batch.clear();
-    }
-
-    /// Adds another worker's counts to this one's.
-    pub fn merge(&mut self, mut other: Tally) {
-        self.flush();
-        other.flush();
-        for (table, into) in [
-            (other.main, &mut self.main),
-            (other.undashed, &mut self.undashed),
-        ] {
-            for (key, theirs) in table.into_entries() {
-                into.merge(key, theirs);
-            }
-        }
-    }
-
-    /// The final counts: undashed values join the values seen in other forms (or are
-    /// dropped, unless every undashed token counts).
-    pub fn finish(mut self) -> Inventory {
-        self.flush();
-        let mut dropped_undashed = 0;
-        for (key, theirs) in std::mem::take(&mut self.undashed).into_entries() {
-            match self.main.get_mut(key) {
-                Some(ours) => combine(ours, theirs),
-                None => dropped_undashed += 1,
-            }
-        }
-        Inventory {
-            entries: self.main.into_entries().collect(),
-            field_names: self.names.snapshot(),
-            dropped_undashed,
-        }
+        batch.clear();
     }
 }
 
@@ -429,16 +457,6 @@ impl Table {
         }
     }
 
-    /// Adds a whole entry from another table.
-    fn merge(&mut self, key: u128, theirs: Entry) {
-        let ours = self.entry(key, hash(key), theirs.file, theirs.form);
-        if ours.occurrences == 0 {
-            *ours = theirs;
-        } else {
-            combine(ours, theirs);
-        }
-    }
-
     fn grow(&mut self) {
         let new_len = (self.slots.len() * 2).max(Self::MIN_SLOTS);
         let mut slots = Vec::with_capacity(new_len);
@@ -452,6 +470,11 @@ impl Table {
             }
             self.slots[i] = slot;
         }
+    }
+
+    /// Indexes of the occupied slots.
+    fn occupied(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.slots.len()).filter(|&i| !self.slots[i].is_empty())
     }
 
     fn into_entries(self) -> impl Iterator<Item = (u128, Entry)> {
@@ -545,9 +568,12 @@ fn ensure_extra(entry: &mut Entry, pending: u32) -> &mut Extra {
     })
 }
 
-/// The merged counts of a whole run.
+/// The counts of a whole run, in the order the views show them.
 pub struct Inventory {
-    entries: Vec<(u128, Entry)>,
+    /// One table per shard.
+    tables: Vec<Table>,
+    /// (table, slot) of each ID shown, in order.
+    order: Vec<(u32, u32)>,
     field_names: Vec<Box<[u8]>>,
     /// Distinct undashed values seen in no other form (and so not counted).
     pub dropped_undashed: u64,
@@ -650,46 +676,53 @@ pub fn field_matches(field: &[u8], name: &[u8]) -> bool {
 }
 
 impl Inventory {
-    /// Distinct IDs counted.
+    /// Distinct IDs counted (after [`Inventory::retain`], those kept).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.order.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.order.is_empty()
     }
 
     pub fn summaries(&self) -> impl Iterator<Item = Summary<'_>> {
-        self.entries
-            .iter()
-            .map(|(key, entry)| self.summary(*key, entry))
+        self.order.iter().map(|&at| self.summary(at))
     }
 
-    fn summary<'a>(&'a self, key: u128, entry: &'a Entry) -> Summary<'a> {
+    /// The `i`th ID in order; panics past [`Inventory::len`].
+    pub fn get(&self, i: usize) -> Summary<'_> {
+        self.summary(self.order[i])
+    }
+
+    fn summary(&self, (table, slot): (u32, u32)) -> Summary<'_> {
+        let slot = &self.tables[table as usize].slots[slot as usize];
         Summary {
-            id: Id(key),
-            entry,
+            id: Id(slot.key),
+            entry: &slot.entry,
             inventory: self,
         }
     }
 
     /// Keeps the entries `keep` accepts.
     pub fn retain(&mut self, mut keep: impl FnMut(Summary) -> bool) {
-        let entries = std::mem::take(&mut self.entries);
-        let kept = entries
-            .into_iter()
-            .filter(|(key, entry)| keep(self.summary(*key, entry)))
-            .collect();
-        self.entries = kept;
+        let mut order = std::mem::take(&mut self.order);
+        order.retain(|&at| keep(self.summary(at)));
+        self.order = order;
     }
 
     /// Sorts the entries by `key` (ties by ID, ascending) and keeps the first `top`.
     pub fn sort_by<K: Ord>(&mut self, key: impl Fn(Summary) -> K, top: Option<usize>) {
-        let mut keyed: Vec<(K, u128, Entry)> = std::mem::take(&mut self.entries)
-            .into_iter()
-            .map(|(id, entry)| (key(self.summary(id, &entry)), id, entry))
+        let mut keyed: Vec<(K, u128, (u32, u32))> = self
+            .order
+            .iter()
+            .map(|&at| {
+                let s = self.summary(at);
+                (key(s), s.id.0, at)
+            })
             .collect();
-        let order = |a: &(K, u128, Entry), b: &(K, u128, Entry)| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
+        let order = |a: &(K, u128, (u32, u32)), b: &(K, u128, (u32, u32))| {
+            a.0.cmp(&b.0).then(a.1.cmp(&b.1))
+        };
         if let Some(top) = top.filter(|&t| t < keyed.len()) {
             if top > 0 {
                 keyed.select_nth_unstable_by(top - 1, order);
@@ -697,7 +730,7 @@ impl Inventory {
             keyed.truncate(top);
         }
         keyed.sort_unstable_by(order);
-        self.entries = keyed.into_iter().map(|(_, id, e)| (id, e)).collect();
+        self.order = keyed.into_iter().map(|(_, _, at)| at).collect();
     }
 }
 
@@ -766,8 +799,9 @@ mod tests {
             .collect()
     }
 
-    fn tally<'n>(names: &'n FieldNames, lines: &[Line], all_undashed: bool) -> Tally<'n> {
-        let mut tally = Tally::new(names, all_undashed);
+    /// Counts `lines` through one tally of `tallies`.
+    fn count(tallies: &Tallies, lines: &[Line]) {
+        let mut tally = tallies.tally();
         for (file, time, hits) in lines {
             let occ: Vec<Occurrence> = hits
                 .iter()
@@ -779,7 +813,7 @@ mod tests {
                 .collect();
             tally.add_line(*file, *time, &occ);
         }
-        tally
+        tally.done();
     }
 
     /// The same counts, computed the obvious way.
@@ -830,25 +864,26 @@ mod tests {
                 let lines = random_lines(seed, n, values);
                 let want = naive(&lines, all_undashed);
 
-                let names = FieldNames::default();
-                let one = tally(&names, &lines, all_undashed);
-                let one = one.finish();
-                assert_eq!(plain(&one), want, "seed {seed}: one tally");
+                let one = Tallies::new(all_undashed);
+                count(&one, &lines);
+                assert_eq!(plain(&one.finish()), want, "seed {seed}: one tally");
 
-                let names = FieldNames::default();
+                // Two threads at once, on uneven shares, through the shard locks.
+                let two = Tallies::new(all_undashed);
                 let (a, b) = lines.split_at(lines.len() / 3);
-                let mut left = tally(&names, a, all_undashed);
-                left.merge(tally(&names, b, all_undashed));
-                let merged = left.finish();
-                assert_eq!(plain(&merged), want, "seed {seed}: merged tallies");
+                std::thread::scope(|scope| {
+                    scope.spawn(|| count(&two, a));
+                    scope.spawn(|| count(&two, b));
+                });
+                assert_eq!(plain(&two.finish()), want, "seed {seed}: two tallies");
             }
         }
     }
 
     #[test]
     fn kind_follows_the_form_written_most() {
-        let names = FieldNames::default();
-        let mut t = Tally::new(&names, false);
+        let tallies = Tallies::new(false);
+        let mut t = tallies.tally();
         let occ = |form| Occurrence {
             id: Id(7),
             form,
@@ -856,7 +891,8 @@ mod tests {
         };
         t.add_line(0, None, &[occ(Form::UuidLower), occ(Form::UlidUpper)]);
         t.add_line(0, None, &[occ(Form::UuidBraced)]);
-        let inv = t.finish();
+        t.done();
+        let inv = tallies.finish();
         assert_eq!(inv.summaries().next().unwrap().kind(), Kind::Uuid);
     }
 
@@ -872,8 +908,8 @@ mod tests {
 
     #[test]
     fn sort_and_top_keep_the_largest_in_order() {
-        let names = FieldNames::default();
-        let mut t = Tally::new(&names, false);
+        let tallies = Tallies::new(false);
+        let mut t = tallies.tally();
         for v in 0..10u128 {
             for _ in 0..(v % 4) + 1 {
                 t.add_line(
@@ -887,7 +923,8 @@ mod tests {
                 );
             }
         }
-        let mut inv = t.finish();
+        t.done();
+        let mut inv = tallies.finish();
         inv.sort_by(|s| std::cmp::Reverse(s.lines()), Some(4));
         let got: Vec<(u128, u32)> = inv.summaries().map(|s| (s.id.0, s.lines())).collect();
         assert_eq!(got, vec![(3, 4), (7, 4), (2, 3), (6, 3)]);

@@ -5,7 +5,7 @@
 use std::cmp::Reverse;
 
 use crate::cli::{Format, IdsConfig, KindFilter, SortKey};
-use crate::group::{FieldNames, Inventory, Occurrence, Summary, Tally};
+use crate::group::{Inventory, Occurrence, Summary, Tallies, Tally};
 use crate::id::{Form, Kind, Variant};
 use crate::output::inventory;
 use crate::progress::Progress;
@@ -32,7 +32,7 @@ pub fn run(config: IdsConfig) -> Exit {
     };
     let total = inputs.iter().map(source::size).sum::<Option<u64>>();
     let progress = Progress::start(config.progress, total);
-    let names = FieldNames::default();
+    let tallies = Tallies::new(config.all_hex);
     let matcher = Matcher::every_id();
     let options = SearchOptions {
         line_numbers: false,
@@ -42,7 +42,7 @@ pub fn run(config: IdsConfig) -> Exit {
         &inputs,
         config.input.threads,
         || Worker {
-            tally: Tally::new(&names, config.all_hex),
+            tally: tallies.tally(),
             scratch: Scratch::default(),
             analysis: Analysis::default(),
             spans: Vec::new(),
@@ -63,12 +63,10 @@ pub fn run(config: IdsConfig) -> Exit {
     progress.finish();
     let errored = run::report_notices(&inputs, &notices);
 
-    let mut tallies = workers.into_iter().map(|w| w.tally);
-    let mut tally = tallies.next().expect("at least one scan thread");
-    for other in tallies {
-        tally.merge(other);
+    for worker in workers {
+        worker.tally.done();
     }
-    let mut inventory = tally.finish();
+    let mut inventory = tallies.finish();
     let found = !inventory.is_empty();
     select(&mut inventory, &config);
 
@@ -79,10 +77,15 @@ pub fn run(config: IdsConfig) -> Exit {
         .clone()
         .map_or_else(Clock::utc, Clock::in_zone);
     let written = run::write_stdout(|out| match config.format {
-        Format::Table => {
-            inventory::write_table(out, &inventory, paths.len(), &clock, config.input.color)
-        }
-        Format::Json => inventory::write_json(out, &inventory, &paths),
+        Format::Table => inventory::write_table(
+            out,
+            &inventory,
+            paths.len(),
+            &clock,
+            config.input.color,
+            config.input.threads,
+        ),
+        Format::Json => inventory::write_json(out, &inventory, &paths, config.input.threads),
         Format::Csv => inventory::write_csv(out, &inventory, &paths),
     });
     match (written, errored, found) {

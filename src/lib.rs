@@ -25,3 +25,4 @@ pub mod scan;
 pub mod search;
 pub mod source;
 pub mod time;
+pub mod timeline;

@@ -57,19 +57,21 @@
 //!   (also as a string of digits) in seconds, milliseconds, microseconds or nanoseconds told
 //!   apart by the count of integer digits (up to 11, 12 to 14, 15 to 17, 18 or 19), with an
 //!   optional fraction (`1732874400.123`). Negative numbers and exponents are not times.
-//! - Plain text, the first that matches:
+//! - Plain text, the first that matches, after an optional syslog `<PRI>` (and RFC 5424's
+//!   version `1`):
+//!   - klog at the start: `I1129 10:00:00.123456` (letter I, W, E or F);
+//!   - syslog at the start: `Nov 29 10:00:00`, `Jul  1 09:00:55`;
 //!   - ISO at the start of one of the first four blank-separated tokens, optionally after `[`
 //!     (`nova-api.log 2017-05-16 00:00:00.008 ...`): `2026-11-29T10:00:00Z`,
 //!     `2026-11-29 10:00:00,123`, any fraction length after `.` or `,`, an offset `Z`, `+01:00`,
 //!     `+0100`, `+01`, or after a blank `+0000`, `UTC` or `GMT`;
-//!   - klog at the start: `I1129 10:00:00.123456` (letter I, W, E or F);
-//!   - syslog at the start (after an optional `<PRI>`): `Nov 29 10:00:00`, `Jul  1 09:00:55`;
-//!   - anywhere, the first bracket group in access-log form: `[29/Nov/2026:10:00:00 +0000]`.
+//!   - anywhere, the first `[...]` group in access-log form: `[29/Nov/2026:10:00:00 +0000]`.
 //!
-//!   klog and syslog give no year: it is the year of the context's reference time (the file's
-//!   modification time), or the year before when the line's month is later than the reference
-//!   month, since a file holds no lines from after its last write (a December line in a file
-//!   written in January is from the previous year).
+//!   A leap second (`23:59:60`) reads as the second before it. klog and syslog give no year:
+//!   it is the year of the context's reference time (the file's modification time), or the
+//!   year before when the line's month is later than the reference month, since a file holds
+//!   no lines from after its last write (a December line in a file written in January is from
+//!   the previous year).
 
 use jiff::Timestamp;
 use jiff::civil::DateTime;
@@ -163,8 +165,8 @@ impl Analysis {
 }
 
 /// Reads `line` (no line ending) as a record. `spans` are the `[start, end)` byte ranges of
-/// the ID occurrences in it, in order and not overlapping; `out` gets one field per span, and
-/// the line's time when `want_time`.
+/// the ID occurrences in it, in order, not overlapping and inside the line; `out` gets one
+/// field per span, and the line's time when `want_time`.
 pub fn analyse(
     line: &[u8],
     spans: &[(usize, usize)],
@@ -237,51 +239,96 @@ fn spans_within(
 
 #[derive(Clone, Debug, Default)]
 struct JsonScratch {
-    path: Vec<u8>,
     stack: Vec<Frame>,
 }
 
+/// An open object or array. An object remembers the key of the member being read, so that a
+/// key path is spelled out only for the few values that hold an ID.
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     object: bool,
-    /// Length of the path of the container itself; its members' paths extend it.
-    base: usize,
+    key: (usize, usize),
+    escaped: bool,
 }
 
-/// What the JSON walker reports, in line order.
-enum Event<'a> {
-    /// A key, `start..end` without its quotes, in the object whose path is `parent`.
-    Key {
-        parent: &'a [u8],
-        start: usize,
-        end: usize,
-    },
+/// The key path of a value, or of the object holding a key, spelled out on demand.
+#[derive(Clone, Copy)]
+struct Path<'a> {
+    line: &'a [u8],
+    frames: &'a [Frame],
+    /// Whether the innermost object's current key is part of the path (for a value) or not
+    /// (for the key itself).
+    last_key: bool,
+}
+
+impl Path<'_> {
+    /// Appends the path: keys joined with `.`, `[]` for an array's members.
+    fn write(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        for (n, frame) in self.frames.iter().enumerate() {
+            if !frame.object {
+                out.extend_from_slice(b"[]");
+                continue;
+            }
+            if n + 1 == self.frames.len() && !self.last_key {
+                break;
+            }
+            if out.len() > start {
+                out.push(b'.');
+            }
+            let raw = &self.line[frame.key.0..frame.key.1];
+            if frame.escaped {
+                unescape(raw, out);
+            } else {
+                out.extend_from_slice(raw);
+            }
+        }
+    }
+
+    /// The key of a member of the top-level object. An escaped key is left out: no time key
+    /// needs escapes.
+    fn top_key(&self) -> Option<&[u8]> {
+        match self.frames {
+            [frame] if self.last_key && !frame.escaped => {
+                Some(&self.line[frame.key.0..frame.key.1])
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What the JSON walker reports to, in line order. The walker calls these for every key and
+/// value, so implementations keep them small and inlined, with a cheap test before any work.
+trait Visit {
+    /// A key, `start..end` without its quotes, in the object at `parent`.
+    fn key(&mut self, parent: Path<'_>, start: usize, end: usize);
+
     /// A value at `path`: a string's bytes (raw, `escaped` if they hold a backslash) without
     /// quotes, or the whole token; for an object or array ([`Value::Other`]) its opening byte.
-    Value {
-        path: &'a [u8],
-        top: bool,
-        value: Value<'a>,
-        escaped: bool,
-        start: usize,
-        end: usize,
-    },
+    fn value(&mut self, path: Path<'_>, value: Value<'_>, escaped: bool, start: usize, end: usize);
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum State {
-    KeyOrEnd,
-    Key,
-    ValueOrEnd,
-    Value,
-    CommaOrEnd,
+/// Only checks that a line is JSON.
+struct Validate;
+
+impl Visit for Validate {
+    #[inline(always)]
+    fn key(&mut self, _: Path<'_>, _: usize, _: usize) {}
+
+    #[inline(always)]
+    fn value(&mut self, _: Path<'_>, _: Value<'_>, _: bool, _: usize, _: usize) {}
 }
 
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+#[inline(always)]
 fn skip_ws(line: &[u8], mut i: usize) -> usize {
+    // Compact JSON has no blanks: one test for the common case.
+    if line.get(i).is_some_and(|&b| b > b' ') {
+        return i;
+    }
     while i < line.len() && is_ws(line[i]) {
         i += 1;
     }
@@ -311,164 +358,169 @@ fn json_start(line: &[u8]) -> Option<usize> {
 }
 
 /// Walks the object that opens at `open`, reporting keys and values; true if it is valid
-/// JSON and only blanks follow it. Events before a failure have been reported already.
-fn walk_json(
-    line: &[u8],
-    open: usize,
-    scratch: &mut JsonScratch,
-    mut on: impl FnMut(Event<'_>),
-) -> bool {
-    let JsonScratch { path, stack } = scratch;
-    path.clear();
+/// JSON and only blanks follow it. What came before a failure has been reported already.
+///
+/// Each pass of the loop reads one slot of the innermost container (a member with its key,
+/// or an element), then the `,` or the closing brackets after it. Compact JSON takes the
+/// straight path through it.
+fn walk_json(line: &[u8], open: usize, scratch: &mut JsonScratch, visit: &mut impl Visit) -> bool {
+    let stack = &mut scratch.stack;
     stack.clear();
     stack.push(Frame {
         object: true,
-        base: 0,
+        key: (0, 0),
+        escaped: false,
     });
     let mut i = open + 1;
-    let mut state = State::KeyOrEnd;
+    // Just after `{` or `[`, where the container may close at once.
+    let mut opened = true;
     loop {
+        let Some(&Frame { object, .. }) = stack.last() else {
+            return false;
+        };
         i = skip_ws(line, i);
         let Some(&b) = line.get(i) else {
             return false;
         };
-        let Some(&frame) = stack.last() else {
-            return false;
-        };
-        let closes = match state {
-            State::KeyOrEnd | State::Key => {
-                if b == b'}' && state == State::KeyOrEnd {
-                    true
-                } else {
-                    if b != b'"' {
-                        return false;
-                    }
+        let closed = opened && b == if object { b'}' } else { b']' };
+        if !closed {
+            let mut b = b;
+            if object {
+                if b != b'"' {
+                    return false;
+                }
+                let Some((end, escaped)) = scan_string(line, i + 1) else {
+                    return false;
+                };
+                let parent = Path {
+                    line,
+                    frames: stack,
+                    last_key: false,
+                };
+                visit.key(parent, i + 1, end);
+                if let Some(top) = stack.last_mut() {
+                    top.key = (i + 1, end);
+                    top.escaped = escaped;
+                }
+                i = skip_ws(line, end + 1);
+                if line.get(i) != Some(&b':') {
+                    return false;
+                }
+                i = skip_ws(line, i + 1);
+                let Some(&next) = line.get(i) else {
+                    return false;
+                };
+                b = next;
+            }
+            let (value, escaped, start, end) = match b {
+                b'"' => {
                     let Some((end, escaped)) = scan_string(line, i + 1) else {
                         return false;
                     };
-                    path.truncate(frame.base);
-                    on(Event::Key {
-                        parent: path,
-                        start: i + 1,
-                        end,
-                    });
-                    if frame.base > 0 {
-                        path.push(b'.');
-                    }
-                    if escaped {
-                        unescape(&line[i + 1..end], path);
-                    } else {
-                        path.extend_from_slice(&line[i + 1..end]);
-                    }
-                    i = skip_ws(line, end + 1);
-                    if line.get(i) != Some(&b':') {
+                    (Value::Str(&line[i + 1..end]), escaped, i + 1, end)
+                }
+                b'{' | b'[' => (Value::Other, false, i, i + 1),
+                b't' if line[i..].starts_with(b"true") => (Value::Bool(true), false, i, i + 4),
+                b'f' if line[i..].starts_with(b"false") => (Value::Bool(false), false, i, i + 5),
+                b'n' if line[i..].starts_with(b"null") => (Value::Null, false, i, i + 4),
+                b'-' | b'0'..=b'9' => {
+                    let Some((end, int)) = scan_number(line, i) else {
                         return false;
-                    }
-                    i += 1;
-                    state = State::Value;
-                    false
-                }
-            }
-            State::ValueOrEnd | State::Value => {
-                if b == b']' && state == State::ValueOrEnd {
-                    true
-                } else {
-                    if !frame.object {
-                        path.truncate(frame.base);
-                        path.extend_from_slice(b"[]");
-                    }
-                    let top = stack.len() == 1;
-                    let start = i;
-                    let (value, escaped, vs, ve, next) = match b {
-                        b'"' => {
-                            let Some((end, escaped)) = scan_string(line, i + 1) else {
-                                return false;
-                            };
-                            let raw = &line[i + 1..end];
-                            (Value::Str(raw), escaped, i + 1, end, end + 1)
-                        }
-                        b'{' | b'[' => (Value::Other, false, i, i + 1, i + 1),
-                        b't' if line[i..].starts_with(b"true") => {
-                            (Value::Bool(true), false, i, i + 4, i + 4)
-                        }
-                        b'f' if line[i..].starts_with(b"false") => {
-                            (Value::Bool(false), false, i, i + 5, i + 5)
-                        }
-                        b'n' if line[i..].starts_with(b"null") => {
-                            (Value::Null, false, i, i + 4, i + 4)
-                        }
-                        b'-' | b'0'..=b'9' => {
-                            let Some((end, int)) = scan_number(line, start) else {
-                                return false;
-                            };
-                            let raw = &line[start..end];
-                            let value = if int {
-                                Value::Int(raw)
-                            } else {
-                                Value::Number(raw)
-                            };
-                            (value, false, start, end, end)
-                        }
-                        _ => return false,
                     };
-                    on(Event::Value {
-                        path,
-                        top,
-                        value,
-                        escaped,
-                        start: vs,
-                        end: ve,
-                    });
-                    i = next;
-                    if b == b'{' || b == b'[' {
-                        stack.push(Frame {
-                            object: b == b'{',
-                            base: path.len(),
-                        });
-                        state = if b == b'{' {
-                            State::KeyOrEnd
-                        } else {
-                            State::ValueOrEnd
-                        };
+                    let raw = &line[i..end];
+                    let value = if int {
+                        Value::Int(raw)
                     } else {
-                        state = State::CommaOrEnd;
-                    }
-                    false
-                }
-            }
-            State::CommaOrEnd => {
-                if b == b',' {
-                    i += 1;
-                    state = if frame.object {
-                        State::Key
-                    } else {
-                        State::Value
+                        Value::Number(raw)
                     };
-                    false
-                } else if b == if frame.object { b'}' } else { b']' } {
-                    true
-                } else {
-                    return false;
+                    (value, false, i, end)
                 }
+                _ => return false,
+            };
+            let path = Path {
+                line,
+                frames: stack,
+                last_key: true,
+            };
+            visit.value(path, value, escaped, start, end);
+            if b == b'{' || b == b'[' {
+                stack.push(Frame {
+                    object: b == b'{',
+                    key: (0, 0),
+                    escaped: false,
+                });
+                i += 1;
+                opened = true;
+                continue;
             }
-        };
-        if closes {
+            // A string's end is its closing quote.
+            i = if b == b'"' { end + 1 } else { end };
+        } else {
             stack.pop();
             i += 1;
-            if stack.is_empty() {
+        }
+        // After a value: a `,` for the next slot, or the ends of containers.
+        loop {
+            let Some(&Frame { object, .. }) = stack.last() else {
                 return skip_ws(line, i) == line.len();
+            };
+            i = skip_ws(line, i);
+            match line.get(i) {
+                Some(b',') => {
+                    i += 1;
+                    opened = false;
+                    break;
+                }
+                Some(&c) if c == if object { b'}' } else { b']' } => {
+                    stack.pop();
+                    i += 1;
+                }
+                _ => return false,
             }
-            state = State::CommaOrEnd;
         }
     }
 }
 
+/// The first `"` or `\` at or after `i`. SSE2 is part of x86_64, and 16 bytes at a time
+/// take most JSON strings in one step.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn find_quote_or_backslash(line: &[u8], mut i: usize) -> Option<usize> {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    while i + 16 <= line.len() {
+        // SAFETY: `i + 16 <= line.len()`, so the unaligned 16-byte load stays inside `line`.
+        let mask = unsafe {
+            let v = _mm_loadu_si128(line.as_ptr().add(i).cast::<__m128i>());
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            _mm_movemask_epi8(_mm_or_si128(quote, backslash)) as u32
+        };
+        if mask != 0 {
+            return Some(i + mask.trailing_zeros() as usize);
+        }
+        i += 16;
+    }
+    line.get(i..)?
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .map(|k| i + k)
+}
+
+/// The first `"` or `\` at or after `i`.
+#[cfg(not(target_arch = "x86_64"))]
+fn find_quote_or_backslash(line: &[u8], i: usize) -> Option<usize> {
+    memchr2(b'"', b'\\', line.get(i..)?).map(|k| i + k)
+}
+
 /// From just after an opening quote: the index of the closing quote, and whether the string
 /// holds an escape. None if it is unterminated or has a bad escape.
+#[inline(always)]
 fn scan_string(line: &[u8], mut i: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
     loop {
-        let k = i + memchr2(b'"', b'\\', line.get(i..)?)?;
+        let k = find_quote_or_backslash(line, i)?;
         if line[k] == b'"' {
             return Some((k, escaped));
         }
@@ -588,36 +640,90 @@ fn analyse_json(
         json,
         ..
     } = out;
-    let mut next = spans.partition_point(|s| s.0 < open);
-    let mut name = |k: usize, path: &[u8]| {
-        if !path.is_empty() {
-            let start = names.len();
-            names.extend_from_slice(path);
-            fields[k] = Some((start, names.len()));
-        }
+    let mut visit = JsonFields {
+        spans,
+        next: 0,
+        next_start: usize::MAX,
+        names,
+        fields,
+        time_ms,
+        want_time,
+        ctx,
     };
-    walk_json(line, open, json, |event| match event {
-        Event::Key { parent, start, end } => {
-            spans_within(spans, &mut next, start, end, |k| name(k, parent));
-        }
-        Event::Value {
-            path,
-            top,
-            value,
-            start,
-            end,
+    visit.advance(spans.partition_point(|s| s.0 < open));
+    walk_json(line, open, json, &mut visit)
+}
+
+/// Names the spans inside JSON keys and values, and finds the time.
+struct JsonFields<'a> {
+    spans: &'a [(usize, usize)],
+    /// The first span not yet named or passed, and where it starts (`usize::MAX` past the
+    /// last), so that most tokens cost one comparison.
+    next: usize,
+    next_start: usize,
+    names: &'a mut Vec<u8>,
+    fields: &'a mut [Option<(usize, usize)>],
+    time_ms: &'a mut Option<i64>,
+    /// Still looking for the time.
+    want_time: bool,
+    ctx: &'a TimeContext,
+}
+
+impl JsonFields<'_> {
+    fn advance(&mut self, next: usize) {
+        self.next = next;
+        self.next_start = self.spans.get(next).map_or(usize::MAX, |s| s.0);
+    }
+
+    #[inline(never)]
+    fn name(&mut self, path: Path<'_>, start: usize, end: usize) {
+        let mut next = self.next;
+        let JsonFields {
+            spans,
+            names,
+            fields,
             ..
-        } => {
-            spans_within(spans, &mut next, start, end, |k| name(k, path));
-            if want_time && top && time_ms.is_none() && is_time_key(path) {
-                *time_ms = match value {
-                    Value::Str(raw) => time_value(raw, ctx),
-                    Value::Int(raw) | Value::Number(raw) => epoch_ms(raw),
-                    _ => None,
-                };
+        } = self;
+        spans_within(spans, &mut next, start, end, |k| {
+            let at = names.len();
+            path.write(names);
+            if names.len() > at {
+                fields[k] = Some((at, names.len()));
             }
+        });
+        self.advance(next);
+    }
+
+    #[inline(never)]
+    fn time(&mut self, path: Path<'_>, value: Value<'_>) {
+        if path.top_key().is_some_and(is_time_key) {
+            *self.time_ms = match value {
+                Value::Str(raw) => time_value(raw, self.ctx),
+                Value::Int(raw) | Value::Number(raw) => epoch_ms(raw),
+                _ => None,
+            };
+            self.want_time = self.time_ms.is_none();
         }
-    })
+    }
+}
+
+impl Visit for JsonFields<'_> {
+    #[inline(always)]
+    fn key(&mut self, parent: Path<'_>, start: usize, end: usize) {
+        if self.next_start < end {
+            self.name(parent, start, end);
+        }
+    }
+
+    #[inline(always)]
+    fn value(&mut self, path: Path<'_>, value: Value<'_>, _: bool, start: usize, end: usize) {
+        if self.next_start < end {
+            self.name(path, start, end);
+        }
+        if self.want_time && path.frames.len() == 1 {
+            self.time(path, value);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1010,15 +1116,22 @@ fn byte_is(line: &[u8], i: usize, b: u8) -> bool {
     line.get(i) == Some(&b)
 }
 
+/// Two digits at the start of `s`.
+fn two(s: &[u8; 2]) -> Option<u8> {
+    let (a, b) = (s[0].wrapping_sub(b'0'), s[1].wrapping_sub(b'0'));
+    (a < 10 && b < 10).then_some(a * 10 + b)
+}
+
 /// `HH:MM:SS` and an optional fraction after `.` or `,`: hour, minute, second, millisecond
 /// and the end.
 fn clock_at(line: &[u8], i: usize) -> Option<(u8, u8, u8, i64, usize)> {
-    let hour = d2(line, i)?;
-    let minute = d2(line, i + 3)?;
-    let second = d2(line, i + 6)?;
-    if !byte_is(line, i + 2, b':') || !byte_is(line, i + 5, b':') {
+    let s: &[u8; 8] = line.get(i..)?.first_chunk()?;
+    if s[2] != b':' || s[5] != b':' {
         return None;
     }
+    let hour = two(s[0..].first_chunk()?)?;
+    let minute = two(s[3..].first_chunk()?)?;
+    let second = two(s[6..].first_chunk()?)?;
     let mut j = i + 8;
     let mut milli = 0;
     if matches!(line.get(j), Some(b'.' | b',')) && digit(line, j + 1).is_some() {
@@ -1040,15 +1153,14 @@ fn ends_token(line: &[u8], i: usize) -> bool {
 
 /// An ISO 8601 / RFC 3339 date and time at `i`, with its offset in seconds if written.
 fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
-    let year = d4(line, i)?;
-    if !byte_is(line, i + 4, b'-') || !byte_is(line, i + 7, b'-') {
+    let s: &[u8; 11] = line.get(i..)?.first_chunk()?;
+    if s[4] != b'-' || s[7] != b'-' || !matches!(s[10], b'T' | b't' | b' ') {
         return None;
     }
-    let month = d2(line, i + 5)?;
-    let day = d2(line, i + 8)?;
-    if !matches!(line.get(i + 10), Some(b'T' | b't' | b' ')) {
-        return None;
-    }
+    let year =
+        i32::from(two(s[0..].first_chunk()?)?) * 100 + i32::from(two(s[2..].first_chunk()?)?);
+    let month = two(s[5..].first_chunk()?)?;
+    let day = two(s[8..].first_chunk()?)?;
     let (hour, minute, second, milli, mut j) = clock_at(line, i + 11)?;
     let mut offset = None;
     match line.get(j) {
@@ -1389,6 +1501,7 @@ pub enum Value<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct PairBuffers {
     json: JsonScratch,
+    path: Vec<u8>,
     text: Vec<u8>,
 }
 
@@ -1399,30 +1512,13 @@ pub struct PairBuffers {
 /// value, or a bare one up to a blank or `,;)]}"`) and JSON-style `"key": value` members found
 /// in the text; `key: value` without quotes is too common in prose to count.
 pub fn for_each_pair(line: &[u8], buffers: &mut PairBuffers, mut f: impl FnMut(&[u8], Value<'_>)) {
-    let PairBuffers { json, text } = buffers;
+    let PairBuffers { json, path, text } = buffers;
     if let Some(open) = json_start(line)
         // Walk once to know the line is JSON, since pairs reported before a failure could not
         // be taken back.
-        && walk_json(line, open, json, |_| {})
+        && walk_json(line, open, json, &mut Validate)
     {
-        walk_json(line, open, json, |event| {
-            if let Event::Value {
-                path,
-                value,
-                escaped,
-                ..
-            } = event
-            {
-                match value {
-                    Value::Str(raw) if escaped => {
-                        text.clear();
-                        unescape(raw, text);
-                        f(path, Value::Str(text));
-                    }
-                    _ => f(path, value),
-                }
-            }
-        });
+        walk_json(line, open, json, &mut JsonPairs { path, text, f });
         return;
     }
     if walk_logfmt(line, |_| {}) {
@@ -1472,6 +1568,30 @@ fn bare_value(raw: &[u8]) -> Value<'_> {
             }
         }
         _ => Value::Str(raw),
+    }
+}
+
+/// Reports every JSON value with its path.
+struct JsonPairs<'a, F> {
+    path: &'a mut Vec<u8>,
+    text: &'a mut Vec<u8>,
+    f: F,
+}
+
+impl<F: FnMut(&[u8], Value<'_>)> Visit for JsonPairs<'_, F> {
+    fn key(&mut self, _: Path<'_>, _: usize, _: usize) {}
+
+    fn value(&mut self, at: Path<'_>, value: Value<'_>, escaped: bool, _: usize, _: usize) {
+        self.path.clear();
+        at.write(self.path);
+        match value {
+            Value::Str(raw) if escaped => {
+                self.text.clear();
+                unescape(raw, self.text);
+                (self.f)(self.path, Value::Str(self.text));
+            }
+            _ => (self.f)(self.path, value),
+        }
     }
 }
 

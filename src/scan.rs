@@ -4,9 +4,12 @@
 //! - [`Matcher`] finds the known IDs of a query in every written form. For a few IDs it runs a
 //!   SIMD "packed pair" prefilter over case-folded bytes (two well-chosen bytes of a needle
 //!   taken from the random tail of each rendering), and verifies each candidate by decoding
-//!   the whole token; for many IDs it walks every token and looks it up in a hash set.
+//!   the whole token; for up to thousands of IDs (a timeline's related IDs) it samples one
+//!   8-byte window every 8 bytes against a Bloom filter of the renderings' tails
+//!   (`SampledSearcher`); beyond that it walks every token and looks it up in a hash set.
 //! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
-//!   inventory views.
+//!   inventory views. Vector compares turn each 64-byte block into bit masks, and bit
+//!   arithmetic on them leaves only the alphanumeric runs of an ID's lengths to decode.
 //!
 //! A token is whole when the bytes before and after it are not ASCII letters or digits, and
 //! the start and end of the buffer count as boundaries (callers hand over whole lines).
@@ -30,6 +33,10 @@ pub struct Hit {
 /// token walk with a hash lookup takes over.
 const MAX_PAIR_QUERIES: usize = 4;
 
+/// Above this many query IDs the sampled filter no longer fits in a core's L2 cache with few
+/// false candidates, and the token walk is faster.
+const MAX_SAMPLED_QUERIES: usize = 16_384;
+
 /// Finds every form of a set of known IDs.
 #[derive(Clone, Debug)]
 pub struct Matcher {
@@ -39,7 +46,8 @@ pub struct Matcher {
 #[derive(Clone, Debug)]
 enum Strategy {
     Pairs(PairSearcher),
-    Tokens(HashMap<u128, usize>),
+    Sampled(SampledSearcher),
+    Tokens(HashMap<u128, usize, foldhash::fast::RandomState>),
     /// No query: every ID token is a hit (the inventory views).
     Every,
 }
@@ -47,7 +55,7 @@ enum Strategy {
 impl Matcher {
     /// `ids` are the query IDs; a hit reports the index of the first equal one.
     pub fn new(ids: &[Id]) -> Matcher {
-        let mut first_index: HashMap<u128, usize> = HashMap::new();
+        let mut first_index: HashMap<u128, usize, foldhash::fast::RandomState> = HashMap::default();
         for (i, id) in ids.iter().enumerate() {
             first_index.entry(id.0).or_insert(i);
         }
@@ -55,6 +63,8 @@ impl Matcher {
             let mut distinct: Vec<(u128, usize)> = first_index.into_iter().collect();
             distinct.sort_by_key(|&(_, i)| i);
             Strategy::Pairs(PairSearcher::new(&distinct))
+        } else if first_index.len() <= MAX_SAMPLED_QUERIES {
+            Strategy::Sampled(SampledSearcher::new(first_index))
         } else {
             Strategy::Tokens(first_index)
         };
@@ -78,6 +88,7 @@ impl Matcher {
                     hits.sort_unstable_by_key(|h| h.start);
                 }
             }
+            Strategy::Sampled(sampled) => sampled.find(hay, hits),
             Strategy::Tokens(map) => for_each_token(hay, |mut hit| {
                 if let Some(&q) = map.get(&hit.id.0) {
                     hit.query = q;
@@ -86,6 +97,188 @@ impl Matcher {
             }),
             Strategy::Every => for_each_token(hay, |hit| hits.push(hit)),
         }
+    }
+}
+
+/// Finds many known IDs by sampling: one 8-byte window at every multiple of 8 in the buffer,
+/// case-folded (`| 0x20` lowercases letters and leaves digits and `-` alone), is looked up in a
+/// blocked Bloom filter (two bits in one 64-bit word, so one memory access per window) that
+/// holds every 8-byte window of the random tail of each ID's three renderings at offsets 0 to
+/// 7. The tails are the last 16 characters of the ULID, the last 20 hex digits of the undashed
+/// UUID and the last 22 characters of the dashed one, never the time prefix that IDs of the
+/// same hour share. Every occurrence has exactly one sampled position in the first 8 offsets
+/// of its tail, and a window there is whole inside the token, so nothing is missed; a window
+/// that passes the filter and the exact window set is verified by the token walk over the
+/// token around it.
+#[derive(Clone, Debug)]
+struct SampledSearcher {
+    words: Vec<u64>,
+    /// 64 minus log2 of the number of words: the shift that turns a hash into a word index.
+    shift: u32,
+    windows: std::collections::HashSet<u64, foldhash::fast::FixedState>,
+    ids: HashMap<u128, usize, foldhash::fast::RandomState>,
+}
+
+/// The sampling stride and window: no tail is shorter than `STRIDE + WINDOW - 1` bytes.
+const STRIDE: usize = 8;
+const WINDOW: usize = 8;
+/// Windows looked up per step of the loop: independent loads the CPU overlaps, one branch.
+const UNROLL: usize = 4;
+/// Lowercases the ASCII letters of eight bytes at once.
+const FOLD: u64 = 0x2020_2020_2020_2020;
+/// Filter bits per stored window: about 1 in 1000 windows passes the filter by chance.
+const BITS_PER_WINDOW: usize = 64;
+
+/// The multiplier of the filter's hash: the golden ratio in 64 bits.
+const FILTER_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The filter word and the two bits of a folded window, from one product: the word from its
+/// top bits (which depend on every byte of the window), the bits from two 6-bit fields below.
+#[inline(always)]
+fn filter_probe(window: u64, shift: u32) -> (usize, u64) {
+    let h = window.wrapping_mul(FILTER_MULTIPLIER);
+    let bits = 1 << ((h >> 20) & 63) | 1 << ((h >> 26) & 63);
+    ((h >> shift) as usize, bits)
+}
+
+impl SampledSearcher {
+    fn new(ids: HashMap<u128, usize, foldhash::fast::RandomState>) -> SampledSearcher {
+        let mut tails: Vec<Vec<u8>> = Vec::with_capacity(ids.len() * 3);
+        for &value in ids.keys() {
+            let id = Id(value);
+            tails.push(id.ulid_bytes()[ULID_LEN - 16..].to_vec());
+            tails.push(id.hex_bytes()[UUID_UNDASHED_LEN - 20..].to_vec());
+            tails.push(id.uuid_bytes()[id::UUID_DASHED_LEN - 22..].to_vec());
+        }
+        let words = (tails.len() * STRIDE * BITS_PER_WINDOW / 64)
+            .clamp(64, 1 << 19)
+            .next_power_of_two();
+        let mut searcher = SampledSearcher {
+            words: vec![0; words],
+            shift: 64 - words.trailing_zeros(),
+            windows: Default::default(),
+            ids,
+        };
+        for tail in &tails {
+            for offset in 0..STRIDE {
+                let bytes = tail[offset..offset + WINDOW].try_into().unwrap();
+                let window = u64::from_le_bytes(bytes) | FOLD;
+                let (word, bits) = filter_probe(window, searcher.shift);
+                searcher.words[word] |= bits;
+                searcher.windows.insert(window);
+            }
+        }
+        searcher
+    }
+
+    fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
+        let mut last_end = 0;
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
+            // SAFETY: the CPU supports AVX-512 F and DQ, checked just above.
+            let from = unsafe { self.find_avx512(hay, &mut last_end, hits) };
+            return self.find_scalar(hay, from, &mut last_end, hits);
+        }
+        self.find_scalar(hay, 0, &mut last_end, hits)
+    }
+
+    /// Probes the windows at `from`, `from + 8` ... (`from` a multiple of 8).
+    fn find_scalar(&self, hay: &[u8], from: usize, last_end: &mut usize, hits: &mut Vec<Hit>) {
+        let (words, shift) = (&self.words[..], self.shift);
+        let step = STRIDE * UNROLL;
+        let mut groups = hay[from..].chunks_exact(step);
+        for (g, group) in groups.by_ref().enumerate() {
+            let mut passed = 0u32;
+            for j in 0..UNROLL {
+                let bytes = group[j * STRIDE..j * STRIDE + WINDOW].try_into().unwrap();
+                let (word, bits) = filter_probe(u64::from_le_bytes(bytes) | FOLD, shift);
+                passed |= u32::from(words[word] & bits == bits) << j;
+            }
+            while passed != 0 {
+                let j = passed.trailing_zeros() as usize;
+                passed &= passed - 1;
+                self.check(hay, from + g * step + j * STRIDE, last_end, hits);
+            }
+        }
+        let rest = hay.len() - groups.remainder().len();
+        for (k, chunk) in groups.remainder().chunks_exact(STRIDE).enumerate() {
+            let window = u64::from_le_bytes(chunk.try_into().unwrap()) | FOLD;
+            let (word, bits) = filter_probe(window, shift);
+            if words[word] & bits == bits {
+                self.check(hay, rest + k * STRIDE, last_end, hits);
+            }
+        }
+    }
+
+    /// The same probe for the eight windows of each 64-byte block at once: one multiply, one
+    /// gather of the eight filter words and one compare into a mask, about four times fewer
+    /// instructions per window than the scalar loop. Returns where the whole blocks end.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn find_avx512(&self, hay: &[u8], last_end: &mut usize, hits: &mut Vec<Hit>) -> usize {
+        use std::arch::x86_64::*;
+        const BLOCK: usize = 64;
+        let fold = _mm512_set1_epi64(FOLD as i64);
+        let multiplier = _mm512_set1_epi64(FILTER_MULTIPLIER as i64);
+        let shift = _mm_cvtsi32_si128(self.shift as i32);
+        let low6 = _mm512_set1_epi64(63);
+        let one = _mm512_set1_epi64(1);
+        let words = self.words.as_ptr().cast::<i64>();
+        let blocks = hay.len() / BLOCK;
+        for b in 0..blocks {
+            // SAFETY: block `b` lies inside `hay`; every gathered index is below the number of
+            // filter words, since `shift` leaves log2(words) bits of a 64-bit product.
+            let mut passed = unsafe {
+                let raw = _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK).cast());
+                let h = _mm512_mullo_epi64(_mm512_or_si512(raw, fold), multiplier);
+                let found = _mm512_i64gather_epi64::<8>(_mm512_srl_epi64(h, shift), words);
+                let b1 = _mm512_and_si512(_mm512_srli_epi64::<20>(h), low6);
+                let b2 = _mm512_and_si512(_mm512_srli_epi64::<26>(h), low6);
+                let bits = _mm512_or_si512(_mm512_sllv_epi64(one, b1), _mm512_sllv_epi64(one, b2));
+                _mm512_cmpeq_epi64_mask(_mm512_and_si512(found, bits), bits)
+            };
+            while passed != 0 {
+                let j = passed.trailing_zeros() as usize;
+                passed &= passed - 1;
+                self.check(hay, b * BLOCK + j * STRIDE, last_end, hits);
+            }
+        }
+        blocks * BLOCK
+    }
+
+    /// A window that passed the filter: is it really a tail window, and of a whole token?
+    fn check(&self, hay: &[u8], at: usize, last_end: &mut usize, hits: &mut Vec<Hit>) {
+        let window = u64::from_le_bytes(hay[at..at + WINDOW].try_into().unwrap()) | FOLD;
+        if self.windows.contains(&window) {
+            self.verify(hay, at, last_end, hits);
+        }
+    }
+
+    /// Decodes the tokens around the window at `at` and keeps the known ones that overlap it.
+    /// The slice walked is widened to bytes that cannot be part of a token (or the buffer's
+    /// ends), so its token boundaries are those of the whole buffer.
+    fn verify(&self, hay: &[u8], at: usize, last_end: &mut usize, hits: &mut Vec<Hit>) {
+        let part_of_token = |b: u8| b.is_ascii_alphanumeric() || b == b'-';
+        let mut start = at;
+        while start > 0 && part_of_token(hay[start - 1]) {
+            start -= 1;
+        }
+        let mut end = at + WINDOW;
+        while end < hay.len() && part_of_token(hay[end]) {
+            end += 1;
+        }
+        for_each_token(&hay[start..end], |mut hit| {
+            hit.start += start;
+            hit.end += start;
+            if hit.end <= at || hit.start >= at + WINDOW || hit.start < *last_end {
+                return;
+            }
+            if let Some(&q) = self.ids.get(&hit.id.0) {
+                hit.query = q;
+                *last_end = hit.end;
+                hits.push(hit);
+            }
+        });
     }
 }
 
@@ -281,8 +474,10 @@ mod x86 {
     //! letters and leaves digits and `-` as they are; the few other bytes it maps onto a needle
     //! byte (control bytes onto digits) only add candidates, which verification rejects.
     //!
-    //! And the token walk for the same three: each 64-byte block becomes two bit masks
-    //! (alphanumeric bytes, dashes), and bit arithmetic on them finds the runs worth decoding.
+    //! And the token walk for the same three: each 64-byte block becomes three bit masks
+    //! (letters and digits, hex digits, dashes), and bit arithmetic on them finds the runs
+    //! worth decoding and checks the UUID shapes. With AVX2 and AVX-512, the shuffle decoders
+    //! of `id::sse41` then decode the IDs.
 
     use super::{Hit, PairSearcher, Shape};
     use crate::id::{self, Id, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
@@ -299,8 +494,9 @@ mod x86 {
         unsafe fn movemask(self) -> u32;
         /// Lane k is all ones when lane k of `self` equals lane k of `other`.
         unsafe fn eq(self, other: Self) -> Self;
-        /// Lane k is all ones when lane k is an ASCII letter or digit.
-        unsafe fn alnum(self) -> Self;
+        /// Lanes that are ASCII letters or digits, and lanes that are hex digits: all ones
+        /// where true.
+        unsafe fn alnum_hex(self) -> (Self, Self);
     }
 
     impl Vector for __m128i {
@@ -335,21 +531,23 @@ mod x86 {
             unsafe { _mm_cmpeq_epi8(self, other) }
         }
         #[inline(always)]
-        unsafe fn alnum(self) -> Self {
+        unsafe fn alnum_hex(self) -> (Self, Self) {
             // There is no unsigned byte compare before AVX-512: adding 0x80 - lo moves the
             // range lo..lo+len to the bottom of the signed range, where one signed compare
             // tests it. `| 0x20` folds uppercase onto lowercase and no other byte onto a
             // lowercase letter.
             unsafe {
-                let digit = _mm_add_epi8(self, _mm_set1_epi8((0x80u8 - b'0') as i8));
+                let digit = _mm_cmplt_epi8(
+                    _mm_add_epi8(self, _mm_set1_epi8((0x80u8 - b'0') as i8)),
+                    _mm_set1_epi8(i8::MIN + 10),
+                );
                 let letter = _mm_add_epi8(
                     _mm_or_si128(self, _mm_set1_epi8(0x20)),
                     _mm_set1_epi8((0x80u8 - b'a') as i8),
                 );
-                _mm_or_si128(
-                    _mm_cmplt_epi8(digit, _mm_set1_epi8(i8::MIN + 10)),
-                    _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 26)),
-                )
+                let alpha = _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 26));
+                let hex_alpha = _mm_cmplt_epi8(letter, _mm_set1_epi8(i8::MIN + 6));
+                (_mm_or_si128(digit, alpha), _mm_or_si128(digit, hex_alpha))
             }
         }
     }
@@ -386,17 +584,22 @@ mod x86 {
             unsafe { _mm256_cmpeq_epi8(self, other) }
         }
         #[inline(always)]
-        unsafe fn alnum(self) -> Self {
+        unsafe fn alnum_hex(self) -> (Self, Self) {
             // As for SSE2; AVX2 has only "greater than", hence the swapped operands.
             unsafe {
-                let digit = _mm256_add_epi8(self, _mm256_set1_epi8((0x80u8 - b'0') as i8));
+                let digit = _mm256_cmpgt_epi8(
+                    _mm256_set1_epi8(i8::MIN + 10),
+                    _mm256_add_epi8(self, _mm256_set1_epi8((0x80u8 - b'0') as i8)),
+                );
                 let letter = _mm256_add_epi8(
                     _mm256_or_si256(self, _mm256_set1_epi8(0x20)),
                     _mm256_set1_epi8((0x80u8 - b'a') as i8),
                 );
-                _mm256_or_si256(
-                    _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 10), digit),
-                    _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 26), letter),
+                let alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 26), letter);
+                let hex_alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(i8::MIN + 6), letter);
+                (
+                    _mm256_or_si256(digit, alpha),
+                    _mm256_or_si256(digit, hex_alpha),
                 )
             }
         }
@@ -581,53 +784,105 @@ mod x86 {
         unsafe { find_any::<__m128i>(s, hay, hits) }
     }
 
-    /// Bit k is set when byte k of a 64-byte block is an ASCII letter or digit (`alnum`), or
-    /// a `-` (`dash`).
+    /// Bit k describes byte k of a 64-byte block: an ASCII letter or digit (`alnum`), a hex
+    /// digit (`hex`, a subset of `alnum`), a `-` (`dash`).
     #[derive(Clone, Copy, Default)]
     struct Classes {
         alnum: u64,
+        hex: u64,
         dash: u64,
     }
 
-    trait Classify {
-        /// The classes of the 64 bytes at `p`.
-        ///
-        /// SAFETY: p..p+64 must be readable, and the CPU must have the vector type's features.
+    /// What the token walk needs from an instruction set.
+    ///
+    /// SAFETY (every method): the CPU must have the vector type's features.
+    trait Kernel {
+        /// The classes of the 64 bytes at `p`, which must be readable.
         unsafe fn classify(p: *const u8) -> Classes;
+        /// [`id::decode_ulid`] for a token known to be all letters and digits.
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id>;
+        /// [`id::decode_hex`] for a token known to be all hex digits.
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id;
+        /// [`id::decode_dashed`] for a token known to have hex digits and dashes in place.
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id;
     }
 
-    impl Classify for __m128i {
+    impl Kernel for __m128i {
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
+            // SAFETY: the caller's guarantees are the ones classify_lanes needs.
             unsafe { classify_lanes::<Self>(p) }
+        }
+        // SSE2 has no byte shuffles: the table decoders.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            id::decode_ulid(token)
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            id::decode_hex(token).expect("the masks checked the digits")
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            id::decode_dashed(token).expect("the masks checked the digits and dashes")
         }
     }
 
-    impl Classify for __m256i {
+    impl Kernel for __m256i {
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
+            // SAFETY: the caller's guarantees are the ones classify_lanes needs.
             unsafe { classify_lanes::<Self>(p) }
+        }
+        // SAFETY (the decoders): AVX2 implies SSE4.1.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            unsafe { id::sse41::decode_ulid(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            unsafe { id::sse41::decode_hex(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            unsafe { id::sse41::decode_dashed(token) }
         }
     }
 
-    impl Classify for __m512i {
+    impl Kernel for __m512i {
         /// Unsigned compares straight into mask registers: no range shifting, no movemask.
         #[inline(always)]
         unsafe fn classify(p: *const u8) -> Classes {
             // SAFETY: the caller keeps p..p+64 readable and has enabled AVX-512 F and BW.
             unsafe {
                 let v = _mm512_loadu_si512(p as *const _);
-                let digit = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
+                let digit = _mm512_cmplt_epu8_mask(
+                    _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8)),
+                    _mm512_set1_epi8(10),
+                );
                 let letter = _mm512_sub_epi8(
                     _mm512_or_si512(v, _mm512_set1_epi8(0x20)),
                     _mm512_set1_epi8(b'a' as i8),
                 );
                 Classes {
-                    alnum: _mm512_cmplt_epu8_mask(digit, _mm512_set1_epi8(10))
-                        | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(26)),
+                    alnum: digit | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(26)),
+                    hex: digit | _mm512_cmplt_epu8_mask(letter, _mm512_set1_epi8(6)),
                     dash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'-' as i8)),
                 }
             }
+        }
+        // SAFETY (the decoders): AVX-512 F implies SSE4.1.
+        #[inline(always)]
+        unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
+            unsafe { id::sse41::decode_ulid(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
+            unsafe { id::sse41::decode_hex(token) }
+        }
+        #[inline(always)]
+        unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
+            unsafe { id::sse41::decode_dashed(token) }
         }
     }
 
@@ -640,11 +895,39 @@ mod x86 {
             let dash = V::splat(b'-');
             for k in (0..64).step_by(V::LANES) {
                 let v = V::load(p.add(k));
-                c.alnum |= (v.alnum().movemask() as u64) << k;
+                let (alnum, hex) = v.alnum_hex();
+                c.alnum |= (alnum.movemask() as u64) << k;
+                c.hex |= (hex.movemask() as u64) << k;
                 c.dash |= (v.eq(dash).movemask() as u64) << k;
             }
         }
         c
+    }
+
+    /// The classes of a block and the one after it, as 128-bit masks: judging a run that
+    /// starts in the first block takes at most 37 bytes, so the second holds the rest of it.
+    struct Window {
+        alnum: u128,
+        hex: u128,
+        dash: u128,
+    }
+
+    impl Window {
+        #[inline(always)]
+        fn new(cur: Classes, next: Classes) -> Window {
+            let join = |a: u64, b: u64| a as u128 | (b as u128) << 64;
+            Window {
+                alnum: join(cur.alnum, next.alnum),
+                hex: join(cur.hex, next.hex),
+                dash: join(cur.dash, next.dash),
+            }
+        }
+
+        /// Bits `at..at + 64` of a mask.
+        #[inline(always)]
+        fn at(mask: u128, at: u32) -> u64 {
+            (mask >> at) as u64
+        }
     }
 
     /// Starts of the alphanumeric runs of one block that may be IDs, one mask per shape.
@@ -658,44 +941,71 @@ mod x86 {
         dashed: u64,
     }
 
-    /// The candidate run starts in block `cur`, given the block after it and bit 63 of the
-    /// block before it (`carry`: is the run at bit 0 a continuation?). A run starting in `cur`
-    /// needs at most 33 bytes to be measured, so `next` always holds the rest of it.
+    /// The candidate run starts in the first block of `w`, given bit 63 of the block before
+    /// it (`carry`: is the run at bit 0 a continuation?).
     #[inline(always)]
-    fn starts(cur: Classes, next: Classes, carry: u64) -> Starts {
-        let m = cur.alnum as u128 | (next.alnum as u128) << 64;
+    fn starts(w: &Window, carry: u64) -> Starts {
+        let m = w.alnum;
         // Bit k of `runN`: bytes k..k+N are all alphanumeric. Doubling keeps it to four steps.
         let run2 = m & m >> 1;
         let run4 = run2 & run2 >> 2;
         let run8 = run4 & run4 >> 4;
         let run16 = run8 & run8 >> 8;
-        let begins = cur.alnum & !(cur.alnum << 1 | carry);
+        let first = m as u64;
+        let begins = first & !(first << 1 | carry);
         // Bit k: byte k + len ends the run.
-        let ends_at = |len: u32| !(m >> len) as u64;
-        let dash_at_8 = (cur.dash >> 8) | (next.dash << 56);
+        let ends_at = |len: usize| !Window::at(m, len as u32);
         Starts {
-            ulid: begins & (run16 & run8 >> 16 & run2 >> 24) as u64 & ends_at(ULID_LEN as u32),
-            hex: begins & (run16 & run16 >> 16) as u64 & ends_at(UUID_UNDASHED_LEN as u32),
+            ulid: begins & (run16 & run8 >> 16 & run2 >> 24) as u64 & ends_at(ULID_LEN),
+            hex: begins & (run16 & run16 >> 16) as u64 & ends_at(UUID_UNDASHED_LEN),
             // A dash is not alphanumeric, so it ends the run too.
-            dashed: begins & run8 as u64 & dash_at_8,
+            dashed: begins & run8 as u64 & Window::at(w.dash, 8),
         }
     }
 
+    /// Where the dashes of the dashed form are, from its first byte on.
+    const DASHED_DASHES: u64 = 1 << 8 | 1 << 13 | 1 << 18 | 1 << 23;
+    /// Where its hex digits are.
+    const DASHED_DIGITS: u64 = ((1 << UUID_DASHED_LEN) - 1) & !DASHED_DASHES;
+
     /// Decodes the candidates of the block at `offset` and reports the IDs, in order.
     #[inline(always)]
-    fn visit<F: FnMut(Hit) + ?Sized>(hay: &[u8], offset: usize, s: Starts, f: &mut F) {
+    unsafe fn visit<K: Kernel, F: FnMut(Hit) + ?Sized>(
+        hay: &[u8],
+        offset: usize,
+        w: &Window,
+        s: Starts,
+        f: &mut F,
+    ) {
         let mut all = s.ulid | s.hex | s.dashed;
         while all != 0 {
-            let bit = all & all.wrapping_neg();
+            let k = all.trailing_zeros();
+            let bit = 1 << k;
             all ^= bit;
-            let start = offset + bit.trailing_zeros() as usize;
+            let start = offset + k as usize;
             let found = if s.ulid & bit != 0 {
-                id::decode_ulid(&hay[start..start + ULID_LEN]).map(|id| (Shape::Ulid, id))
+                // The alphabet (no I, L, O, U) and the first character are left to the decoder.
+                let token = hay[start..][..ULID_LEN].try_into().unwrap();
+                // SAFETY: the caller enabled K's features.
+                unsafe { K::decode_ulid(token) }.map(|id| (Shape::Ulid, id))
             } else if s.hex & bit != 0 {
-                id::decode_hex(&hay[start..start + UUID_UNDASHED_LEN])
-                    .map(|id| (Shape::UuidUndashed, id))
+                (Window::at(w.hex, k) as u32 == u32::MAX).then(|| {
+                    let token = hay[start..][..UUID_UNDASHED_LEN].try_into().unwrap();
+                    // SAFETY: the caller enabled K's features.
+                    (Shape::UuidUndashed, unsafe { K::decode_hex(token) })
+                })
             } else {
-                dashed_at(hay, start).map(|id| (Shape::UuidDashed, id))
+                // Hex digits and dashes in place, and no letter or digit right after: the
+                // byte before is a boundary already, as the run begins here.
+                let span = (1 << UUID_DASHED_LEN) | DASHED_DIGITS;
+                let shaped = Window::at(w.alnum, k) & span == DASHED_DIGITS
+                    && Window::at(w.hex, k) & DASHED_DIGITS == DASHED_DIGITS
+                    && Window::at(w.dash, k) & DASHED_DASHES == DASHED_DASHES;
+                shaped.then(|| {
+                    let token = hay[start..][..UUID_DASHED_LEN].try_into().unwrap();
+                    // SAFETY: the caller enabled K's features.
+                    (Shape::UuidDashed, unsafe { K::decode_dashed(token) })
+                })
             };
             if let Some((shape, id)) = found {
                 f(Hit {
@@ -709,30 +1019,18 @@ mod x86 {
         }
     }
 
-    /// The dashed UUID starting at `start`, whose byte before is already known to be a
-    /// boundary: the 36 bytes must decode and the byte after them be a boundary too.
-    #[inline]
-    fn dashed_at(hay: &[u8], start: usize) -> Option<Id> {
-        let end = start + UUID_DASHED_LEN;
-        let token = hay.get(start..end)?;
-        if hay.get(end).is_some_and(|&b| id::is_token_byte(b)) {
-            return None;
-        }
-        id::decode_dashed(token)
-    }
-
     /// The token walk over blocks of 64 bytes. Each block is handled one step late, once the
     /// block after it is classified, so runs reaching into it can be measured.
     #[inline(always)]
-    unsafe fn walk<C: Classify, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+    unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
         let n = hay.len();
         let full = n / 64;
         let blocks = n.div_ceil(64);
         if blocks == 0 {
             return;
         }
-        // The last partial block, padded with NUL, which is neither alphanumeric nor `-`: a
-        // run ends at the end of the buffer just as at a boundary byte.
+        // The last partial block, padded with NUL, which is none of the classes: a run ends
+        // at the end of the buffer just as at a boundary byte.
         let mut tail = [0u8; 64];
         tail[..n - full * 64].copy_from_slice(&hay[full * 64..]);
         let block = |k: usize| {
@@ -743,18 +1041,20 @@ mod x86 {
             }
         };
         // SAFETY (all classify calls): the block pointers have 64 readable bytes; the caller
-        // enabled C's features.
-        let mut cur = unsafe { C::classify(block(0)) };
+        // enabled K's features.
+        let mut cur = unsafe { K::classify(block(0)) };
         let mut carry = 0;
         for k in 0..blocks {
             let next = if k + 1 < blocks {
-                unsafe { C::classify(block(k + 1)) }
+                unsafe { K::classify(block(k + 1)) }
             } else {
                 Classes::default()
             };
-            let s = starts(cur, next, carry);
+            let w = Window::new(cur, next);
+            let s = starts(&w, carry);
             if s.ulid | s.hex | s.dashed != 0 {
-                visit(hay, 64 * k, s, f);
+                // SAFETY: the caller enabled K's features.
+                unsafe { visit::<K, F>(hay, 64 * k, &w, s, f) };
             }
             carry = cur.alnum >> 63;
             cur = next;
@@ -763,16 +1063,19 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn tokens_avx512<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
         unsafe { walk::<__m512i, F>(hay, f) }
     }
 
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
         unsafe { walk::<__m256i, F>(hay, f) }
     }
 
     #[target_feature(enable = "sse2")]
     pub(super) unsafe fn tokens_sse2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+        // SAFETY: this function's target features are the ones the walk needs.
         unsafe { walk::<__m128i, F>(hay, f) }
     }
 }
@@ -822,7 +1125,7 @@ pub fn for_each_token(hay: &[u8], mut f: impl FnMut(Hit)) {
         unsafe { x86::tokens_sse2(hay, &mut f) }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    for_each_token_scalar(hay, f)
+    for_each_token_scalar(hay, &mut f)
 }
 
 /// The same hits as [`for_each_token`], one byte at a time: the path for targets without a
@@ -957,7 +1260,7 @@ mod tests {
     }
 
     #[test]
-    fn many_ids_use_the_token_walk() {
+    fn many_ids_use_the_sampled_filter() {
         let ids: Vec<String> = (0..10u128).map(|i| Id(i << 100 | 12345).ulid()).collect();
         let refs: Vec<&str> = ids.iter().map(|s| s.as_str()).collect();
         let hay = format!("{} {} {}", ids[3], ULID, ids[9].to_uppercase());
@@ -966,11 +1269,68 @@ mod tests {
                 .map(|s| id::parse(s).unwrap().id)
                 .collect::<Vec<_>>(),
         );
-        assert!(matches!(m.strategy, Strategy::Tokens(_)));
+        assert!(matches!(m.strategy, Strategy::Sampled(_)));
         let mut out = Vec::new();
         m.find(hay.as_bytes(), &mut out);
         assert_eq!(out.iter().map(|h| h.query).collect::<Vec<_>>(), vec![3, 9]);
         assert_eq!(hits(&refs[..2], &hay).len(), 0);
+    }
+    #[test]
+    fn the_sampled_filter_finds_what_the_token_walk_finds() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // IDs of one millisecond share their time prefix: only the tails tell them apart.
+        let prefix = 0x0194_a1b2_c3d4u128 << 80;
+        let ids: Vec<Id> = (0..300)
+            .map(|i| {
+                let random = ((next() as u128) << 64 | next() as u128) & ((1 << 80) - 1);
+                Id(if i % 2 == 0 {
+                    prefix | random
+                } else {
+                    random << 48 | i
+                })
+            })
+            .collect();
+        let others: Vec<Id> = (0..50).map(|_| Id(prefix | next() as u128)).collect();
+        let mut hay = Vec::new();
+        while hay.len() < 200_000 {
+            let pool = if next() % 3 == 0 { &others } else { &ids };
+            let id = pool[(next() % pool.len() as u64) as usize];
+            let text = match next() % 7 {
+                0 => id.ulid(),
+                1 => id.ulid().to_uppercase(),
+                2 => id.uuid(),
+                3 => format!("{{{}}}", id.uuid().to_uppercase()),
+                4 => id.hex(),
+                5 => format!("x{}", id.ulid()),
+                _ => "text 0123456789abcdef-0123 ".to_string(),
+            };
+            hay.extend_from_slice(text.as_bytes());
+            hay.push(b" \n-_=:"[(next() % 6) as usize]);
+        }
+        let sampled = Matcher::new(&ids);
+        let walk = Matcher {
+            strategy: Strategy::Tokens(ids.iter().enumerate().map(|(i, id)| (id.0, i)).collect()),
+        };
+        let Strategy::Sampled(searcher) = &sampled.strategy else {
+            unreachable!()
+        };
+        for len in [hay.len(), hay.len() - 3, 1000, 7, 0] {
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            sampled.find(&hay[..len], &mut got);
+            walk.find(&hay[..len], &mut want);
+            assert_eq!(got, want, "length {len}");
+            assert!(len < 1000 || !want.is_empty());
+            // The scalar loop too, where the CPU has a vector one.
+            let mut scalar = Vec::new();
+            searcher.find_scalar(&hay[..len], 0, &mut 0, &mut scalar);
+            assert_eq!(scalar, want, "length {len}, scalar");
+        }
     }
 }
 
@@ -1086,8 +1446,8 @@ mod token_simd_tests {
 
     /// An ID rendering, a near miss of one, or filler that looks like neither.
     fn piece(next: &mut impl FnMut() -> u64) -> Vec<u8> {
+        let id = Id((next() as u128) << 64 | next() as u128);
         let mut below = |n: usize| (next() % n as u64) as usize;
-        let id = Id(((below(usize::MAX) as u128) << 64) ^ below(usize::MAX) as u128);
         let mut ulid = id.ulid_bytes().to_vec();
         if below(2) == 0 {
             ulid.make_ascii_uppercase();

@@ -22,6 +22,10 @@ pub struct LineMatch<'a> {
     /// The line without its `\n` or `\r\n`.
     pub line: &'a [u8],
     pub hits: &'a [Hit],
+    /// The bytes read before the line that are still in the buffer: whole lines, the
+    /// nearest last. A caller that needs context (the time of an earlier line) reads back
+    /// through them instead of reading the input again; they may not reach the input's start.
+    pub before: &'a [u8],
 }
 
 /// A run of whole lines as read, for callers that look at every line and not only at the
@@ -199,6 +203,7 @@ impl LineState<'_> {
                     line_no: self.line_no,
                     line,
                     hits: self.line_hits,
+                    before: &chunk[..line_start],
                 };
                 if !on_line(&m) {
                     return false;
@@ -322,6 +327,28 @@ mod tests {
         }
         let (chunks, lines) = run_chunks(format!("\0\n{ULID}\n").as_bytes(), 1 << 20);
         assert!(chunks.is_empty() && lines.is_empty(), "binary input");
+    }
+
+    #[test]
+    fn before_holds_whole_earlier_lines_of_the_buffer() {
+        let matcher = Matcher::new(&[id::parse(ULID).unwrap().id]);
+        let options = SearchOptions {
+            line_numbers: true,
+            text: false,
+        };
+        let data = format!("t1 one\r\nt2 two\nx {ULID}\n");
+        let mut before = Vec::new();
+        search(
+            &matcher,
+            options,
+            &mut data.as_bytes(),
+            &mut Scratch::default(),
+            &mut |m| {
+                before = m.before.to_vec();
+                true
+            },
+        );
+        assert_eq!(before, b"t1 one\r\nt2 two\n");
     }
 
     #[test]

@@ -6,4 +6,5 @@ mod cli;
 mod ids;
 mod oracle;
 mod support;
+mod timeline;
 mod vectors;

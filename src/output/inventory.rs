@@ -42,6 +42,7 @@ pub fn write_table(
     paths_len: usize,
     clock: &Clock,
     color: bool,
+    threads: usize,
 ) -> std::io::Result<()> {
     let id_width = if inventory.summaries().any(|s| s.kind() == Kind::Uuid) {
         crate::id::UUID_DASHED_LEN
@@ -66,37 +67,31 @@ pub fn write_table(
     }
     line.push(b'\n');
     out.write_all(&line)?;
-    let mut time = Vec::with_capacity(32);
-    let mut cell = |ms: Option<i64>, line: &mut Vec<u8>| {
-        time.clear();
+    let cell = |ms: Option<i64>, line: &mut Vec<u8>| {
+        let start = line.len();
         match ms {
-            Some(ms) => clock.write(ms, &mut time),
-            None => time.push(b'-'),
+            Some(ms) => clock.write(ms, line),
+            None => line.push(b'-'),
         }
-        line.extend_from_slice(&time);
-        for _ in time.len()..time_width {
-            line.push(b' ');
-        }
+        pad(line, start + time_width);
     };
-    for summary in inventory.summaries() {
+    write_rows(out, inventory, threads, |summary, line| {
         let row = Row::new(summary);
-        line.clear();
-        let id = row.summary.id.canonical(row.kind);
-        write!(
-            line,
-            "{id:id_width$}  {:9}  ",
-            row.summary.id.describe(row.kind)
-        )?;
-        cell(row.created_ms, &mut line);
+        let start = line.len();
+        row.summary.id.write_canonical(row.kind, line);
+        pad(line, start + id_width + 2);
+        line.extend_from_slice(row.summary.id.describe(row.kind).as_bytes());
+        pad(line, start + id_width + 2 + 9 + 2);
+        cell(row.created_ms, line);
         write!(
             line,
             "  {:>lines_width$}  {:>files_width$}  ",
             row.summary.lines(),
             row.summary.files().len()
         )?;
-        cell(row.summary.first_ms(), &mut line);
+        cell(row.summary.first_ms(), line);
         line.extend_from_slice(b"  ");
-        cell(row.summary.last_ms(), &mut line);
+        cell(row.summary.last_ms(), line);
         line.extend_from_slice(b"  ");
         let fields = row.summary.fields();
         if fields.is_empty() {
@@ -106,16 +101,65 @@ pub fn write_table(
             if i > 0 {
                 line.push(b' ');
             }
-            escape_into(&mut line, name);
+            escape_into(line, name);
             write!(line, "\u{d7}{count}")?;
         }
         if fields.len() > TABLE_FIELDS {
             write!(line, " (+{} more)", fields.len() - TABLE_FIELDS)?;
         }
         line.push(b'\n');
-        out.write_all(&line)?;
+        Ok(())
+    })
+}
+
+/// Rows formatted per chunk of this many IDs, a chunk per thread.
+const CHUNK_ROWS: usize = 16 * 1024;
+
+/// Formats every ID's row with `row` on `threads` threads, a chunk each, and writes the
+/// chunks in order: with a million IDs, formatting was a third of a two-thread run.
+fn write_rows(
+    out: &mut dyn Write,
+    inventory: &Inventory,
+    threads: usize,
+    row: impl Fn(Summary, &mut Vec<u8>) -> std::io::Result<()> + Sync,
+) -> std::io::Result<()> {
+    let threads = threads.max(1);
+    let chunks = inventory.len().div_ceil(CHUNK_ROWS);
+    let format_chunk = |chunk: usize| -> std::io::Result<Vec<u8>> {
+        let mut buf = Vec::with_capacity(CHUNK_ROWS * 160);
+        let end = ((chunk + 1) * CHUNK_ROWS).min(inventory.len());
+        for i in chunk * CHUNK_ROWS..end {
+            row(inventory.get(i), &mut buf)?;
+        }
+        Ok(buf)
+    };
+    for first in (0..chunks).step_by(threads) {
+        let last = (first + threads).min(chunks);
+        let bufs: Vec<std::io::Result<Vec<u8>>> = if last - first == 1 {
+            vec![format_chunk(first)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (first..last)
+                    .map(|c| scope.spawn(move || format_chunk(c)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a formatting thread panicked"))
+                    .collect()
+            })
+        };
+        for buf in bufs {
+            out.write_all(&buf?)?;
+        }
     }
     Ok(())
+}
+
+/// Pads `line` with blanks to `width` bytes.
+fn pad(line: &mut Vec<u8>, width: usize) {
+    if line.len() < width {
+        line.resize(width, b' ');
+    }
 }
 
 /// One `--json` object; the schema is documented in the README.
@@ -165,16 +209,14 @@ pub fn write_json(
     out: &mut dyn Write,
     inventory: &Inventory,
     paths: &[String],
+    threads: usize,
 ) -> std::io::Result<()> {
     let clock = Clock::utc();
-    let mut line = Vec::with_capacity(512);
-    for summary in inventory.summaries() {
-        line.clear();
-        serde_json::to_writer(&mut line, &json_row(&Row::new(summary), paths, &clock))?;
+    write_rows(out, inventory, threads, |summary, line| {
+        serde_json::to_writer(&mut *line, &json_row(&Row::new(summary), paths, &clock))?;
         line.push(b'\n');
-        out.write_all(&line)?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The CSV columns, in order.

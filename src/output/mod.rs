@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod inventory;
+pub mod timeline;
 
 use std::borrow::Cow;
 use std::io::Write;

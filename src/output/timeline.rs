@@ -1,0 +1,778 @@
+//! The `timeline` views: text for people at a terminal, and the exports for a postmortem
+//! (NDJSON, CSV, Markdown, one self-contained HTML page, Chrome trace-event JSON).
+//!
+//! Log text reaches each format escaped for it: control characters become visible escapes on
+//! the terminal and in Markdown and HTML ([`escape_into`]), HTML escapes `& < > " '`, Markdown
+//! puts lines in code spans and escapes the rest, CSV neutralises cells a spreadsheet would
+//! run as formulas ([`csv_cell`]). The machine formats (NDJSON, CSV, trace) carry the text as
+//! read (invalid UTF-8 replaced), since their readers do their own escaping. Times in the
+//! machine formats are always UTC; the text, Markdown and HTML views use the clock of
+//! `--tz`/`--local`.
+
+mod html;
+mod trace;
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{HEADER_COLOR, MATCH_COLOR, RESET, csv_cell, escape_into};
+use crate::cli::TimelineFormat;
+use crate::time::Clock;
+use crate::timeline::{IdEntry, Line, Rule, Status, Timeline};
+
+/// How the text view is drawn.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    pub color: bool,
+    /// Cut each row to this many columns (a terminal's width).
+    pub width: Option<usize>,
+}
+
+/// Writes `timeline` in `format`.
+pub fn write(
+    out: &mut dyn Write,
+    format: TimelineFormat,
+    timeline: &Timeline,
+    clock: &Clock,
+    style: &Style,
+) -> io::Result<()> {
+    match format {
+        TimelineFormat::Text => write_text(out, timeline, clock, style),
+        TimelineFormat::Ndjson => write_ndjson(out, timeline),
+        TimelineFormat::Csv => write_csv(out, timeline),
+        TimelineFormat::Md => write_md(out, timeline, clock),
+        TimelineFormat::Html => html::write(out, timeline, clock),
+        TimelineFormat::Trace => trace::write(out, timeline),
+    }
+}
+
+/// Source colours on a terminal; red stays for the ID itself.
+const SOURCE_COLORS: [&[u8]; 6] = [
+    b"\x1b[36m",
+    b"\x1b[33m",
+    b"\x1b[32m",
+    b"\x1b[35m",
+    b"\x1b[34m",
+    b"\x1b[96m",
+];
+
+/// How many related IDs the text view lists; the exports list them all.
+const TEXT_RELATED: usize = 20;
+
+/// `14m11.669s`, `2h03m04.005s`, `0.120s`, `3d04h05m`: short, exact to the millisecond under
+/// a day.
+pub fn duration(ms: i64) -> String {
+    let ms = ms.max(0);
+    let (d, h, m) = (ms / 86_400_000, ms / 3_600_000 % 24, ms / 60_000 % 60);
+    let (s, milli) = (ms / 1000 % 60, ms % 1000);
+    if d > 0 {
+        format!("{d}d{h:02}h{m:02}m")
+    } else if h > 0 {
+        format!("{h}h{m:02}m{s:02}.{milli:03}s")
+    } else if m > 0 {
+        format!("{m}m{s:02}.{milli:03}s")
+    } else {
+        format!("{s}.{milli:03}s")
+    }
+}
+
+/// The deltas of each line: since the first line and since the previous one, for placed lines.
+fn deltas(timeline: &Timeline) -> Vec<Option<(i64, i64)>> {
+    let first = timeline.span_ms().map(|(f, _)| f);
+    let mut prev = first;
+    timeline
+        .lines
+        .iter()
+        .map(|l| {
+            let t = l.time_ms?;
+            let d = (t - first?, t - prev?);
+            prev = Some(t);
+            Some(d)
+        })
+        .collect()
+}
+
+/// Length of the directory prefix every path shares (up to and with its last `/`), so the
+/// views can show `api/api.jsonl` for `testdata/logs/api/api.jsonl`.
+fn common_dir(paths: &[&str]) -> usize {
+    let Some(first) = paths.first() else {
+        return 0;
+    };
+    let mut len = first.len();
+    for p in &paths[1..] {
+        len = first
+            .bytes()
+            .zip(p.bytes())
+            .take(len)
+            .take_while(|(a, b)| a == b)
+            .count();
+    }
+    // A single file keeps its name; the cut is at a `/` that every path has there.
+    let shortest = paths.iter().map(|p| p.len()).min().unwrap_or(0);
+    let len = len.min(shortest.saturating_sub(1));
+    first[..len].rfind('/').map_or(0, |i| i + 1)
+}
+
+/// The paths of the files on the timeline, shortened by their common directory.
+struct Sources<'a> {
+    prefix: &'a str,
+    /// Short name per path index (empty for files with no line).
+    names: Vec<&'a str>,
+    /// Lane (0..) per path index, in walk order of the files that have lines.
+    lanes: Vec<usize>,
+    files: Vec<usize>,
+}
+
+impl<'a> Sources<'a> {
+    fn new(timeline: &'a Timeline) -> Sources<'a> {
+        let files = timeline.files();
+        let used: Vec<&str> = files.iter().map(|&f| timeline.paths[f].as_str()).collect();
+        let cut = common_dir(&used);
+        let mut names = vec![""; timeline.paths.len()];
+        let mut lanes = vec![usize::MAX; timeline.paths.len()];
+        for (lane, &f) in files.iter().enumerate() {
+            names[f] = &timeline.paths[f][cut..];
+            lanes[f] = lane;
+        }
+        let prefix = used.first().map_or("", |p| &p[..cut]);
+        Sources {
+            prefix,
+            names,
+            lanes,
+            files,
+        }
+    }
+}
+
+/// The last 8 characters of an ID's canonical form: enough to tell the IDs of one timeline
+/// apart in a narrow column.
+fn tail(entry: &IdEntry) -> String {
+    let full = entry.id.canonical(entry.kind);
+    format!("\u{2026}{}", &full[full.len() - 8..])
+}
+
+fn canonical(entry: &IdEntry) -> String {
+    entry.id.canonical(entry.kind)
+}
+
+/// What became of a related ID, in words.
+fn status_text(entry: &IdEntry, timeline: &Timeline) -> String {
+    match entry.status {
+        Status::Root => "the timeline's ID".to_string(),
+        Status::Followed(n) => format!("followed ({n} line{})", if n == 1 { "" } else { "s" }),
+        Status::FanOut(n) => format!(
+            "not followed: {n} lines > --max-fanout {}",
+            timeline.max_fanout
+        ),
+        Status::Listed if timeline.hops == 0 => "listed (--related follows it)".to_string(),
+        Status::Listed => format!("listed (beyond --hops {})", timeline.hops),
+    }
+}
+
+/// The indices of the related IDs in the order the summaries show them: nearest hop first,
+/// then most lines.
+fn related(timeline: &Timeline) -> Vec<usize> {
+    let mut ids: Vec<usize> = (1..timeline.ids.len()).collect();
+    ids.sort_by_key(|&k| {
+        let e = &timeline.ids[k];
+        (
+            e.hop,
+            std::cmp::Reverse(e.lines),
+            e.first_ms.unwrap_or(i64::MAX),
+        )
+    });
+    ids
+}
+
+/// A count of placed-by-rule lines, for the summaries.
+fn rule_counts(timeline: &Timeline) -> [usize; 4] {
+    let mut counts = [0; 4];
+    for l in &timeline.lines {
+        counts[l.rule as usize] += 1;
+    }
+    counts
+}
+
+/// The summary as (label, value) rows, shared by the text, Markdown and HTML views.
+fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'static str, String)> {
+    let root = &timeline.ids[0];
+    let mut rows = vec![(
+        "id",
+        format!("{} ({})", canonical(root), root.id.describe(root.kind)),
+    )];
+    rows.push((
+        "created",
+        root.id.unix_ms(root.kind).map_or_else(
+            || "no embedded time".to_string(),
+            |ms| format!("{} (embedded in the ID)", clock.format(ms)),
+        ),
+    ));
+    match timeline.span_ms() {
+        Some((first, last)) => {
+            rows.push(("first", clock.format(first)));
+            rows.push(("last", clock.format(last)));
+            rows.push(("duration", duration(last - first)));
+        }
+        None => rows.push(("first", "no line has a time".to_string())),
+    }
+    let counts = rule_counts(timeline);
+    let mut placed = Vec::new();
+    for (rule, n) in [
+        (Rule::Inferred, counts[Rule::Inferred as usize]),
+        (Rule::IdTime, counts[Rule::IdTime as usize]),
+        (Rule::Unplaced, counts[Rule::Unplaced as usize]),
+    ] {
+        if n > 0 {
+            let words = match rule {
+                Rule::IdTime => "by the ID's time",
+                Rule::Unplaced => "without a time",
+                _ => "inferred",
+            };
+            placed.push(format!("{n} {} {words}", rule.mark()));
+        }
+    }
+    let mut lines = timeline.lines.len().to_string();
+    if !placed.is_empty() {
+        lines.push_str(&format!(" ({})", placed.join(", ")));
+    }
+    rows.push(("lines", lines));
+    let mut files = sources.files.len().to_string();
+    if !sources.prefix.is_empty() {
+        files.push_str(&format!(" under {}", sources.prefix));
+    }
+    rows.push(("files", files));
+    let related = timeline.ids.len() - 1;
+    let followed = timeline.ids[1..]
+        .iter()
+        .filter(|e| matches!(e.status, Status::Followed(_)))
+        .count();
+    let fan_out = timeline.ids[1..]
+        .iter()
+        .filter(|e| matches!(e.status, Status::FanOut(_)))
+        .count();
+    let mut text = format!("{related} ID{}", if related == 1 { "" } else { "s" });
+    if timeline.hops == 0 {
+        text.push_str(" (listed; --related follows them)");
+    } else {
+        text.push_str(&format!(
+            " ({followed} followed in {} hop{}",
+            timeline.hops,
+            if timeline.hops == 1 { "" } else { "s" }
+        ));
+        if fan_out > 0 {
+            text.push_str(&format!(
+                ", {fan_out} not followed: more than {} lines",
+                timeline.max_fanout
+            ));
+        }
+        text.push(')');
+    }
+    rows.push(("related", text));
+    rows
+}
+
+fn rule_words(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Line => "the line's own time",
+        Rule::Inferred => "inferred from an earlier line of the file",
+        Rule::IdTime => "placed by the ID's embedded time (the file has no timestamps)",
+        Rule::Unplaced => "without a time (listed last)",
+    }
+}
+
+fn write_text(
+    out: &mut dyn Write,
+    timeline: &Timeline,
+    clock: &Clock,
+    style: &Style,
+) -> io::Result<()> {
+    let sources = Sources::new(timeline);
+    let mut buf = Vec::with_capacity(64 * 1024);
+    let paint = |buf: &mut Vec<u8>, color: &[u8], body: &dyn Fn(&mut Vec<u8>)| {
+        if style.color {
+            buf.extend_from_slice(color);
+            body(buf);
+            buf.extend_from_slice(RESET);
+        } else {
+            body(buf);
+        }
+    };
+    for (label, value) in summary(timeline, clock, &sources) {
+        paint(&mut buf, HEADER_COLOR, &|b| {
+            let _ = write!(b, "{label:<9}");
+        });
+        buf.push(b' ');
+        escape_into(&mut buf, value.as_bytes());
+        buf.push(b'\n');
+    }
+    let related = related(timeline);
+    for entry in related.iter().take(TEXT_RELATED).map(|&k| &timeline.ids[k]) {
+        let mut row = Vec::with_capacity(160);
+        let _ = write!(
+            row,
+            "          {:<36}  {:<8}  ",
+            canonical(entry),
+            entry.id.describe(entry.kind)
+        );
+        // The field comes from the logs: escaped, then cut and padded.
+        let mut field = Vec::new();
+        escape_into(&mut field, entry.field.as_deref().unwrap_or("-").as_bytes());
+        let shown = cut(&mut field, 16);
+        row.extend_from_slice(&field);
+        pad(&mut row, shown, 16);
+        let status = status_text(entry, timeline);
+        let _ = write!(
+            row,
+            "  {:>5} line{}  {status}",
+            entry.lines,
+            if entry.lines == 1 { " " } else { "s" }
+        );
+        // First and last time, where the terminal has room for them.
+        if let (Some(f), Some(l)) = (entry.first_ms, entry.last_ms) {
+            let range = format!("{} .. {}", clock.format(f), clock.format(l));
+            let at = text_width(&row);
+            let column = at.max(at - status.len() + 40);
+            if style.width.is_none_or(|w| column + 2 + range.len() <= w) {
+                pad(&mut row, at, column);
+                let _ = write!(row, "  {range}");
+            }
+        }
+        if let Some(width) = style.width {
+            cut(&mut row, width);
+        }
+        buf.extend_from_slice(&row);
+        buf.push(b'\n');
+    }
+    if related.len() > TEXT_RELATED {
+        let _ = writeln!(
+            buf,
+            "          (+{} more; every related ID is in the md and html exports)",
+            related.len() - TEXT_RELATED
+        );
+    }
+    let counts = rule_counts(timeline);
+    if counts[Rule::Line as usize] < timeline.lines.len() {
+        let mut legend = Vec::new();
+        for rule in [Rule::Inferred, Rule::IdTime, Rule::Unplaced] {
+            if counts[rule as usize] > 0 {
+                legend.push(format!("{} {}", rule.mark(), rule_words(rule)));
+            }
+        }
+        let _ = writeln!(buf, "time      {}", legend.join("; "));
+    }
+    buf.push(b'\n');
+    out.write_all(&buf)?;
+    buf.clear();
+
+    // The rows. Every column but the last is padded to its widest cell.
+    let deltas = deltas(timeline);
+    // Within one day (in the shown zone) the rows give the time of day; the summary has the
+    // date. Every placed time renders as `YYYY-MM-DDTHH:MM:SS.mmm` and a zone suffix.
+    let mut times: Vec<String> = timeline
+        .lines
+        .iter()
+        .map(|l| {
+            l.time_ms
+                .map_or_else(|| "-".to_string(), |t| clock.format(t))
+        })
+        .collect();
+    let dated = |t: &String| t.len() >= 23 && t.as_bytes()[10] == b'T';
+    let first_date = times.iter().find(|t| dated(t)).map(|t| t[..10].to_string());
+    if times
+        .iter()
+        .all(|t| !dated(t) || Some(&t[..10]) == first_date.as_deref())
+    {
+        for t in times.iter_mut().filter(|t| dated(t)) {
+            *t = t[11..23].to_string();
+        }
+    }
+    let delta_cells: Vec<(String, String)> = deltas
+        .iter()
+        .map(|d| match d {
+            Some((first, prev)) => (
+                format!("+{}", duration(*first)),
+                format!("+{}", duration(*prev)),
+            ),
+            None => ("-".to_string(), "-".to_string()),
+        })
+        .collect();
+    let source_cells: Vec<Vec<u8>> = timeline
+        .lines
+        .iter()
+        .map(|l| {
+            let mut cell = Vec::new();
+            escape_into(&mut cell, sources.names[l.file].as_bytes());
+            let _ = write!(cell, ":{}", l.line_no);
+            cell
+        })
+        .collect();
+    let field_cells: Vec<Vec<u8>> = timeline
+        .lines
+        .iter()
+        .map(|l| {
+            let mut cell = Vec::new();
+            escape_into(&mut cell, l.field.as_deref().unwrap_or("-").as_bytes());
+            cell
+        })
+        .collect();
+    let show_via = timeline.lines.iter().any(|l| l.via != 0);
+    let via_cells: Vec<String> = timeline
+        .lines
+        .iter()
+        .map(|l| {
+            if l.via == 0 {
+                String::new()
+            } else {
+                tail(&timeline.ids[l.via])
+            }
+        })
+        .collect();
+    let width = |cells: &mut dyn Iterator<Item = usize>, header: &str| {
+        cells.max().unwrap_or(0).max(header.chars().count())
+    };
+    let w_time = width(&mut times.iter().map(|t| t.len()), "TIME") + 1;
+    let w_first = width(&mut delta_cells.iter().map(|d| d.0.len()), "+FIRST");
+    let w_prev = width(&mut delta_cells.iter().map(|d| d.1.len()), "+PREV");
+    let w_source = width(&mut source_cells.iter().map(|c| text_width(c)), "SOURCE");
+    let w_field = width(&mut field_cells.iter().map(|c| text_width(c)), "FIELD").min(24);
+    let w_via = if show_via { 9 } else { 0 };
+    let prefix_width = w_time
+        + w_first
+        + w_prev
+        + w_source
+        + w_field
+        + 2 * 5
+        + if show_via { w_via + 2 } else { 0 };
+
+    let mut header = format!(
+        "{:w_time$}  {:w_first$}  {:w_prev$}  {:w_source$}  {:w_field$}  ",
+        "TIME", "+FIRST", "+PREV", "SOURCE", "FIELD"
+    );
+    if show_via {
+        header.push_str(&format!("{:w_via$}  ", "VIA"));
+    }
+    header.push_str("LINE");
+    paint(&mut buf, HEADER_COLOR, &|b| {
+        b.extend_from_slice(header.as_bytes())
+    });
+    buf.push(b'\n');
+    for (i, line) in timeline.lines.iter().enumerate() {
+        let _ = write!(buf, "{}{}", times[i], line.rule.mark());
+        pad(&mut buf, times[i].len() + 1, w_time);
+        let _ = write!(
+            buf,
+            "  {:>w_first$}  {:>w_prev$}  ",
+            delta_cells[i].0, delta_cells[i].1
+        );
+        let color = SOURCE_COLORS[sources.lanes[line.file] % SOURCE_COLORS.len()];
+        paint(&mut buf, color, &|b| b.extend_from_slice(&source_cells[i]));
+        pad(&mut buf, text_width(&source_cells[i]), w_source);
+        buf.extend_from_slice(b"  ");
+        let mut field = field_cells[i].clone();
+        let shown = cut(&mut field, w_field);
+        buf.extend_from_slice(&field);
+        pad(&mut buf, shown, w_field);
+        buf.extend_from_slice(b"  ");
+        if show_via {
+            buf.extend_from_slice(via_cells[i].as_bytes());
+            pad(&mut buf, via_cells[i].chars().count(), w_via);
+            buf.extend_from_slice(b"  ");
+        }
+        let budget = style.width.map(|w| w.saturating_sub(prefix_width).max(20));
+        write_line_text(&mut buf, line, budget, style.color);
+        buf.push(b'\n');
+        if buf.len() >= 64 * 1024 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
+}
+
+fn pad(buf: &mut Vec<u8>, shown: usize, width: usize) {
+    for _ in shown..width {
+        buf.push(b' ');
+    }
+}
+
+/// Columns a cell of escaped (valid UTF-8) text takes, one per character.
+fn text_width(cell: &[u8]) -> usize {
+    String::from_utf8_lossy(cell).chars().count()
+}
+
+/// Cuts escaped text to `width` characters, the last one an ellipsis when cut; returns the
+/// characters kept.
+fn cut(cell: &mut Vec<u8>, width: usize) -> usize {
+    let text = String::from_utf8_lossy(cell).into_owned();
+    let count = text.chars().count();
+    if count <= width {
+        return count;
+    }
+    let end = text
+        .char_indices()
+        .nth(width.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| i);
+    cell.clear();
+    cell.extend_from_slice(&text.as_bytes()[..end]);
+    cell.extend_from_slice("\u{2026}".as_bytes());
+    width
+}
+
+/// The log line, escaped, the ID highlighted in colour, cut to `budget` characters.
+fn write_line_text(buf: &mut Vec<u8>, line: &Line, budget: Option<usize>, color: bool) {
+    let mut left = budget.unwrap_or(usize::MAX);
+    let mut at = 0;
+    let mut pieces: Vec<(&[u8], bool)> = Vec::new();
+    for &(start, end) in &line.marks {
+        pieces.push((&line.text[at..start], false));
+        pieces.push((&line.text[start..end], true));
+        at = end;
+    }
+    pieces.push((&line.text[at..], false));
+    for (bytes, is_id) in pieces {
+        if left == 0 {
+            break;
+        }
+        let mut piece = Vec::new();
+        escape_into(&mut piece, bytes);
+        if budget.is_some() {
+            // A tab would take a terminal up to eight columns of the budget of one.
+            for b in &mut piece {
+                if *b == b'\t' {
+                    *b = b' ';
+                }
+            }
+        }
+        let chars = text_width(&piece);
+        let last = chars >= left && budget.is_some();
+        if last {
+            cut(&mut piece, left);
+            left = 0;
+        } else {
+            left = left.saturating_sub(chars);
+        }
+        if is_id && color {
+            buf.extend_from_slice(MATCH_COLOR);
+            buf.extend_from_slice(&piece);
+            buf.extend_from_slice(RESET);
+        } else {
+            buf.extend_from_slice(&piece);
+        }
+    }
+}
+
+/// One NDJSON object, one per line; the schema is in the README.
+#[derive(Serialize)]
+struct JsonLine<'a> {
+    ts: Option<String>,
+    ts_inferred: bool,
+    rule: &'static str,
+    path: &'a str,
+    line: u64,
+    field: Option<&'a str>,
+    via: String,
+    text: Cow<'a, str>,
+}
+
+fn json_line<'a>(timeline: &'a Timeline, line: &'a Line, utc: &Clock) -> JsonLine<'a> {
+    JsonLine {
+        ts: line.time_ms.map(|t| utc.format(t)),
+        ts_inferred: matches!(line.rule, Rule::Inferred | Rule::IdTime),
+        rule: line.rule.name(),
+        path: &timeline.paths[line.file],
+        line: line.line_no,
+        field: line.field.as_deref(),
+        via: canonical(&timeline.ids[line.via]),
+        text: String::from_utf8_lossy(&line.text),
+    }
+}
+
+fn write_ndjson(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
+    let utc = Clock::utc();
+    let mut buf = Vec::with_capacity(1024);
+    for line in &timeline.lines {
+        buf.clear();
+        serde_json::to_writer(&mut buf, &json_line(timeline, line, &utc))?;
+        buf.push(b'\n');
+        out.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+/// The CSV columns, in order: the NDJSON keys.
+pub const CSV_HEADER: [&str; 8] = [
+    "ts",
+    "ts_inferred",
+    "rule",
+    "path",
+    "line",
+    "field",
+    "via",
+    "text",
+];
+
+fn write_csv(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
+    let utc = Clock::utc();
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(CSV_HEADER)?;
+    for line in &timeline.lines {
+        let j = json_line(timeline, line, &utc);
+        let record = [
+            j.ts.unwrap_or_default(),
+            j.ts_inferred.to_string(),
+            j.rule.to_string(),
+            j.path.to_string(),
+            j.line.to_string(),
+            j.field.unwrap_or_default().to_string(),
+            j.via,
+            j.text.into_owned(),
+        ];
+        writer.write_record(record.iter().map(|c| csv_cell(c).into_owned()))?;
+    }
+    writer.flush()
+}
+
+/// Text for a Markdown table cell: control characters made visible, then every ASCII
+/// punctuation character that Markdown or HTML could read as syntax backslash-escaped.
+fn md_text(bytes: &[u8]) -> String {
+    let mut visible = Vec::new();
+    escape_into(&mut visible, bytes);
+    let mut out = String::new();
+    for c in String::from_utf8_lossy(&visible).chars() {
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A log line as a Markdown code span inside a table: the fence is one backtick longer than
+/// the longest run in the text, and `|` is escaped (GFM reads it as a cell end even there).
+fn md_code(bytes: &[u8]) -> String {
+    let mut visible = Vec::new();
+    escape_into(&mut visible, bytes);
+    let text = String::from_utf8_lossy(&visible).replace('|', "\\|");
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Result<()> {
+    let sources = Sources::new(timeline);
+    let root = &timeline.ids[0];
+    let mut s = String::new();
+    s.push_str(&format!("## Timeline of `{}`\n\n", canonical(root)));
+    s.push_str("| | |\n|---|---|\n");
+    for (label, value) in summary(timeline, clock, &sources) {
+        s.push_str(&format!("| {label} | {} |\n", md_text(value.as_bytes())));
+    }
+    let related = related(timeline);
+    if !related.is_empty() {
+        s.push_str("\n### Related IDs\n\n| ID | kind | field | lines | first | last | status |\n|---|---|---|---:|---|---|---|\n");
+        for e in related.into_iter().map(|k| &timeline.ids[k]) {
+            let time = |t: Option<i64>| t.map_or_else(|| "-".to_string(), |t| clock.format(t));
+            s.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+                canonical(e),
+                e.id.describe(e.kind),
+                md_text(e.field.as_deref().unwrap_or("-").as_bytes()),
+                e.lines,
+                time(e.first_ms),
+                time(e.last_ms),
+                md_text(status_text(e, timeline).as_bytes()),
+            ));
+        }
+    }
+    s.push_str("\n### Lines\n\n");
+    let counts = rule_counts(timeline);
+    for rule in [Rule::Inferred, Rule::IdTime, Rule::Unplaced] {
+        if counts[rule as usize] > 0 {
+            s.push_str(&format!(
+                "{}: {}. ",
+                md_text(rule.mark().to_string().as_bytes()),
+                rule_words(rule)
+            ));
+        }
+    }
+    s.push_str("\n\n| time | +first | source | field | via | line |\n|---|---:|---|---|---|---|\n");
+    out.write_all(s.as_bytes())?;
+    let deltas = deltas(timeline);
+    for (line, delta) in timeline.lines.iter().zip(deltas) {
+        let time = line
+            .time_ms
+            .map_or_else(|| "-".to_string(), |t| clock.format(t));
+        let mark = match line.rule {
+            Rule::Line => String::new(),
+            rule => format!(" {}", md_text(rule.mark().to_string().as_bytes())),
+        };
+        let row = format!(
+            "| {time}{mark} | {} | {}:{} | {} | {} | {} |\n",
+            delta.map_or_else(|| "-".to_string(), |d| format!("+{}", duration(d.0))),
+            md_text(sources.names[line.file].as_bytes()),
+            line.line_no,
+            md_text(line.field.as_deref().unwrap_or("-").as_bytes()),
+            if line.via == 0 {
+                String::new()
+            } else {
+                format!("`{}`", canonical(&timeline.ids[line.via]))
+            },
+            md_code(&line.text),
+        );
+        out.write_all(row.as_bytes())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_short_and_exact() {
+        assert_eq!(duration(0), "0.000s");
+        assert_eq!(duration(120), "0.120s");
+        assert_eq!(duration(851_669), "14m11.669s");
+        assert_eq!(duration(7_384_005), "2h03m04.005s");
+        assert_eq!(
+            duration(3 * 86_400_000 + 4 * 3_600_000 + 5 * 60_000),
+            "3d04h05m"
+        );
+    }
+
+    #[test]
+    fn the_common_directory_is_cut_at_a_slash() {
+        assert_eq!(common_dir(&["logs/api/a.log", "logs/api2/b.log"]), 5);
+        assert_eq!(common_dir(&["logs/api/a.log"]), 9);
+        assert_eq!(common_dir(&["a.log", "b.log"]), 0);
+        assert_eq!(common_dir(&["x/ab.log", "x/ab.log.1"]), 2);
+        assert_eq!(common_dir(&[]), 0);
+    }
+
+    #[test]
+    fn markdown_code_spans_survive_backticks_and_pipes() {
+        assert_eq!(md_code(b"a|b"), "`a\\|b`");
+        assert_eq!(md_code(b"x `y` z"), "``x `y` z``");
+        assert_eq!(md_code(b"`q"), "`` `q ``");
+        assert_eq!(md_text(b"<script>"), "\\<script\\>");
+    }
+
+    #[test]
+    fn cutting_counts_characters_not_bytes() {
+        let mut cell = "caf\u{e9} au lait".as_bytes().to_vec();
+        assert_eq!(cut(&mut cell, 5), 5);
+        assert_eq!(String::from_utf8(cell).unwrap(), "caf\u{e9}\u{2026}");
+    }
+}

@@ -1,0 +1,883 @@
+//! `idgrep timeline`: one entity's story. Every line that mentions the ID (in any written
+//! form) is collected across the inputs on N threads, given a place in time, and sorted; the
+//! other IDs on those lines are the related IDs, and `--hops N` follows them N hops out, each
+//! hop one more pass over the inputs with a matcher for the new IDs.
+//!
+//! Placing a line in time, per file (the rule is kept with the line and shown):
+//! - [`Rule::Line`]: the line's own timestamp, read by [`crate::record`];
+//! - [`Rule::Inferred`]: a line without one takes the time of the nearest earlier line of the
+//!   same file that has one (read back through the buffered text, so a stack trace line gets
+//!   the time of its exception header even when that header does not mention the ID); a line
+//!   before the file's first timestamp takes the file's first matched time;
+//! - [`Rule::IdTime`]: a file with no timestamp at all on these lines is placed by the
+//!   embedded creation time of the ID that brought the line in (or of the timeline's ID);
+//! - [`Rule::Unplaced`]: none of these; such lines come last, in file and line order.
+//!
+//! Lines are sorted by time; ties keep file order, then line order.
+//!
+//! An ID with more than `--max-fanout` lines (a tenant, a long-running batch) is listed but
+//! not followed: its lines are counted while the pass runs and dropped at the end, and a line
+//! is kept only for an ID that is followed. A 32-hex-digit token is a related ID only when
+//! the same value is also written as a ULID or a dashed UUID on the timeline (trace IDs and
+//! digests look the same), as in `idgrep ids`; the nil and max UUIDs are placeholders, never
+//! related.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use memchr::memrchr;
+
+use crate::cli::{Destination, InputConfig, TimelineConfig};
+use crate::id::{Id, Kind, Shape, Variant};
+use crate::output::timeline as render;
+use crate::progress::Progress;
+use crate::record;
+use crate::run::{self, Exit, Notice};
+use crate::scan::{self, Matcher};
+use crate::search::{self, Scratch, SearchOptions};
+use crate::source::{self, Input};
+use crate::time::Clock;
+
+/// How a line got its place in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// The line's own timestamp.
+    Line,
+    /// The time of an earlier (or, before the first one, the first) timestamped line of the
+    /// same file.
+    Inferred,
+    /// The file has no timestamps: the embedded time of the ID.
+    IdTime,
+    /// No time at all.
+    Unplaced,
+}
+
+impl Rule {
+    /// The stable name used in the exports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Line => "line",
+            Rule::Inferred => "inferred",
+            Rule::IdTime => "id_time",
+            Rule::Unplaced => "none",
+        }
+    }
+
+    /// The one-character mark after a time in the text view.
+    pub fn mark(self) -> char {
+        match self {
+            Rule::Line => ' ',
+            Rule::Inferred => '~',
+            Rule::IdTime => '*',
+            Rule::Unplaced => '?',
+        }
+    }
+}
+
+/// What became of an ID of the timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The timeline's own ID.
+    Root,
+    /// Searched for; its lines are on the timeline. Holds its line count.
+    Followed(u64),
+    /// Searched for, but on more than `--max-fanout` lines: listed, its lines dropped.
+    FanOut(u64),
+    /// Seen on the timeline, not searched for (beyond `--hops`).
+    Listed,
+}
+
+/// One ID of the timeline: the root, or a related ID.
+#[derive(Clone, Debug)]
+pub struct IdEntry {
+    pub id: Id,
+    /// As the user wrote the root; as first seen for a related ID.
+    pub kind: Kind,
+    /// 0 for the root; 1 for an ID on the root's lines, and so on.
+    pub hop: u32,
+    /// The ID whose line showed this one first (`None` for the root).
+    pub found_via: Option<usize>,
+    pub status: Status,
+    /// Lines of the (windowed) timeline that mention it.
+    pub lines: u64,
+    pub first_ms: Option<i64>,
+    pub last_ms: Option<i64>,
+    /// The field that holds it most often on those lines.
+    pub field: Option<String>,
+}
+
+/// One line of the timeline.
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub time_ms: Option<i64>,
+    pub rule: Rule,
+    /// Index into [`Timeline::paths`].
+    pub file: usize,
+    pub line_no: u64,
+    /// The field that holds the ID that brought the line in.
+    pub field: Option<String>,
+    /// Index into [`Timeline::ids`] of the ID that brought the line in.
+    pub via: usize,
+    /// The line without its line ending, as read.
+    pub text: Box<[u8]>,
+    /// Byte ranges of the `via` ID in `text`.
+    pub marks: Vec<(usize, usize)>,
+    /// Indices into [`Timeline::ids`] of every listed ID on the line, in order.
+    pub ids: Vec<usize>,
+}
+
+/// The result: sorted lines and the IDs they mention.
+#[derive(Debug)]
+pub struct Timeline {
+    /// `ids[0]` is the root; the related IDs follow in the order they were found.
+    pub ids: Vec<IdEntry>,
+    pub lines: Vec<Line>,
+    /// Every input as shown, in walk order.
+    pub paths: Vec<String>,
+    pub hops: u32,
+    pub max_fanout: u64,
+}
+
+impl Timeline {
+    /// The time of the first and the last placed line.
+    pub fn span_ms(&self) -> Option<(i64, i64)> {
+        let mut times = self.lines.iter().filter_map(|l| l.time_ms);
+        let first = times.next()?;
+        Some((first, times.next_back().unwrap_or(first)))
+    }
+
+    /// The files the lines come from, in walk order.
+    pub fn files(&self) -> Vec<usize> {
+        let mut files: Vec<usize> = self.lines.iter().map(|l| l.file).collect();
+        files.sort_unstable();
+        files.dedup();
+        files
+    }
+}
+
+pub fn run(config: TimelineConfig) -> Exit {
+    let inputs = match run::inputs(&config.input) {
+        Ok(inputs) => inputs,
+        Err(exit) => return exit,
+    };
+    // Every hop reads the inputs again; standard input can be read once, so it is kept.
+    let stdin = if config.hops > 0 && inputs.contains(&Input::Stdin) {
+        let mut data = Vec::new();
+        if let Err(e) = io::stdin().read_to_end(&mut data) {
+            run::report(&format!("<stdin>: {}", source::io_reason(&e)));
+            return Exit::Error;
+        }
+        Some(Arc::<[u8]>::from(data))
+    } else {
+        None
+    };
+    let (timeline, errored) = build(&config, &inputs, stdin.as_ref());
+    let found = !timeline.lines.is_empty();
+    let clock = config
+        .input
+        .zone
+        .clone()
+        .map_or_else(Clock::utc, Clock::in_zone);
+    let written = match &config.destination {
+        Destination::Stdout { width } => run::write_stdout(|out| {
+            render::write(
+                out,
+                config.format,
+                &timeline,
+                &clock,
+                &render::Style {
+                    color: config.input.color,
+                    width: *width,
+                },
+            )
+        }),
+        Destination::File(path) => write_file(path, |out| {
+            render::write(
+                out,
+                config.format,
+                &timeline,
+                &clock,
+                &render::Style::default(),
+            )
+        }),
+    };
+    match (written, errored, found) {
+        (Err(exit), _, _) => exit,
+        (Ok(()), true, _) => Exit::Error,
+        (Ok(()), false, true) => Exit::Found,
+        (Ok(()), false, false) => Exit::NotFound,
+    }
+}
+
+/// Writes an export to `path`; a failure is reported with the path.
+fn write_file(
+    path: &PathBuf,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), Exit> {
+    let result = std::fs::File::create(path).and_then(|file| {
+        let mut out = io::BufWriter::new(file);
+        write(&mut out)?;
+        out.flush()
+    });
+    result.map_err(|e| {
+        run::report(&format!("{}: {}", path.display(), source::io_reason(&e)));
+        Exit::Error
+    })
+}
+
+/// An ID while the timeline is built.
+struct Known {
+    id: Id,
+    kind: Kind,
+    hop: u32,
+    found_via: Option<usize>,
+    status: Status,
+    /// Seen as a ULID or a dashed UUID (or the root): may be listed and followed.
+    named: bool,
+}
+
+/// A line found by a pass, before it is placed in time.
+struct Found {
+    file: usize,
+    line_no: u64,
+    text: Box<[u8]>,
+    own_ms: Option<i64>,
+    /// The time of the nearest earlier timestamped line of the file, if one was seen.
+    prev_ms: Option<i64>,
+    /// Query indices of the pass's IDs on the line, by first position.
+    queries: Vec<usize>,
+    tokens: Vec<Token>,
+}
+
+/// An ID token on a found line.
+struct Token {
+    id: Id,
+    shape: Shape,
+    start: usize,
+    end: usize,
+    field: Option<String>,
+}
+
+/// Runs the passes: the root, then each hop's new IDs. Returns the finished timeline and
+/// whether an input could not be read.
+fn build(config: &TimelineConfig, inputs: &[Input], stdin: Option<&Arc<[u8]>>) -> (Timeline, bool) {
+    let root = config.root;
+    let mut known = vec![Known {
+        id: root.id,
+        kind: root.kind,
+        hop: 0,
+        found_via: None,
+        status: Status::Root,
+        named: true,
+    }];
+    let mut index: HashMap<u128, usize> = HashMap::from([(root.id.0, 0)]);
+    let mut found: Vec<(Found, usize)> = Vec::new();
+    let mut on_timeline: HashSet<(usize, u64)> = HashSet::new();
+    let mut reported: HashSet<usize> = HashSet::new();
+    let mut errored = false;
+    let mut frontier = vec![0usize];
+    for hop in 0..=config.hops {
+        if frontier.is_empty() {
+            break;
+        }
+        let ids: Vec<Id> = frontier.iter().map(|&k| known[k].id).collect();
+        // The root is followed whatever its line count.
+        let limit = if hop == 0 {
+            u64::MAX
+        } else {
+            config.max_fanout
+        };
+        let pass = search_pass(config, inputs, stdin, &ids, &on_timeline, limit);
+        for (i, notice) in &pass.notices {
+            if reported.insert(*i) {
+                run::report(&format!(
+                    "{}: {}",
+                    inputs[*i].display_name(),
+                    notice.message
+                ));
+                errored |= notice.error;
+            }
+        }
+        for (q, &k) in frontier.iter().enumerate() {
+            if k != 0 {
+                let n = pass.counts[q];
+                known[k].status = if n > limit {
+                    Status::FanOut(n)
+                } else {
+                    Status::Followed(n)
+                };
+            }
+        }
+        let first_new = found.len();
+        for f in pass.lines {
+            let via = f
+                .queries
+                .iter()
+                .map(|&q| frontier[q])
+                .find(|&k| !matches!(known[k].status, Status::FanOut(_)));
+            if let Some(via) = via {
+                on_timeline.insert((f.file, f.line_no));
+                found.push((f, via));
+            }
+        }
+        // Place what we have so far, so the window can decide which new lines lead on.
+        let placed = place(&found, &known);
+        let mut next = Vec::new();
+        for (n, (f, via)) in found.iter().enumerate().skip(first_new) {
+            if !in_window(placed[n].0, config) {
+                continue;
+            }
+            for token in &f.tokens {
+                let k = *index.entry(token.id.0).or_insert_with(|| {
+                    known.push(Known {
+                        id: token.id,
+                        kind: token.shape.kind(),
+                        hop: hop + 1,
+                        found_via: Some(*via),
+                        status: Status::Listed,
+                        named: false,
+                    });
+                    known.len() - 1
+                });
+                let entry = &mut known[k];
+                if token.shape != Shape::UuidUndashed && !entry.named {
+                    entry.named = true;
+                    if entry.status == Status::Listed && is_entity(entry.id) {
+                        next.push(k);
+                    }
+                }
+            }
+        }
+        frontier = if hop < config.hops { next } else { Vec::new() };
+    }
+    (finish(config, inputs, found, &known, &index), errored)
+}
+
+/// The nil and max UUIDs stand for "no ID"; following them would follow nothing.
+fn is_entity(id: Id) -> bool {
+    !matches!(id.uuid_variant(), Variant::Nil | Variant::Max)
+}
+
+fn in_window(time_ms: Option<i64>, config: &TimelineConfig) -> bool {
+    if config.since.is_none() && config.until.is_none() {
+        return true;
+    }
+    time_ms
+        .is_some_and(|t| config.since.is_none_or(|s| t >= s) && config.until.is_none_or(|u| t <= u))
+}
+
+/// Gives each found line its time and rule (see the module doc). `found` holds each line with
+/// the index of the ID that brought it in; the result is in the same order.
+fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Rule)> {
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    order.sort_unstable_by_key(|&i| (found[i].0.file, found[i].0.line_no));
+    let mut placed = vec![(None, Rule::Unplaced); found.len()];
+    let root_ms = known[0].id.unix_ms(known[0].kind);
+    for group in order.chunk_by(|&a, &b| found[a].0.file == found[b].0.file) {
+        let first_ms = group
+            .iter()
+            .find_map(|&i| found[i].0.own_ms.or(found[i].0.prev_ms));
+        for &i in group {
+            let (f, via) = &found[i];
+            placed[i] = match (f.own_ms, f.prev_ms, first_ms) {
+                (Some(t), _, _) => (Some(t), Rule::Line),
+                (None, Some(t), _) => (Some(t), Rule::Inferred),
+                (None, None, Some(t)) => (Some(t), Rule::Inferred),
+                (None, None, None) => {
+                    let via = &known[*via];
+                    match via.id.unix_ms(via.kind).or(root_ms) {
+                        Some(t) => (Some(t), Rule::IdTime),
+                        None => (None, Rule::Unplaced),
+                    }
+                }
+            };
+        }
+    }
+    placed
+}
+
+/// Sorts, applies the window, drops unlisted IDs and works out each ID's figures.
+fn finish(
+    config: &TimelineConfig,
+    inputs: &[Input],
+    found: Vec<(Found, usize)>,
+    known: &[Known],
+    index: &HashMap<u128, usize>,
+) -> Timeline {
+    let placed = place(&found, known);
+    // Listed: the root, and named entities; their new indices are in order of discovery.
+    let mut remap = vec![usize::MAX; known.len()];
+    let mut ids = Vec::new();
+    for (k, entry) in known.iter().enumerate() {
+        if k == 0 || (entry.named && is_entity(entry.id)) {
+            remap[k] = ids.len();
+            ids.push(IdEntry {
+                id: entry.id,
+                kind: entry.kind,
+                hop: entry.hop,
+                found_via: entry.found_via,
+                status: entry.status,
+                lines: 0,
+                first_ms: None,
+                last_ms: None,
+                field: None,
+            });
+        }
+    }
+    for entry in &mut ids {
+        entry.found_via = entry.found_via.map(|v| remap[v]);
+    }
+    let mut fields: Vec<HashMap<String, u64>> = vec![HashMap::new(); ids.len()];
+    let mut lines = Vec::with_capacity(found.len());
+    for ((f, via), (time_ms, rule)) in found.into_iter().zip(placed) {
+        if !in_window(time_ms, config) {
+            continue;
+        }
+        let via_id = known[via].id;
+        let mut line_ids = Vec::new();
+        let mut field = None;
+        let mut marks = Vec::new();
+        for token in f.tokens {
+            if token.id == via_id {
+                marks.push((token.start, token.end));
+                if field.is_none() {
+                    field.clone_from(&token.field);
+                }
+            }
+            let k = remap[index[&token.id.0]];
+            if k == usize::MAX {
+                continue;
+            }
+            if let Some(name) = token.field {
+                *fields[k].entry(name).or_default() += 1;
+            }
+            if !line_ids.contains(&k) {
+                line_ids.push(k);
+            }
+        }
+        for &k in &line_ids {
+            let entry = &mut ids[k];
+            entry.lines += 1;
+            if let Some(t) = time_ms {
+                entry.first_ms = Some(entry.first_ms.map_or(t, |f| f.min(t)));
+                entry.last_ms = Some(entry.last_ms.map_or(t, |l| l.max(t)));
+            }
+        }
+        lines.push(Line {
+            time_ms,
+            rule,
+            file: f.file,
+            line_no: f.line_no,
+            field,
+            via: remap[via],
+            text: f.text,
+            marks,
+            ids: line_ids,
+        });
+    }
+    for (entry, counts) in ids.iter_mut().zip(fields) {
+        entry.field = counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+            .map(|(name, _)| name);
+    }
+    sort_lines(&mut lines);
+    Timeline {
+        ids,
+        lines,
+        paths: inputs.iter().map(Input::display_name).collect(),
+        hops: config.hops,
+        max_fanout: config.max_fanout,
+    }
+}
+
+/// Time order; ties keep file order, then line order; unplaced lines last.
+fn sort_lines(lines: &mut [Line]) {
+    lines.sort_by_key(|l| (l.time_ms.is_none(), l.time_ms, l.file, l.line_no));
+}
+
+/// What one pass found.
+struct Pass {
+    lines: Vec<Found>,
+    /// Lines per query ID, every line counted, also those dropped.
+    counts: Vec<u64>,
+    notices: Vec<(usize, Notice)>,
+}
+
+/// One scan thread's state.
+#[derive(Default)]
+struct Worker {
+    scratch: Scratch,
+    lines: Vec<Found>,
+    tokens: Vec<scan::Hit>,
+    spans: Vec<(usize, usize)>,
+    fields: Vec<Option<String>>,
+}
+
+/// Reads every input once for `ids`.
+fn search_pass(
+    config: &TimelineConfig,
+    inputs: &[Input],
+    stdin: Option<&Arc<[u8]>>,
+    ids: &[Id],
+    on_timeline: &HashSet<(usize, u64)>,
+    max_fanout: u64,
+) -> Pass {
+    let matcher = Matcher::new(ids);
+    let counts: Vec<AtomicU64> = ids.iter().map(|_| AtomicU64::new(0)).collect();
+    let total = inputs.iter().map(source::size).sum::<Option<u64>>();
+    let progress = Progress::start(config.progress, total);
+    let (workers, notices) = run::scan_all(
+        inputs,
+        config.input.threads,
+        Worker::default,
+        |worker, index, input| {
+            scan_one(
+                worker,
+                index,
+                input,
+                stdin,
+                &matcher,
+                &counts,
+                on_timeline,
+                max_fanout,
+                &config.input,
+                &progress,
+            )
+        },
+    );
+    progress.finish();
+    // Walk order, whatever thread read which input: related IDs are then found, numbered and
+    // dated the same way on every run.
+    let mut lines: Vec<Found> = workers.into_iter().flat_map(|w| w.lines).collect();
+    lines.sort_unstable_by_key(|f| (f.file, f.line_no));
+    Pass {
+        lines,
+        counts: counts.iter().map(|c| c.load(Ordering::Relaxed)).collect(),
+        notices,
+    }
+}
+
+/// Where the nearest earlier timestamped line of the current file was seen.
+struct FileTimes {
+    /// Lines up to this number have been read for a time (or are the matched lines).
+    checked: u64,
+    last_ms: Option<i64>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scan_one(
+    worker: &mut Worker,
+    file: usize,
+    input: &Input,
+    stdin: Option<&Arc<[u8]>>,
+    matcher: &Matcher,
+    counts: &[AtomicU64],
+    on_timeline: &HashSet<(usize, u64)>,
+    max_fanout: u64,
+    config: &InputConfig,
+    progress: &Progress,
+) -> Option<Notice> {
+    let opened = match (input, stdin) {
+        (Input::Stdin, Some(data)) => {
+            source::decompress(Box::new(io::Cursor::new(Arc::clone(data))))
+        }
+        _ => source::open(input, progress.counter()),
+    };
+    let mut reader = match opened {
+        Ok(reader) => reader,
+        Err(e) => {
+            return Some(Notice {
+                message: source::io_reason(&e),
+                error: true,
+            });
+        }
+    };
+    let mut records = Records::new(config.zone.clone(), source::modified(input));
+    let mut times = FileTimes {
+        checked: 0,
+        last_ms: None,
+    };
+    let Worker {
+        scratch,
+        lines,
+        tokens,
+        spans,
+        fields,
+    } = worker;
+    let options = SearchOptions {
+        line_numbers: true,
+        text: config.text,
+    };
+    let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {
+        let mut queries = Vec::new();
+        for hit in m.hits {
+            if !queries.contains(&hit.query) {
+                queries.push(hit.query);
+            }
+        }
+        let mut wanted = false;
+        for &q in &queries {
+            wanted |= counts[q].fetch_add(1, Ordering::Relaxed) < max_fanout;
+        }
+        if !wanted || on_timeline.contains(&(file, m.line_no)) {
+            return true;
+        }
+        tokens.clear();
+        scan::for_each_token(m.line, |t| tokens.push(t));
+        spans.clear();
+        spans.extend(tokens.iter().map(|t| (t.start, t.end)));
+        let own_ms = records.read(m.line, spans, fields);
+        let prev_ms = if own_ms.is_some() {
+            None
+        } else {
+            previous_time(m.before, m.line_no, &times, &mut records)
+        };
+        times.checked = m.line_no;
+        if let Some(t) = own_ms.or(prev_ms) {
+            times.last_ms = Some(t);
+        }
+        lines.push(Found {
+            file,
+            line_no: m.line_no,
+            text: m.line.into(),
+            own_ms,
+            prev_ms,
+            queries,
+            tokens: tokens
+                .iter()
+                .zip(fields.drain(..))
+                .map(|(t, field)| Token {
+                    id: t.id,
+                    shape: t.shape,
+                    start: t.start,
+                    end: t.end,
+                    field,
+                })
+                .collect(),
+        });
+        true
+    });
+    if let Some(e) = outcome.error {
+        return Some(Notice {
+            message: source::io_reason(&e),
+            error: true,
+        });
+    }
+    (outcome.binary && outcome.matched_lines > 0).then(|| Notice {
+        message: format!(
+            "binary file: {} matching lines left out (-a reads it as text)",
+            outcome.matched_lines
+        ),
+        error: false,
+    })
+}
+
+/// The time of the nearest timestamped line before line `line_no`, reading back through
+/// `before` (the buffered lines before it) no further than the lines already checked; past
+/// those, the last time seen in the file.
+fn previous_time(
+    before: &[u8],
+    line_no: u64,
+    times: &FileTimes,
+    records: &mut Records,
+) -> Option<i64> {
+    let mut end = before.len();
+    let mut n = line_no;
+    while n > times.checked + 1 && end > 0 {
+        let body_end = end - 1;
+        let start = memrchr(b'\n', &before[..body_end]).map_or(0, |p| p + 1);
+        let mut line = &before[start..body_end];
+        if let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        if let Some(t) = records.time(line) {
+            return Some(t);
+        }
+        n -= 1;
+        end = start;
+    }
+    times.last_ms
+}
+
+/// The one door to [`crate::record`], which reads a line's fields and time: everything this
+/// module needs from it goes through here.
+struct Records {
+    context: record::TimeContext,
+    analysis: record::Analysis,
+}
+
+impl Records {
+    /// `modified` dates the year-less times of a file (syslog, klog); standard input is
+    /// dated by now.
+    fn new(zone: Option<jiff::tz::TimeZone>, modified: Option<std::time::SystemTime>) -> Records {
+        let reference = modified
+            .and_then(|t| jiff::Timestamp::try_from(t).ok())
+            .unwrap_or_else(jiff::Timestamp::now);
+        Records {
+            context: record::TimeContext::new(zone.unwrap_or(jiff::tz::TimeZone::UTC), reference),
+            analysis: record::Analysis::default(),
+        }
+    }
+
+    /// Reads `line`: returns its own time and sets `fields` to the field of each span.
+    fn read(
+        &mut self,
+        line: &[u8],
+        spans: &[(usize, usize)],
+        fields: &mut Vec<Option<String>>,
+    ) -> Option<i64> {
+        record::analyse(line, spans, true, &self.context, &mut self.analysis);
+        fields.clear();
+        fields.extend((0..spans.len()).map(|i| {
+            self.analysis
+                .field(i)
+                .map(|f| String::from_utf8_lossy(f).into_owned())
+        }));
+        self.analysis.time_ms()
+    }
+
+    /// The line's own time only.
+    fn time(&mut self, line: &[u8]) -> Option<i64> {
+        record::analyse(line, &[], true, &self.context, &mut self.analysis);
+        self.analysis.time_ms()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOT_MS: i64 = 1_795_996_800_000;
+
+    fn known(id: u128, kind: Kind) -> Known {
+        Known {
+            id: Id(id),
+            kind,
+            hop: 0,
+            found_via: None,
+            status: Status::Root,
+            named: true,
+        }
+    }
+
+    /// A ULID whose embedded time is `ms`.
+    fn ulid_at(ms: i64) -> u128 {
+        (ms as u128) << 80 | 0x1234
+    }
+
+    fn found(file: usize, line_no: u64, own_ms: Option<i64>, prev_ms: Option<i64>) -> Found {
+        Found {
+            file,
+            line_no,
+            text: Box::from(&b"x"[..]),
+            own_ms,
+            prev_ms,
+            queries: vec![0],
+            tokens: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_line_is_placed_by_the_first_rule_that_applies() {
+        // A UUIDv4 (no embedded time) as a related ID.
+        let v4 = 0x05db_b51a_0e8a_4ab6_a42c_2eb6_b450_d4a7;
+        let ids = vec![known(ulid_at(ROOT_MS), Kind::Ulid), known(v4, Kind::Uuid)];
+        let lines = vec![
+            (found(0, 1, None, None), 0),     // before the file's first time
+            (found(0, 2, Some(10), None), 0), // its own time
+            (found(0, 5, None, Some(20)), 0), // an earlier line's time
+            (found(1, 3, None, None), 0),     // a file without times: the root's time
+            (found(2, 1, None, None), 1),     // via an ID without time: the root's
+            (found(0, 9, None, None), 0),     // after timed lines, nothing read back
+        ];
+        let placed = place(&lines, &ids);
+        assert_eq!(
+            placed,
+            vec![
+                (Some(10), Rule::Inferred),
+                (Some(10), Rule::Line),
+                (Some(20), Rule::Inferred),
+                (Some(ROOT_MS), Rule::IdTime),
+                (Some(ROOT_MS), Rule::IdTime),
+                (Some(10), Rule::Inferred),
+            ]
+        );
+        // No embedded time anywhere: unplaced.
+        let ids = vec![known(v4, Kind::Uuid)];
+        let placed = place(&[(found(0, 1, None, None), 0)], &ids);
+        assert_eq!(placed, vec![(None, Rule::Unplaced)]);
+    }
+
+    fn line(time_ms: Option<i64>, file: usize, line_no: u64) -> Line {
+        Line {
+            time_ms,
+            rule: if time_ms.is_some() {
+                Rule::Line
+            } else {
+                Rule::Unplaced
+            },
+            file,
+            line_no,
+            field: None,
+            via: 0,
+            text: Box::from(&b""[..]),
+            marks: Vec::new(),
+            ids: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn ties_keep_file_order_then_line_order_and_unplaced_lines_come_last() {
+        let mut lines = vec![
+            line(None, 0, 1),
+            line(Some(5), 2, 1),
+            line(Some(5), 1, 7),
+            line(Some(3), 2, 9),
+            line(Some(5), 1, 2),
+            line(None, 0, 0),
+        ];
+        sort_lines(&mut lines);
+        let order: Vec<(Option<i64>, usize, u64)> = lines
+            .iter()
+            .map(|l| (l.time_ms, l.file, l.line_no))
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                (Some(3), 2, 9),
+                (Some(5), 1, 2),
+                (Some(5), 1, 7),
+                (Some(5), 2, 1),
+                (None, 0, 0),
+                (None, 0, 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_untimed_line_reads_back_to_the_nearest_timestamp_but_not_past_checked_lines() {
+        let mut records = Records::new(None, None);
+        let before =
+            b"2026-11-30T08:00:01Z start\n2026-11-30T08:00:04Z failed\n\tat a.b(C.java:1)\r\n";
+        let fresh = FileTimes {
+            checked: 0,
+            last_ms: None,
+        };
+        let four = jiff::Timestamp::from_second(1_796_025_604).unwrap();
+        assert_eq!(
+            previous_time(before, 4, &fresh, &mut records),
+            Some(four.as_millisecond())
+        );
+        // Lines 1-3 already read: the remembered time stands.
+        let checked = FileTimes {
+            checked: 3,
+            last_ms: Some(7),
+        };
+        assert_eq!(previous_time(before, 4, &checked, &mut records), Some(7));
+        assert_eq!(previous_time(b"no time\n", 2, &fresh, &mut records), None);
+    }
+}
