@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::audit::Rule;
 use crate::id::{self, Parsed};
 
 #[derive(Parser, Debug)]
@@ -34,6 +35,12 @@ enum Sub {
         after_help = "Examples:\n  idgrep ids logs/\n  idgrep ids logs/ --json | jq .\n  idgrep ids --field order_id logs/\n  idgrep ids --kind ulid --top 20 logs/"
     )]
     Ids(IdsArgs),
+    /// How far the logs are from one uniform ID format: rules with counts, fields and the
+    /// lines that show each finding, and a verdict per field
+    #[command(
+        after_help = "Rules: ulid-uppercase, ulid-mixed-case, uuid-noncanonical, nil-id, format-mix, version-mix, integer-ids, backfill-clump, id-time-skew (see the README).\n\nExamples:\n  idgrep audit logs/\n  idgrep audit logs/ --json\n  idgrep audit logs/ --deny ulid-uppercase,uuid-noncanonical\n\nExit status: 0 IDs were found (with --deny: no finding of a denied rule), 1 no ID at all (with --deny: a denied rule has findings), 2 an error occurred."
+    )]
+    Audit(AuditArgs),
     /// One entity's story: every line that mentions the ID, across files, in time order;
     /// related IDs; exports for the postmortem
     #[command(
@@ -165,6 +172,54 @@ struct TimelineArgs {
 }
 
 #[derive(Args, Debug)]
+struct AuditArgs {
+    /// Files or directories; with none, standard input when it is not a terminal, else the
+    /// current directory
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    input: InputArgs,
+
+    /// The report as one JSON object (schema in the README)
+    #[arg(long)]
+    json: bool,
+
+    /// Exit 1 when any of these rules has findings, 0 when none: comma-separated rule names,
+    /// or all; repeatable
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    deny: Vec<String>,
+
+    /// id-time-skew: how much later than its line an ID's embedded time may be (30s, 5m, 2h)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    skew: i64,
+
+    /// backfill-clump: how many distinct IDs in one embedded millisecond make a clump
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(2..))]
+    clump: u64,
+}
+
+/// Parses `30s`, `5m`, `2h` (also `ms` and `d`) into milliseconds.
+fn parse_duration(s: &str) -> Result<i64, String> {
+    const ACCEPTED: &str = "a duration is a whole number and a unit: 500ms, 30s, 5m, 2h, 1d";
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = s.split_at(digits);
+    let unit_ms: i64 = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return Err(ACCEPTED.to_string()),
+    };
+    number
+        .parse::<i64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit_ms))
+        .ok_or_else(|| ACCEPTED.to_string())
+}
+
+#[derive(Args, Debug)]
 struct DecodeArgs {
     /// IDs to decode: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:)
     #[arg(required = true, value_name = "ID")]
@@ -234,6 +289,7 @@ pub enum Command {
     Search(SearchConfig),
     Decode { inputs: Vec<String>, json: bool },
     Ids(IdsConfig),
+    Audit(AuditConfig),
     Timeline(TimelineConfig),
 }
 
@@ -353,6 +409,20 @@ pub struct IdsConfig {
     pub progress: bool,
 }
 
+#[derive(Debug)]
+pub struct AuditConfig {
+    pub input: InputConfig,
+    pub json: bool,
+    /// Rules whose findings make the exit code 1.
+    pub deny: Vec<Rule>,
+    /// id-time-skew's allowance, in milliseconds.
+    pub skew_ms: i64,
+    /// backfill-clump's threshold: distinct IDs in one millisecond.
+    pub clump: u64,
+    /// Standard error is a terminal: a progress bar may show.
+    pub progress: bool,
+}
+
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputMode {
@@ -389,6 +459,7 @@ pub fn parse_args() -> Result<Command, UsageError> {
             json: d.json,
         }),
         Some(Sub::Ids(args)) => ids_config(args).map(Command::Ids),
+        Some(Sub::Audit(args)) => audit_config(args).map(Command::Audit),
         Some(Sub::Timeline(args)) => timeline_config(args).map(Command::Timeline),
         None => search_config(cli.search).map(Command::Search),
     }
@@ -463,6 +534,37 @@ fn ids_config(args: IdsArgs) -> Result<IdsConfig, UsageError> {
         kind: args.kind,
         fields: args.field,
         all_hex: args.all_hex,
+        progress: std::io::stderr().is_terminal(),
+    })
+}
+
+fn audit_config(args: AuditArgs) -> Result<AuditConfig, UsageError> {
+    let mut deny = Vec::new();
+    for name in &args.deny {
+        let name = name.trim();
+        if name == "all" {
+            deny.extend(Rule::ALL);
+            continue;
+        }
+        match Rule::from_name(name) {
+            Some(rule) => deny.push(rule),
+            None => {
+                let accepted: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+                return Err(UsageError(format!(
+                    "unknown rule {name:?} for --deny; accepted: {}, or all",
+                    accepted.join(", ")
+                )));
+            }
+        }
+    }
+    deny.sort();
+    deny.dedup();
+    Ok(AuditConfig {
+        input: input_config(args.input, args.paths, false, !args.json)?,
+        json: args.json,
+        deny,
+        skew_ms: args.skew,
+        clump: args.clump,
         progress: std::io::stderr().is_terminal(),
     })
 }
@@ -681,5 +783,26 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30s"), Ok(30_000));
+        assert_eq!(parse_duration("5m"), Ok(300_000));
+        assert_eq!(parse_duration("2h"), Ok(7_200_000));
+        assert_eq!(parse_duration("250ms"), Ok(250));
+        assert_eq!(parse_duration("1d"), Ok(86_400_000));
+        for bad in [
+            "",
+            "5",
+            "m",
+            "5 m",
+            "-5m",
+            "1.5h",
+            "5M",
+            "99999999999999999999s",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
     }
 }

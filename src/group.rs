@@ -47,7 +47,8 @@ struct NamesInner {
 }
 
 impl FieldNames {
-    fn intern(&self, name: &[u8]) -> u32 {
+    /// The index of `name`, the same in every worker.
+    pub fn intern(&self, name: &[u8]) -> u32 {
         let mut inner = self
             .inner
             .lock()
@@ -61,7 +62,8 @@ impl FieldNames {
         i
     }
 
-    fn snapshot(&self) -> Vec<Box<[u8]>> {
+    /// Every name, by index.
+    pub fn snapshot(&self) -> Vec<Box<[u8]>> {
         let inner = self
             .inner
             .lock()

@@ -9,11 +9,14 @@
 //! Data flows one way: [`cli`] validates arguments, [`source`] lists and opens inputs,
 //! [`search`] reads them in large buffers and asks [`scan`] for hits, [`id`] is the only code
 //! that parses, renders and dates IDs, [`output`] formats results and [`run`] ties it together.
+//! [`ids`] and [`audit`] read every ID token and read its line as a [`record`].
 
+pub mod audit;
 pub mod cli;
 pub mod group;
 pub mod id;
 pub mod ids;
+pub mod keys;
 pub mod output;
 pub mod progress;
 pub mod record;

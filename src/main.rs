@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         }
         Ok(Command::Search(config)) => run::search(config),
         Ok(Command::Ids(config)) => idgrep::ids::run(config),
+        Ok(Command::Audit(config)) => idgrep::audit::run(config),
         Ok(Command::Timeline(config)) => idgrep::timeline::run(config),
         Ok(Command::Decode { inputs, json }) => {
             let color = std::io::stdout().is_terminal()

@@ -28,6 +28,15 @@ pub struct LineMatch<'a> {
     pub before: &'a [u8],
 }
 
+/// A run of whole lines as read, for callers that look at every line and not only at the
+/// lines with hits (the audit reads keys whose values are not IDs).
+pub struct Chunk<'a> {
+    /// Whole lines, each ending in `\n` except perhaps the last line of the input.
+    pub bytes: &'a [u8],
+    /// Number of the first line in `bytes` (counted with `line_numbers` only).
+    pub first_line_no: u64,
+}
+
 /// How to search.
 #[derive(Clone, Copy, Debug)]
 pub struct SearchOptions {
@@ -62,6 +71,19 @@ pub fn search(
     options: SearchOptions,
     reader: &mut dyn Read,
     scratch: &mut Scratch,
+    on_line: &mut dyn FnMut(&LineMatch) -> bool,
+) -> Outcome {
+    search_with_chunks(matcher, options, reader, scratch, None, on_line)
+}
+
+/// [`search`], also handing every chunk of whole lines to `on_chunk` (not for binary inputs),
+/// before the matching lines in it.
+pub fn search_with_chunks(
+    matcher: &Matcher,
+    options: SearchOptions,
+    reader: &mut dyn Read,
+    scratch: &mut Scratch,
+    mut on_chunk: Option<&mut dyn FnMut(&Chunk)>,
     on_line: &mut dyn FnMut(&LineMatch) -> bool,
 ) -> Outcome {
     let Scratch {
@@ -113,7 +135,7 @@ pub fn search(
         let Some(last_newline) = memrchr(b'\n', &buf[fresh..len]).map(|i| fresh + i) else {
             continue;
         };
-        let keep_going = lines.process(&buf[..=last_newline], &mut outcome, on_line);
+        let keep_going = lines.process(&buf[..=last_newline], &mut outcome, &mut on_chunk, on_line);
         if !keep_going {
             return outcome;
         }
@@ -121,7 +143,7 @@ pub fn search(
         len -= last_newline + 1;
     }
     if len > 0 {
-        lines.process(&buf[..len], &mut outcome, on_line);
+        lines.process(&buf[..len], &mut outcome, &mut on_chunk, on_line);
     }
     outcome
 }
@@ -142,8 +164,15 @@ impl LineState<'_> {
         &mut self,
         chunk: &[u8],
         outcome: &mut Outcome,
+        on_chunk: &mut Option<&mut dyn FnMut(&Chunk)>,
         on_line: &mut dyn FnMut(&LineMatch) -> bool,
     ) -> bool {
+        if let (true, Some(on_chunk)) = (self.report, on_chunk) {
+            on_chunk(&Chunk {
+                bytes: chunk,
+                first_line_no: self.line_no,
+            });
+        }
         self.matcher.find(chunk, self.hits);
         let mut counted = 0;
         let mut i = 0;
@@ -256,6 +285,48 @@ mod tests {
         assert_eq!(found[0].0, 2);
         assert_eq!(found[0].1.len(), long.len() * 2 + ULID.len() + 2);
         assert_eq!(found[1].0, 3);
+    }
+
+    /// The chunks, as (first line number, bytes), and the matching lines' numbers.
+    fn run_chunks(data: &[u8], step: usize) -> (Vec<(u64, Vec<u8>)>, Vec<u64>) {
+        let matcher = Matcher::new(&[id::parse(ULID).unwrap().id]);
+        let options = SearchOptions {
+            line_numbers: true,
+            text: false,
+        };
+        let mut chunks = Vec::new();
+        let mut lines = Vec::new();
+        search_with_chunks(
+            &matcher,
+            options,
+            &mut Trickle { data, step },
+            &mut Scratch::default(),
+            Some(&mut |c: &Chunk| chunks.push((c.first_line_no, c.bytes.to_vec()))),
+            &mut |m| {
+                lines.push(m.line_no);
+                true
+            },
+        );
+        (chunks, lines)
+    }
+
+    #[test]
+    fn chunks_cover_every_line_once_with_its_number() {
+        let data = format!("a\r\nb {ULID}\nc\n\nd {ULID}\ne");
+        for step in [1, 2, 3, 7, 64, 1 << 20] {
+            let (chunks, lines) = run_chunks(data.as_bytes(), step);
+            assert_eq!(lines, vec![2, 5], "step {step}");
+            let joined: Vec<u8> = chunks.iter().flat_map(|c| c.1.clone()).collect();
+            assert_eq!(joined, data.as_bytes(), "step {step}");
+            let mut line_no = 1;
+            for (first, bytes) in &chunks {
+                assert_eq!(*first, line_no, "step {step}");
+                assert!(bytes.ends_with(b"\n") || bytes.ends_with(b"e"));
+                line_no += bytecount::count(bytes, b'\n') as u64;
+            }
+        }
+        let (chunks, lines) = run_chunks(format!("\0\n{ULID}\n").as_bytes(), 1 << 20);
+        assert!(chunks.is_empty() && lines.is_empty(), "binary input");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The integration suite: one binary, one module per topic (as ripgrep does it, so the crate
 //! and the binary are built once).
 
+mod audit;
 mod cli;
 mod ids;
 mod oracle;

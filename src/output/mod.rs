@@ -5,6 +5,7 @@
 //! overrides and invalid UTF-8 bytes are written as visible escapes (`\x1b`, `\u{202e}`,
 //! `\xff`), so a hostile log line cannot move the cursor, retitle the window or hide text.
 
+pub mod audit;
 pub mod inventory;
 pub mod timeline;
 

@@ -1,0 +1,180 @@
+//! Finds where keys ending in `d` or `D` end in a buffer: the `=` of `user_id=` or `userID=`,
+//! the `:` of `"user_id":` or of `\"user_id\":` (JSON inside an escaped message). The audit
+//! reads the values of id-like keys on every line, not only on lines with IDs, and this is
+//! its first, cheap look at every byte.
+//!
+//! A general multi-pattern searcher stops at every quote and `=` of a JSON or logfmt line to
+//! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, `"`, `\`,
+//! `d` in either case) and bit arithmetic leaves only the separators with the right bytes
+//! before them. On x86_64 it uses SSE2, which every x86_64 CPU has; other targets use
+//! [`for_each_key_end_scalar`].
+
+/// Calls `f` with the position of every `=` after `d` or `D`, and every `:` after `d"`,
+/// `D"`, `d\"` or `D\"`, in order.
+pub fn for_each_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
+    #[cfg(target_arch = "x86_64")]
+    let done = x86::key_ends(hay, &mut f);
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    tail(hay, done, &mut f);
+}
+
+/// The same positions as [`for_each_key_end`], one byte at a time: the reference the vector
+/// path is tested against.
+pub fn for_each_key_end_scalar(hay: &[u8], mut f: impl FnMut(usize)) {
+    tail(hay, 0, &mut f);
+}
+
+fn is_d(b: u8) -> bool {
+    b | 0x20 == b'd'
+}
+
+/// True when `hay[i]` ends a key as [`for_each_key_end`] says.
+fn is_key_end(hay: &[u8], i: usize) -> bool {
+    let at = |back: usize| i.checked_sub(back).map(|j| hay[j]);
+    match hay[i] {
+        b'=' => at(1).is_some_and(is_d),
+        b':' => {
+            at(1) == Some(b'"')
+                && (at(2).is_some_and(is_d) || (at(2) == Some(b'\\') && at(3).is_some_and(is_d)))
+        }
+        _ => false,
+    }
+}
+
+fn tail(hay: &[u8], from: usize, f: &mut impl FnMut(usize)) {
+    for i in from..hay.len() {
+        if is_key_end(hay, i) {
+            f(i);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// Bit k of each mask is set when byte k of a 64-byte block is that byte.
+    #[derive(Clone, Copy, Default)]
+    struct Masks {
+        equals: u64,
+        colon: u64,
+        quote: u64,
+        backslash: u64,
+        /// `d` or `D`.
+        d: u64,
+    }
+
+    /// The masks of the 64 bytes at `p`.
+    ///
+    /// SAFETY: p..p+64 must be readable.
+    #[inline(always)]
+    unsafe fn masks(p: *const u8) -> Masks {
+        let mut m = Masks::default();
+        for k in 0..4 {
+            // SAFETY: p + 16k + 16 <= p + 64, readable by the caller's promise; SSE2 is part
+            // of the x86_64 baseline.
+            unsafe {
+                let v = _mm_loadu_si128(p.add(16 * k) as *const __m128i);
+                let bits = |x: __m128i| (_mm_movemask_epi8(x) as u32 as u64) << (16 * k);
+                let is = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+                m.equals |= bits(is(b'='));
+                m.colon |= bits(is(b':'));
+                m.quote |= bits(is(b'"'));
+                m.backslash |= bits(is(b'\\'));
+                let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+                m.d |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8(b'd' as i8)));
+            }
+        }
+        m
+    }
+
+    /// Reports the key ends in the whole 64-byte blocks of `hay`; returns where the blocks
+    /// stop, for the scalar tail.
+    pub(super) fn key_ends(hay: &[u8], f: &mut impl FnMut(usize)) -> usize {
+        let mut prev = Masks::default();
+        let mut p = 0;
+        while p + 64 <= hay.len() {
+            // SAFETY: p + 64 <= hay.len().
+            let m = unsafe { masks(hay.as_ptr().add(p)) };
+            // Bit k of `back(x, n)`: byte k - n is x, the previous block supplying the first n.
+            let back = |cur: u64, prev: u64, n: u32| cur << n | prev >> (64 - n);
+            let d1 = back(m.d, prev.d, 1);
+            let d2 = back(m.d, prev.d, 2);
+            let d3 = back(m.d, prev.d, 3);
+            let quote1 = back(m.quote, prev.quote, 1);
+            let backslash2 = back(m.backslash, prev.backslash, 2);
+            let mut ends = (m.equals & d1) | (m.colon & quote1 & (d2 | (backslash2 & d3)));
+            while ends != 0 {
+                f(p + ends.trailing_zeros() as usize);
+                ends &= ends - 1;
+            }
+            prev = m;
+            p += 64;
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ends(hay: &[u8]) -> (Vec<usize>, Vec<usize>) {
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        for_each_key_end(hay, |i| fast.push(i));
+        for_each_key_end_scalar(hay, |i| slow.push(i));
+        (fast, slow)
+    }
+
+    #[test]
+    fn key_ends_by_example() {
+        let text = br#"user_id=1 userID=2 paid= x= "order_id": "Id":3 \"job_id\":4 d":5 "a":"d=""#;
+        let (fast, slow) = ends(text);
+        assert_eq!(fast, slow);
+        // Each end with the text since the blank before it.
+        let shown: Vec<String> = fast
+            .iter()
+            .map(|&i| {
+                let from = text[..i]
+                    .iter()
+                    .rposition(|&b| b == b' ')
+                    .map_or(0, |b| b + 1);
+                String::from_utf8_lossy(&text[from..=i]).into_owned()
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                "user_id=",
+                "userID=",
+                "paid=",
+                "\"order_id\":",
+                "\"Id\":",
+                "\\\"job_id\\\":",
+                "d\":",
+                "\"a\":\"d="
+            ]
+        );
+    }
+
+    #[test]
+    fn vector_path_equals_the_scalar_one_across_block_edges() {
+        let pieces: [&[u8]; 9] = [b"d", b"D", b"=", b":", b"\"", b"\\", b"x", b"id", b"\n"];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for len in [0, 1, 63, 64, 65, 127, 128, 129, 1000, 4096] {
+            for _ in 0..50 {
+                let mut hay = Vec::with_capacity(len + 2);
+                while hay.len() < len {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    hay.extend_from_slice(pieces[(state >> 33) as usize % pieces.len()]);
+                }
+                hay.truncate(len);
+                let (fast, slow) = ends(&hay);
+                assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&hay));
+            }
+        }
+    }
+}
