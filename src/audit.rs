@@ -1697,12 +1697,7 @@ impl Scan<'_> {
     fn one(&self, worker: &mut Worker, input: &Input) -> Option<Notice> {
         let mut reader = match source::open(input, self.progress.counter()) {
             Ok(reader) => reader,
-            Err(e) => {
-                return Some(Notice {
-                    message: source::io_reason(&e),
-                    error: true,
-                });
-            }
+            Err(e) => return Some(Notice::failed(&e)),
         };
         let context = crate::ids::record_context(self.config.input.zone.as_ref(), input);
         let Worker {
@@ -1740,19 +1735,7 @@ impl Scan<'_> {
                 true
             },
         );
-        if let Some(e) = outcome.error {
-            return Some(Notice {
-                message: source::io_reason(&e),
-                error: true,
-            });
-        }
-        (outcome.binary && outcome.matched_lines > 0).then(|| Notice {
-            message: format!(
-                "binary file: {} lines with IDs not audited (-a reads them)",
-                outcome.matched_lines
-            ),
-            error: false,
-        })
+        Notice::after_scan(outcome, "not audited")
     }
 }
 
