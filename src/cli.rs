@@ -740,7 +740,9 @@ fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
         )?,
         mode,
         with_filename,
-        line_numbers: !args.no_line_number && matches!(mode, OutputMode::Lines | OutputMode::Json),
+        // JSON always carries the line number; -N only hides it from text lines.
+        line_numbers: mode == OutputMode::Json
+            || (!args.no_line_number && mode == OutputMode::Lines),
         terminal: std::io::stdout().is_terminal(),
     })
 }

@@ -1,5 +1,6 @@
 //! Every ID -> its lines, files, fields, written forms and first/last line time: the `ids`
-//! view's tally.
+//! view's counts (and the field names `audit` shares). Counts saturate at 2^32 - 1 rather
+//! than wrap.
 //!
 //! The counts ([`Tallies`]) are split by ID into shards, each a hash table behind a lock. A
 //! worker thread's [`Tally`] collects occurrences per shard and applies a full batch under the
@@ -138,7 +139,7 @@ impl Extra {
     fn add_field(&mut self, field: u32, n: u32) {
         for slot in &mut self.fields {
             if slot.0 == field {
-                slot.1 += n;
+                slot.1 = slot.1.saturating_add(n);
                 return;
             }
             if slot.0 == NONE {
@@ -147,7 +148,7 @@ impl Extra {
             }
         }
         match self.more_fields.iter_mut().find(|(f, _)| *f == field) {
-            Some((_, count)) => *count += n,
+            Some((_, count)) => *count = count.saturating_add(n),
             None => self.more_fields.push((field, n)),
         }
     }
@@ -328,7 +329,7 @@ impl Tally<'_> {
             };
             let entry = table.entry(p.key, p.hash, p.file, p.form);
             if p.new_line {
-                entry.lines += 1;
+                entry.lines = entry.lines.saturating_add(1);
                 if p.time_ms != i64::MIN {
                     entry.first_ms = entry.first_ms.min(p.time_ms);
                     entry.last_ms = entry.last_ms.max(p.time_ms);
@@ -487,13 +488,13 @@ impl Table {
 
 /// Counts `n` occurrences in `file` under `field` written as `form`.
 fn record(entry: &mut Entry, file: u32, field: u32, form: Form, n: u32) {
-    entry.occurrences += n;
+    entry.occurrences = entry.occurrences.saturating_add(n);
     if entry.extra.is_none() {
         let field_fits = field == NONE || entry.field == NONE || entry.field == field;
         if entry.file == file && field_fits && entry.form == form {
             if field != NONE {
                 entry.field = field;
-                entry.field_count += n;
+                entry.field_count = entry.field_count.saturating_add(n);
             }
             return;
         }
@@ -503,16 +504,16 @@ fn record(entry: &mut Entry, file: u32, field: u32, form: Form, n: u32) {
     if field != NONE {
         extra.add_field(field, n);
     }
-    extra.forms[form as usize] += n;
+    extra.forms[form as usize] = extra.forms[form as usize].saturating_add(n);
 }
 
 /// Adds `theirs` into `ours`.
 fn combine(ours: &mut Entry, theirs: Entry) {
-    ours.lines += theirs.lines;
+    ours.lines = ours.lines.saturating_add(theirs.lines);
     ours.first_ms = ours.first_ms.min(theirs.first_ms);
     ours.last_ms = ours.last_ms.max(theirs.last_ms);
     let Some(their) = theirs.extra else {
-        let unnamed = theirs.occurrences - theirs.field_count;
+        let unnamed = theirs.occurrences.saturating_sub(theirs.field_count);
         if theirs.field_count > 0 {
             record(
                 ours,
@@ -563,7 +564,7 @@ fn ensure_extra(entry: &mut Entry, pending: u32) -> &mut Extra {
         if *field != NONE {
             extra.fields[0] = (*field, *field_count);
         }
-        extra.forms[*form as usize] = *occurrences - pending;
+        extra.forms[*form as usize] = occurrences.saturating_sub(pending);
         extra
     })
 }

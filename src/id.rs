@@ -60,8 +60,8 @@ pub const UUID_DASHED_LEN: usize = 36;
 /// Length of a UUID written as 32 hex digits without dashes.
 pub const UUID_UNDASHED_LEN: usize = 32;
 
-/// Milliseconds between 1582-10-15 (the Gregorian epoch of UUIDv1/v6) and 1970-01-01, in
-/// units of 100 ns.
+/// The time between 1582-10-15 (the Gregorian epoch of UUIDv1/v6) and 1970-01-01, in units
+/// of 100 ns.
 const GREGORIAN_TO_UNIX_100NS: i64 = 0x01B2_1DD2_1381_4000;
 
 /// One entity ID: 128 bits, however it was written.
@@ -338,8 +338,12 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
 
 /// Removes `urn:uuid:` and `{...}` around a UUID; returns the body and its byte offset.
 fn strip_wrappers(s: &str) -> Result<(&str, usize), ParseError> {
-    const URN: &str = "urn:uuid:";
-    if s.len() >= URN.len() && s[..URN.len()].eq_ignore_ascii_case(URN) {
+    const URN: &[u8] = b"urn:uuid:";
+    // Compared as bytes: the input may hold any characters, and a cut inside one would panic.
+    if s.as_bytes()
+        .get(..URN.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(URN))
+    {
         return Ok((&s[URN.len()..], URN.len()));
     }
     match (s.starts_with('{'), s.ends_with('}') && s.len() > 1) {
@@ -819,6 +823,25 @@ pub(crate) mod sse41 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_ascii_input_is_an_error_not_a_panic() {
+        for input in [
+            "ééééé",
+            "urn:uuid€x",
+            "urn:uu€id:01kb2x1x0m4v6f9a1t8e3q7c5d",
+            "{é}",
+            "01kb2x1x0m4v6f9a1t8e3q7c5é",
+        ] {
+            assert!(parse(input).is_err(), "{input}");
+        }
+        // Every cut of a string full of multi-byte characters.
+        let text = "urn:uuid:€01kb2x1x0m4v6f9a1t8e3q7c5d{ß}";
+        for (i, _) in text.char_indices() {
+            let _ = parse(&text[i..]);
+            let _ = parse(&text[..i]);
+        }
+    }
 
     #[test]
     fn forms_of_written_tokens() {

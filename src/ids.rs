@@ -1,6 +1,6 @@
 //! `idgrep ids`: every input scanned for every ID token on N threads, each line's fields and
-//! time read by [`crate::record`], counted into per-thread tallies ([`crate::group`]) that are
-//! merged, filtered, sorted and printed.
+//! time read by [`crate::record`], counted into the shared, sharded counts of
+//! [`crate::group`], then filtered, sorted and printed.
 
 use std::cmp::Reverse;
 
@@ -67,8 +67,16 @@ pub fn run(config: IdsConfig) -> Exit {
         worker.tally.done();
     }
     let mut inventory = tallies.finish();
-    let found = !inventory.is_empty();
+    if inventory.dropped_undashed > 0 {
+        run::report(&format!(
+            "{} 32-hex tokens not counted: their values are written in no other form \
+             (trace IDs, digests; --all-hex counts them)",
+            inventory.dropped_undashed
+        ));
+    }
     select(&mut inventory, &config);
+    // Like a search: 0 when something is shown, after the filters.
+    let found = !inventory.is_empty();
 
     let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
     let clock = config

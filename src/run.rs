@@ -1,7 +1,12 @@
-//! Runs a validated command: inputs are searched on N threads and their output is written in
-//! walk order, whatever order the threads finish in, so `-j1` and `-j8` print the same bytes.
-//! Per-input errors are printed in their place as `idgrep: PATH: reason` and make the exit
-//! code 2 at the end; the run goes on with the other inputs.
+//! The search and decode commands, and what every command shares: listing the inputs, running
+//! a scan on N threads ([`scan_all`]), reporting per-input problems ([`Notice`]) and writing
+//! to stdout quietly past a closed pipe.
+//!
+//! A search's output is written in walk order, whatever order the threads finish in, so `-j1`
+//! and `-j8` print the same bytes, and its per-input errors are printed in their place as
+//! `idgrep: PATH: reason`. The other commands report them after their scan, in input order.
+//! Either way an error makes the exit code 2 at the end; the run goes on with the other
+//! inputs.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -91,10 +96,15 @@ pub fn inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
         globs: config.globs.clone(),
         follow_links: config.follow_links,
     };
-    source::walk(&config.paths, &options).map_err(|e| {
+    let inputs = source::walk(&config.paths, &options).map_err(|e| {
         report(&e);
         Exit::Error
-    })
+    })?;
+    if inputs.is_empty() {
+        // As ripgrep does: an empty walk is most often a glob or path mistake.
+        report("no files to read: check the paths and the -g globs");
+    }
+    Ok(inputs)
 }
 
 pub fn search(config: SearchConfig) -> Exit {

@@ -306,6 +306,9 @@ fn json_lines_read_back_into_typed_records() {
         .find(|r| r.path.ends_with("payments.log"))
         .unwrap();
     assert!(!payments.text.ends_with('\r'));
+    // -N hides line numbers from text lines only; JSON lines keep them.
+    let without = run(&["--json", "-N", HOT, "testdata/logs"]);
+    assert_eq!(stdout(&without), stdout(&o));
     // The order's creation line: its time, and the field that holds it.
     let created = &records[0];
     assert_eq!(created.ts.as_deref(), Some("2026-11-29T09:59:58.341Z"));
@@ -513,4 +516,17 @@ fn decode_reports_both_renderings_and_the_time() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stdout(&bad).contains(HOT));
     assert!(stderr(&bad).contains("length 25"));
+}
+
+#[test]
+fn a_non_ascii_argument_is_a_usage_error() {
+    for arg in ["ééééé", "urn:uuid€x"] {
+        let o = run(&[arg, "testdata/logs"]);
+        assert_eq!(o.status.code(), Some(2), "{arg}");
+        assert!(
+            stderr(&o).starts_with("idgrep: invalid ID"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }

@@ -511,6 +511,10 @@ fn filters_and_sort_orders() {
         ["01m8nybb6gg7kyhrjxjg7dj13n"]
     );
 
+    // Nothing left after the filters: exit 1, as a search that finds nothing.
+    let none = run(&["ids", "--field", "no_such_field", "testdata/logs"]);
+    assert_eq!(none.status.code(), Some(1));
+
     let bad = run(&["ids", "--kind", "uuid9", "testdata/logs"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("ulid, uuid, uuid1 ... uuid8, nil, max"));

@@ -210,7 +210,11 @@ impl Printer {
 
 /// True for characters that a terminal would act on rather than show.
 fn is_unsafe_char(c: char) -> bool {
-    (c.is_control() && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    (c.is_control() && c != '\t')
+        || matches!(
+            c,
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+        )
 }
 
 /// Appends `bytes` with every control character, bidi override and invalid UTF-8 byte written

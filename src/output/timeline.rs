@@ -112,7 +112,11 @@ fn common_dir(paths: &[&str]) -> usize {
     // A single file keeps its name; the cut is at a `/` that every path has there.
     let shortest = paths.iter().map(|p| p.len()).min().unwrap_or(0);
     let len = len.min(shortest.saturating_sub(1));
-    first[..len].rfind('/').map_or(0, |i| i + 1)
+    // Bytes, not characters: the shared prefix may end inside a multi-byte character.
+    first.as_bytes()[..len]
+        .iter()
+        .rposition(|&b| b == b'/')
+        .map_or(0, |i| i + 1)
 }
 
 /// The paths of the files on the timeline, shortened by their common directory.
@@ -739,6 +743,16 @@ fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn common_dir_cuts_only_at_a_slash_whatever_the_characters() {
+        assert_eq!(common_dir(&["logs/café"]), "logs/".len());
+        assert_eq!(common_dir(&["журнал/a.log", "заказ/b.log"]), 0);
+        assert_eq!(
+            common_dir(&["logs/api/a.log", "logs/web/b.log"]),
+            "logs/".len()
+        );
+    }
 
     #[test]
     fn durations_are_short_and_exact() {
