@@ -411,32 +411,6 @@ struct Undashed {
     skew: Option<Box<([u64; SKEWS.len()], Option<Example>)>>,
 }
 
-/// Bit `i` set when byte `i` of `token` is an upper-case letter: with the value, this gives
-/// back the token as written (ULIDs and undashed UUIDs have at most 32 characters).
-fn case_mask(token: &[u8]) -> u32 {
-    token
-        .iter()
-        .take(32)
-        .enumerate()
-        .filter(|(_, b)| b.is_ascii_uppercase())
-        .fold(0, |mask, (i, _)| mask | 1 << i)
-}
-
-/// `lower` with the letters at the bits of `mask` in upper case.
-fn with_case(lower: &[u8], mask: u32) -> Vec<u8> {
-    lower
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| {
-            if i < 32 && mask & 1 << i != 0 {
-                b.to_ascii_uppercase()
-            } else {
-                b
-            }
-        })
-        .collect()
-}
-
 fn add_count(counts: &mut Vec<(u32, u32)>, field: u32, n: u32) {
     match counts.iter_mut().find(|(f, _)| *f == field) {
         Some((_, c)) => *c += n,
@@ -478,15 +452,6 @@ struct Occurrence<'a> {
     at: At,
     /// As written, with braces or `urn:uuid:`.
     token: &'a [u8],
-}
-
-/// The token of `line[start..end]` with the wrapping its form names.
-fn written(line: &[u8], start: usize, end: usize, form: Form) -> &[u8] {
-    match form {
-        Form::UuidBraced => &line[start - 1..end + 1],
-        Form::UuidUrn => &line[start - "urn:uuid:".len()..end],
-        _ => &line[start..end],
-    }
 }
 
 /// True for keys that name an ID: `id`, `*_id`, `*Id`, `*ID`, judged on the last segment of
@@ -689,7 +654,10 @@ impl<'n> Tally<'n> {
                     loc,
                     col: hit.start as u32,
                 },
-                token: written(m.line, hit.start, hit.end, form),
+                token: {
+                    let (start, end) = form.written_span(hit.start, hit.end);
+                    &m.line[start..end]
+                },
             };
             self.occurrence(&occurrence, line_ms, missed_line, limits);
         }
@@ -702,9 +670,7 @@ impl<'n> Tally<'n> {
         missed_line: bool,
         limits: &Limits,
     ) {
-        let value = o.id.0;
-        let special = value == 0 || value == u128::MAX;
-        if o.form == Form::UuidUndashed && !special {
+        if o.form == Form::UuidUndashed && !o.id.is_nil_or_max() {
             self.defer_undashed(o, line_ms, limits);
             return;
         }
@@ -712,8 +678,8 @@ impl<'n> Tally<'n> {
         self.note_id(o);
         let stats = self.stats(o.field);
         let example = || Example::new(o.at, o.token);
-        if special {
-            let kind = match (value, o.form.kind()) {
+        if o.id.is_nil_or_max() {
+            let kind = match (o.id.0, o.form.kind()) {
                 (0, Kind::Ulid) => NIL_ULID,
                 (0, Kind::Uuid) => NIL_UUID,
                 _ => NIL_MAX,
@@ -784,14 +750,14 @@ impl<'n> Tally<'n> {
         let entry = self.upper.entry(o.id.0).or_insert_with(|| UpperEntry {
             first: o.at,
             field: o.field,
-            mask: case_mask(o.token),
+            mask: crate::id::case_mask(o.token),
             lines: 0,
             fields: Vec::new(),
         });
         if o.at < entry.first {
             entry.first = o.at;
             entry.field = o.field;
-            entry.mask = case_mask(o.token);
+            entry.mask = crate::id::case_mask(o.token);
         }
         if missed_line {
             entry.lines += 1;
@@ -806,13 +772,13 @@ impl<'n> Tally<'n> {
             .or_insert_with(|| Undashed {
                 occurrences: 0,
                 first: o.at,
-                mask: case_mask(o.token),
+                mask: crate::id::case_mask(o.token),
                 skew: None,
             });
         entry.occurrences += 1;
         if o.at < entry.first {
             entry.first = o.at;
-            entry.mask = case_mask(o.token);
+            entry.mask = crate::id::case_mask(o.token);
         }
         if let Some(skewed) = skew(o.id.unix_ms(Kind::Uuid), line_ms, limits) {
             let (counts, first) = &mut **entry.skew.get_or_insert_with(Box::default);
@@ -927,7 +893,7 @@ impl<'n> Tally<'n> {
             }
             self.occurrences += d.occurrences;
             let id = Id(value);
-            let example = || Example::new(d.first, &with_case(&id.hex_bytes(), d.mask));
+            let example = || Example::new(d.first, &id.hex_bytes_cased(d.mask));
             let stats = self.stats(field);
             stats.forms[Form::UuidUndashed as usize] += d.occurrences;
             offer(&mut stats.format_first[FORMAT_UUID], d.first, example);
@@ -1379,11 +1345,7 @@ impl Tally<'_> {
         let evidence = |value: u128, entry: &UpperEntry| {
             let id = Id(value);
             let ids_entry = &self.ids[&value];
-            let mut e = names.evidence(
-                entry.first,
-                entry.field,
-                &with_case(&id.ulid_bytes(), entry.mask),
-            );
+            let mut e = names.evidence(entry.first, entry.field, &id.ulid_bytes_cased(entry.mask));
             let lower_at = At {
                 loc: ids_entry.lower,
                 col: 0,
@@ -1427,9 +1389,8 @@ impl Tally<'_> {
         }
         let mut report = RuleReport::new(Rule::BackfillClump, "milliseconds");
         report.min_ids = Some(min_ids);
-        let special = |v: u128| v == 0 || v == u128::MAX;
         let created = |value: u128, entry: &IdEntry| {
-            (!special(value))
+            (!Id(value).is_nil_or_max())
                 .then(|| Id(value).unix_ms(entry.time_kind()))
                 .flatten()
         };
@@ -1847,18 +1808,5 @@ mod tests {
         assert_eq!(Loc::new(3, 77).file(), 3);
         assert_eq!(Loc::new(3, 77).line(), 77);
         assert!(Loc::new(u32::MAX, u64::MAX) <= Loc::NONE);
-    }
-
-    #[test]
-    fn case_masks_give_back_the_token() {
-        for token in [
-            "01M8KBYGM5NG2PSHNY302ZVWBS",
-            "01m8KbYgm5ng2pshny302zvwbs",
-            "01A226BF4285AC056CC6BE1805FDF179",
-        ] {
-            let lower = token.to_ascii_lowercase();
-            let back = with_case(lower.as_bytes(), case_mask(token.as_bytes()));
-            assert_eq!(back, token.as_bytes());
-        }
     }
 }

@@ -168,6 +168,16 @@ impl Form {
         matches!(self, Form::UlidLower | Form::UuidLower)
     }
 
+    /// Where the token `[start, end)` of this form is written with its wrapping: the braces
+    /// of `{...}`, the `urn:uuid:` before it.
+    pub fn written_span(self, start: usize, end: usize) -> (usize, usize) {
+        match self {
+            Form::UuidBraced => (start - 1, end + 1),
+            Form::UuidUrn => (start - URN_PREFIX.len(), end),
+            _ => (start, end),
+        }
+    }
+
     /// Classifies the token `line[start..end]`, of the given shape, with the bytes around it
     /// (a brace pair or a `urn:uuid:` prefix). Wrapping wins over case: `{ABC...}` is braced.
     pub fn of(shape: Shape, line: &[u8], start: usize, end: usize) -> Form {
@@ -334,6 +344,35 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
         }
         n => Err(ParseError::Length(n)),
     }
+}
+
+/// The prefix of the URN form of a UUID (RFC 9562 section 4), any case.
+pub const URN_PREFIX: &[u8] = b"urn:uuid:";
+
+/// True when `urn:uuid:` (any case) ends at `line[at]`.
+pub fn has_urn_prefix(line: &[u8], at: usize) -> bool {
+    at >= URN_PREFIX.len() && line[at - URN_PREFIX.len()..at].eq_ignore_ascii_case(URN_PREFIX)
+}
+
+/// Bit `i` set when byte `i` of `token` is an upper-case letter: with the value, this gives
+/// back a ULID or an undashed UUID as written (they have at most 32 characters).
+pub fn case_mask(token: &[u8]) -> u32 {
+    token
+        .iter()
+        .take(32)
+        .enumerate()
+        .filter(|(_, b)| b.is_ascii_uppercase())
+        .fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
+/// `lower` with the letters at the bits of `mask` in upper case.
+fn with_case<const N: usize>(mut lower: [u8; N], mask: u32) -> [u8; N] {
+    for (i, b) in lower.iter_mut().enumerate().take(32) {
+        if mask & 1 << i != 0 {
+            *b = b.to_ascii_uppercase();
+        }
+    }
+    lower
 }
 
 /// Removes `urn:uuid:` and `{...}` around a UUID; returns the body and its byte offset.
@@ -538,6 +577,16 @@ impl Id {
         out
     }
 
+    /// The ULID rendering with the letters marked in `mask` (see [`case_mask`]) in upper case.
+    pub fn ulid_bytes_cased(self, mask: u32) -> [u8; ULID_LEN] {
+        with_case(self.ulid_bytes(), mask)
+    }
+
+    /// The 32-hex rendering with the letters marked in `mask` in upper case.
+    pub fn hex_bytes_cased(self, mask: u32) -> [u8; UUID_UNDASHED_LEN] {
+        with_case(self.hex_bytes(), mask)
+    }
+
     pub fn ulid(self) -> String {
         ascii(&self.ulid_bytes())
     }
@@ -556,6 +605,12 @@ impl Id {
             Kind::Ulid => self.ulid(),
             Kind::Uuid => self.uuid(),
         }
+    }
+
+    /// The nil (all zeros) or max (all ones) value: a placeholder, not an entity, whichever
+    /// way it is written (the all-zero ULID is the nil UUID's bits).
+    pub fn is_nil_or_max(self) -> bool {
+        self.0 == 0 || self.0 == u128::MAX
     }
 
     /// The UUID version nibble; `None` for the nil and max UUIDs, which have none.
@@ -823,6 +878,23 @@ pub(crate) mod sse41 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn case_masks_give_back_the_token_as_written() {
+        for token in ["01M8KBYGM5NG2PSHNY302ZVWBS", "01m8KbYgm5ng2pshny302zvwbs"] {
+            let id = parse(token).unwrap().id;
+            assert_eq!(
+                id.ulid_bytes_cased(case_mask(token.as_bytes())),
+                token.as_bytes()
+            );
+        }
+        let hex = "01A226BF4285ac056CC6BE1805FDF179";
+        let id = parse(hex).unwrap().id;
+        assert_eq!(
+            id.hex_bytes_cased(case_mask(hex.as_bytes())),
+            hex.as_bytes()
+        );
+    }
 
     #[test]
     fn non_ascii_input_is_an_error_not_a_panic() {

@@ -970,8 +970,8 @@ fn assign_plain(
 
 fn plain_field(line: &[u8], spans: &[(usize, usize)], k: usize, previous_is_key: bool) -> Source {
     let mut start = spans[k].0;
-    if start >= 9 && line[start - 9..start].eq_ignore_ascii_case(b"urn:uuid:") {
-        start -= 9;
+    if crate::id::has_urn_prefix(line, start) {
+        start -= crate::id::URN_PREFIX.len();
     }
     let key = |range| Source::Name { range, key: true };
 

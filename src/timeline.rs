@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memchr::memrchr;
 
 use crate::cli::{Destination, InputConfig, TimelineConfig};
-use crate::id::{Id, Kind, Shape, Variant};
+use crate::id::{Id, Kind, Shape};
 use crate::output::timeline as render;
 use crate::progress::Progress;
 use crate::record;
@@ -358,7 +358,7 @@ fn build(config: &TimelineConfig, inputs: &[Input], stdin: Option<&Arc<[u8]>>) -
 
 /// The nil and max UUIDs stand for "no ID"; following them would follow nothing.
 fn is_entity(id: Id) -> bool {
-    !matches!(id.uuid_variant(), Variant::Nil | Variant::Max)
+    !id.is_nil_or_max()
 }
 
 fn in_window(time_ms: Option<i64>, config: &TimelineConfig) -> bool {
