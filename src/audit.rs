@@ -1660,7 +1660,8 @@ impl Scan<'_> {
             Ok(reader) => reader,
             Err(e) => return Some(Notice::failed(&e)),
         };
-        let context = crate::ids::record_context(self.config.input.zone.as_ref(), input);
+        let context =
+            record::TimeContext::for_file(self.config.input.zone.as_ref(), source::modified(input));
         let Worker {
             tally,
             scratch,

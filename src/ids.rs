@@ -117,7 +117,7 @@ fn scan_one(
         Ok(reader) => reader,
         Err(e) => return Some(Notice::failed(&e)),
     };
-    let context = record_context(config.input.zone.as_ref(), input);
+    let context = TimeContext::for_file(config.input.zone.as_ref(), source::modified(input));
     let Worker {
         tally,
         scratch,
@@ -142,15 +142,6 @@ fn scan_one(
         true
     });
     Notice::after_scan(outcome, "not counted")
-}
-
-/// How the lines of `input` are dated: zone-less times in `zone` (UTC by default), year-less
-/// ones by the file's modification time (now, for standard input).
-pub fn record_context(zone: Option<&jiff::tz::TimeZone>, input: &Input) -> TimeContext {
-    let reference = source::modified(input)
-        .and_then(|t| jiff::Timestamp::try_from(t).ok())
-        .unwrap_or_else(jiff::Timestamp::now);
-    TimeContext::new(zone.cloned().unwrap_or(jiff::tz::TimeZone::UTC), reference)
 }
 
 /// Applies --kind, --field, --min-lines, --sort and --top.

@@ -104,6 +104,18 @@ impl TimeContext {
         }
     }
 
+    /// The context of a file: zone-less times in `zone` (UTC when `None`), year-less ones
+    /// dated by its modification time (now, for standard input, which has none).
+    pub fn for_file(
+        zone: Option<&TimeZone>,
+        modified: Option<std::time::SystemTime>,
+    ) -> TimeContext {
+        let reference = modified
+            .and_then(|t| Timestamp::try_from(t).ok())
+            .unwrap_or_else(Timestamp::now);
+        TimeContext::new(zone.cloned().unwrap_or(TimeZone::UTC), reference)
+    }
+
     fn year_for_month(&self, month: u8) -> i32 {
         let year = i32::from(self.year);
         if i32::from(month) > i32::from(self.month) {

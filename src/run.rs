@@ -15,7 +15,7 @@ use std::sync::mpsc;
 
 use crate::cli::{InputConfig, OutputMode, SearchConfig};
 use crate::output::{self, Printer};
-use crate::record::Analysis;
+use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input, WalkOptions};
@@ -208,7 +208,7 @@ impl Job<'_> {
         let stop_at_first = matches!(mode, OutputMode::Quiet | OutputMode::FilesWithMatches);
         // JSON lines carry each match's field and the line's time.
         let context = (mode == OutputMode::Json)
-            .then(|| crate::ids::record_context(self.zone.as_ref(), input));
+            .then(|| TimeContext::for_file(self.zone.as_ref(), source::modified(input)));
         let ThreadScratch {
             search: scratch,
             analysis,

@@ -697,11 +697,8 @@ impl Records {
     /// `modified` dates the year-less times of a file (syslog, klog); standard input is
     /// dated by now.
     fn new(zone: Option<jiff::tz::TimeZone>, modified: Option<std::time::SystemTime>) -> Records {
-        let reference = modified
-            .and_then(|t| jiff::Timestamp::try_from(t).ok())
-            .unwrap_or_else(jiff::Timestamp::now);
         Records {
-            context: record::TimeContext::new(zone.unwrap_or(jiff::tz::TimeZone::UTC), reference),
+            context: record::TimeContext::for_file(zone.as_ref(), modified),
             analysis: record::Analysis::default(),
         }
     }
