@@ -227,6 +227,9 @@ struct DecodeArgs {
     /// One JSON object per ID
     #[arg(long)]
     json: bool,
+    /// When to use colour; NO_COLOR in the environment turns auto off
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    color: ColorChoice,
 }
 
 #[derive(Args, Debug)]
@@ -283,11 +286,29 @@ pub enum ColorChoice {
     Never,
 }
 
+impl ColorChoice {
+    /// Whether to colour standard output: `auto` means a terminal, unless NO_COLOR is set.
+    pub fn resolve(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+}
+
 /// What to do, validated.
 #[derive(Debug)]
 pub enum Command {
     Search(SearchConfig),
-    Decode { inputs: Vec<String>, json: bool },
+    Decode {
+        inputs: Vec<String>,
+        json: bool,
+        color: bool,
+    },
     Ids(IdsConfig),
     Audit(AuditConfig),
     Timeline(TimelineConfig),
@@ -457,6 +478,7 @@ pub fn parse_args() -> Result<Command, UsageError> {
         Some(Sub::Decode(d)) => Ok(Command::Decode {
             inputs: d.ids,
             json: d.json,
+            color: d.color.resolve() && !d.json,
         }),
         Some(Sub::Ids(args)) => ids_config(args).map(Command::Ids),
         Some(Sub::Audit(args)) => audit_config(args).map(Command::Audit),
@@ -496,12 +518,7 @@ fn input_config(
             })?),
         }
     };
-    let terminal = std::io::stdout().is_terminal();
-    let color = match args.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-    };
+    let color = args.color.resolve();
     let threads = match args.threads {
         Some(n) => n as usize,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
