@@ -506,7 +506,12 @@ fn input_config(
         paths
     };
     let zone = if args.local {
-        Some(jiff::tz::TimeZone::system())
+        Some(jiff::tz::TimeZone::try_system().map_err(|_| {
+            UsageError(
+                "--local: this machine's time zone is unknown (set TZ, or give --tz ZONE)"
+                    .to_string(),
+            )
+        })?)
     } else {
         match &args.tz {
             None => None,
@@ -615,6 +620,13 @@ fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
         .until
         .map(|s| parse_instant(&s, "--until", &zone))
         .transpose()?;
+    if let (Some(since), Some(until)) = (since, until)
+        && since > until
+    {
+        return Err(UsageError(
+            "--since is later than --until: the window would hold no line".to_string(),
+        ));
+    }
     let destination = match args.output {
         Some(path) => Destination::File(path),
         None => Destination::Stdout {

@@ -9,7 +9,8 @@
 //! Data flows one way: [`cli`] validates arguments, [`source`] lists and opens inputs,
 //! [`search`] reads them in large buffers and asks [`scan`] for hits, [`id`] is the only code
 //! that parses, renders and dates IDs, [`output`] formats results and [`run`] ties it together.
-//! [`ids`] and [`audit`] read every ID token and read its line as a [`record`].
+//! [`ids`] and [`audit`] read every ID token, [`timeline`] one ID's lines and its related IDs;
+//! they, and `--json` search, read each line that holds an ID as a [`record`].
 
 pub mod audit;
 pub mod cli;

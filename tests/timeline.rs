@@ -680,3 +680,21 @@ fn errors_exit_codes_and_standard_input() {
     assert_eq!(lines.len(), 16);
     assert!(lines.iter().all(|l| l.path == "<stdin>"));
 }
+
+#[test]
+fn a_window_that_ends_before_it_starts_is_a_usage_error() {
+    let out = idgrep()
+        .args([
+            "timeline",
+            "01M8KBYGM5NG2PSHNY302ZVWBS",
+            "testdata/logs",
+            "--since",
+            "2026-11-29T11:00:00Z",
+            "--until",
+            "2026-11-29T10:00:00Z",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--since is later than --until"));
+}
