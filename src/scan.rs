@@ -53,13 +53,17 @@ enum Strategy {
 }
 
 impl Matcher {
-    /// `ids` are the query IDs; a hit reports the index of the first equal one.
+    /// `ids` are the query IDs; a hit reports the index of the first equal one. With none,
+    /// nothing is found.
     pub fn new(ids: &[Id]) -> Matcher {
         let mut first_index: HashMap<u128, usize, foldhash::fast::RandomState> = HashMap::default();
         for (i, id) in ids.iter().enumerate() {
             first_index.entry(id.0).or_insert(i);
         }
-        let strategy = if first_index.len() <= MAX_PAIR_QUERIES {
+        let strategy = if first_index.is_empty() {
+            // No query finds nothing; the pair loops expect at least one needle pair.
+            Strategy::Tokens(first_index)
+        } else if first_index.len() <= MAX_PAIR_QUERIES {
             let mut distinct: Vec<(u128, usize)> = first_index.into_iter().collect();
             distinct.sort_by_key(|&(_, i)| i);
             Strategy::Pairs(PairSearcher::new(&distinct))
