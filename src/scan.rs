@@ -1264,6 +1264,13 @@ mod tests {
     }
 
     #[test]
+    fn no_query_finds_nothing() {
+        let mut out = Vec::new();
+        Matcher::new(&[]).find(format!("x {ULID} y").as_bytes(), &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
     fn many_ids_use_the_sampled_filter() {
         let ids: Vec<String> = (0..10u128).map(|i| Id(i << 100 | 12345).ulid()).collect();
         let refs: Vec<&str> = ids.iter().map(|s| s.as_str()).collect();
