@@ -85,6 +85,8 @@ pub fn run(config: IdsConfig) -> Exit {
         .clone()
         .map_or_else(Clock::utc, Clock::in_zone);
     let written = run::write_stdout(|out| match config.format {
+        // Like a search that finds nothing: no output at all, not a bare header.
+        Format::Table if inventory.is_empty() => Ok(()),
         Format::Table => inventory::write_table(
             out,
             &inventory,

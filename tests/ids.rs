@@ -556,6 +556,7 @@ fn exit_codes_and_errors() {
     std::fs::write(dir.path().join("none.log"), "no ids here\n").unwrap();
     let none = run(&["ids", dir.path().to_str().unwrap()]);
     assert_eq!(none.status.code(), Some(1));
+    assert!(none.stdout.is_empty(), "no bare header");
 
     let missing = dir.path().join("missing.log");
     let out = run(&[
