@@ -366,9 +366,13 @@ fn write_text(
         }
         let _ = writeln!(buf, "time      {}", legend.join("; "));
     }
-    buf.push(b'\n');
     out.write_all(&buf)?;
     buf.clear();
+    if timeline.lines.is_empty() {
+        // The summary says "lines 0"; a table of no rows would only be a header.
+        return Ok(());
+    }
+    out.write_all(b"\n")?;
 
     // The rows. Every column but the last is padded to its widest cell.
     let deltas = deltas(timeline);
