@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use super::{HEADER_COLOR, LINE_NO_COLOR, MATCH_COLOR, PATH_COLOR, RESET, escape_into};
+use super::{HEADER_COLOR, LINE_NO_COLOR, MATCH_COLOR, PATH_COLOR, escape_into, paint};
 use crate::audit::{Evidence, FieldFinding, Report, Rule, RuleReport};
 use crate::time::Clock;
 
@@ -72,27 +72,19 @@ struct Text<'a> {
 }
 
 impl Text<'_> {
-    fn paint(&self, out: &mut Vec<u8>, color: &[u8], body: impl FnOnce(&mut Vec<u8>)) {
-        if self.color {
-            out.extend_from_slice(color);
-            body(out);
-            out.extend_from_slice(RESET);
-        } else {
-            body(out);
-        }
-    }
-
     fn rule(&self, out: &mut Vec<u8>, r: &RuleReport) {
         let name = r.rule.name();
         let pad = RULE_WIDTH.saturating_sub(name.len());
         if r.count == 0 {
             out.extend_from_slice(name.as_bytes());
             out.extend(std::iter::repeat_n(b' ', pad));
-            self.paint(out, LINE_NO_COLOR, |out| out.extend_from_slice(b"none"));
+            paint(out, self.color, LINE_NO_COLOR, |out| {
+                out.extend_from_slice(b"none")
+            });
             out.push(b'\n');
             return;
         }
-        self.paint(out, HEADER_COLOR, |out| {
+        paint(out, self.color, HEADER_COLOR, |out| {
             out.extend_from_slice(name.as_bytes())
         });
         out.extend(std::iter::repeat_n(b' ', pad));
@@ -147,7 +139,9 @@ impl Text<'_> {
         }
         self.place(out, e);
         out.extend_from_slice(b"  ");
-        self.paint(out, MATCH_COLOR, |out| escape_into(out, e.token.as_bytes()));
+        paint(out, self.color, MATCH_COLOR, |out| {
+            escape_into(out, e.token.as_bytes())
+        });
         if let Some(field) = &e.field {
             out.extend_from_slice(b"  [");
             escape_into(out, field.as_bytes());
@@ -176,7 +170,9 @@ impl Text<'_> {
     }
 
     fn place(&self, out: &mut Vec<u8>, e: &Evidence) {
-        self.paint(out, PATH_COLOR, |out| escape_into(out, e.path.as_bytes()));
+        paint(out, self.color, PATH_COLOR, |out| {
+            escape_into(out, e.path.as_bytes())
+        });
         out.push(b':');
         let _ = write!(out, "{}", e.line);
     }
@@ -196,7 +192,7 @@ impl Text<'_> {
             .max()
             .unwrap_or(0)
             .max("FORMAT".len());
-        self.paint(out, HEADER_COLOR, |out| {
+        paint(out, self.color, HEADER_COLOR, |out| {
             let _ = write!(
                 out,
                 "{:<field_width$}  {:<format_width$}  VERDICT",
@@ -214,7 +210,9 @@ impl Text<'_> {
             ));
             let _ = write!(out, "{:<format_width$}  ", f.format);
             if f.consistent {
-                self.paint(out, LINE_NO_COLOR, |out| out.extend_from_slice(b"ok"));
+                paint(out, self.color, LINE_NO_COLOR, |out| {
+                    out.extend_from_slice(b"ok")
+                });
             } else {
                 let phrases: Vec<&str> = f
                     .issues
@@ -222,7 +220,7 @@ impl Text<'_> {
                     .filter_map(|name| Rule::from_name(name))
                     .map(Rule::phrase)
                     .collect();
-                self.paint(out, MATCH_COLOR, |out| {
+                paint(out, self.color, MATCH_COLOR, |out| {
                     out.extend_from_slice(phrases.join(", ").as_bytes())
                 });
             }

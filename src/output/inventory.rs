@@ -8,7 +8,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::{HEADER_COLOR, RESET, csv_cell, escape_into};
+use super::{HEADER_COLOR, csv_cell, escape_into, paint};
 use crate::group::{Inventory, Summary};
 use crate::id::Kind;
 use crate::time::Clock;
@@ -54,17 +54,13 @@ pub fn write_table(
     let lines_width = max_lines.to_string().len().max("LINES".len());
     let files_width = paths_len.to_string().len().max("FILES".len());
     let mut line = Vec::with_capacity(256);
-    if color {
-        line.extend_from_slice(HEADER_COLOR);
-    }
-    write!(
-        line,
-        "{:id_width$}  {:9}  {:time_width$}  {:>lines_width$}  {:>files_width$}  {:time_width$}  {:time_width$}  FIELDS",
-        "ID", "KIND", "CREATED", "LINES", "FILES", "FIRST", "LAST"
-    )?;
-    if color {
-        line.extend_from_slice(RESET);
-    }
+    paint(&mut line, color, HEADER_COLOR, |line| {
+        let _ = write!(
+            line,
+            "{:id_width$}  {:9}  {:time_width$}  {:>lines_width$}  {:>files_width$}  {:time_width$}  {:time_width$}  FIELDS",
+            "ID", "KIND", "CREATED", "LINES", "FILES", "FIRST", "LAST"
+        );
+    });
     line.push(b'\n');
     out.write_all(&line)?;
     let cell = |ms: Option<i64>, line: &mut Vec<u8>| {

@@ -91,11 +91,13 @@ impl Printer {
 
     fn text_line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch) {
         if self.with_filename {
-            self.colored(out, PATH_COLOR, |out| escape_into(out, path.as_bytes()));
+            paint(out, self.color, PATH_COLOR, |out| {
+                escape_into(out, path.as_bytes())
+            });
             out.push(b':');
         }
         if self.line_numbers {
-            self.colored(out, LINE_NO_COLOR, |out| {
+            paint(out, self.color, LINE_NO_COLOR, |out| {
                 let _ = write!(out, "{}", m.line_no);
             });
             out.push(b':');
@@ -103,7 +105,7 @@ impl Printer {
         let mut at = 0;
         for hit in m.hits {
             escape_into(out, &m.line[at..hit.start]);
-            self.colored(out, MATCH_COLOR, |out| {
+            paint(out, self.color, MATCH_COLOR, |out| {
                 out.extend_from_slice(&m.line[hit.start..hit.end])
             });
             at = hit.end;
@@ -145,17 +147,23 @@ impl Printer {
         match self.mode {
             OutputMode::Count => {
                 if self.with_filename {
-                    self.colored(out, PATH_COLOR, |out| escape_into(out, path.as_bytes()));
+                    paint(out, self.color, PATH_COLOR, |out| {
+                        escape_into(out, path.as_bytes())
+                    });
                     out.push(b':');
                 }
                 let _ = writeln!(out, "{matched_lines}");
             }
             OutputMode::FilesWithMatches => {
-                self.colored(out, PATH_COLOR, |out| escape_into(out, path.as_bytes()));
+                paint(out, self.color, PATH_COLOR, |out| {
+                    escape_into(out, path.as_bytes())
+                });
                 out.push(b'\n');
             }
             OutputMode::Lines if binary => {
-                self.colored(out, PATH_COLOR, |out| escape_into(out, path.as_bytes()));
+                paint(out, self.color, PATH_COLOR, |out| {
+                    escape_into(out, path.as_bytes())
+                });
                 let _ = writeln!(out, ": binary file matches ({matched_lines} lines)");
             }
             OutputMode::Json if binary => {
@@ -183,7 +191,7 @@ impl Printer {
                 Kind::Ulid => format!("uuid {}", q.id.uuid()),
                 Kind::Uuid => format!("ulid {}", q.id.ulid()),
             };
-            self.colored(out, HEADER_COLOR, |out| {
+            paint(out, self.color, HEADER_COLOR, |out| {
                 let _ = write!(
                     out,
                     "# {}  {}  {}  ({})",
@@ -194,16 +202,6 @@ impl Printer {
                 );
             });
             out.push(b'\n');
-        }
-    }
-
-    fn colored(&self, out: &mut Vec<u8>, color: &[u8], body: impl FnOnce(&mut Vec<u8>)) {
-        if self.color {
-            out.extend_from_slice(color);
-            body(out);
-            out.extend_from_slice(RESET);
-        } else {
-            body(out);
         }
     }
 }
@@ -282,13 +280,9 @@ impl Decoded {
     /// The human-readable block for one ID.
     pub fn write_text(&self, out: &mut Vec<u8>, color: bool) {
         let dash = || "-".to_string();
-        if color {
-            out.extend_from_slice(HEADER_COLOR);
-        }
-        escape_into(out, self.input.as_bytes());
-        if color {
-            out.extend_from_slice(RESET);
-        }
+        paint(out, color, HEADER_COLOR, |out| {
+            escape_into(out, self.input.as_bytes())
+        });
         out.push(b'\n');
         let time = match (&self.time, self.unix_ms) {
             (Some(t), Some(ms)) => format!("{t} (unix_ms {ms})"),
@@ -307,6 +301,18 @@ impl Decoded {
         for (name, value) in rows {
             let _ = writeln!(out, "  {name:<8} {value}");
         }
+    }
+}
+
+/// Appends what `body` writes, wrapped in the ANSI `color` and a reset when `on`: the one way
+/// every view colours its text.
+pub fn paint(out: &mut Vec<u8>, on: bool, color: &[u8], body: impl FnOnce(&mut Vec<u8>)) {
+    if on {
+        out.extend_from_slice(color);
+        body(out);
+        out.extend_from_slice(RESET);
+    } else {
+        body(out);
     }
 }
 

@@ -17,7 +17,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{HEADER_COLOR, MATCH_COLOR, RESET, csv_cell, escape_into};
+use super::{HEADER_COLOR, MATCH_COLOR, csv_cell, escape_into, paint};
 use crate::cli::TimelineFormat;
 use crate::time::Clock;
 use crate::timeline::{IdEntry, Line, Rule, Status, Timeline};
@@ -294,17 +294,8 @@ fn write_text(
 ) -> io::Result<()> {
     let sources = Sources::new(timeline);
     let mut buf = Vec::with_capacity(64 * 1024);
-    let paint = |buf: &mut Vec<u8>, color: &[u8], body: &dyn Fn(&mut Vec<u8>)| {
-        if style.color {
-            buf.extend_from_slice(color);
-            body(buf);
-            buf.extend_from_slice(RESET);
-        } else {
-            body(buf);
-        }
-    };
     for (label, value) in summary(timeline, clock, &sources) {
-        paint(&mut buf, HEADER_COLOR, &|b| {
+        paint(&mut buf, style.color, HEADER_COLOR, |b| {
             let _ = write!(b, "{label:<9}");
         });
         buf.push(b' ');
@@ -462,7 +453,7 @@ fn write_text(
         header.push_str(&format!("{:w_via$}  ", "VIA"));
     }
     header.push_str("LINE");
-    paint(&mut buf, HEADER_COLOR, &|b| {
+    paint(&mut buf, style.color, HEADER_COLOR, |b| {
         b.extend_from_slice(header.as_bytes())
     });
     buf.push(b'\n');
@@ -475,7 +466,9 @@ fn write_text(
             delta_cells[i].0, delta_cells[i].1
         );
         let color = SOURCE_COLORS[sources.lanes[line.file] % SOURCE_COLORS.len()];
-        paint(&mut buf, color, &|b| b.extend_from_slice(&source_cells[i]));
+        paint(&mut buf, style.color, color, |b| {
+            b.extend_from_slice(&source_cells[i])
+        });
         pad(&mut buf, text_width(&source_cells[i]), w_source);
         buf.extend_from_slice(b"  ");
         let mut field = field_cells[i].clone();
@@ -561,13 +554,9 @@ fn write_line_text(buf: &mut Vec<u8>, line: &Line, budget: Option<usize>, color:
         } else {
             left = left.saturating_sub(chars);
         }
-        if is_id && color {
-            buf.extend_from_slice(MATCH_COLOR);
-            buf.extend_from_slice(&piece);
-            buf.extend_from_slice(RESET);
-        } else {
-            buf.extend_from_slice(&piece);
-        }
+        paint(buf, is_id && color, MATCH_COLOR, |buf| {
+            buf.extend_from_slice(&piece)
+        });
     }
 }
 
