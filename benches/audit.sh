@@ -20,10 +20,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=benches/common.sh
 source benches/common.sh
 
-mkdir -p "$RESULTS"
-log "warming the page cache"
-find "$CORPUS" -type f -exec cat {} + >/dev/null
-BYTES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$QUERY_JSON")
+warm_corpus
 
 names=("idgrep ids" "idgrep audit")
 commands_for() {
@@ -34,16 +31,7 @@ commands_for() {
 
 for j in $THREADS_LIST; do
     mapfile -t cmds < <(commands_for "$j")
-    hf_args=()
-    for i in "${!cmds[@]}"; do
-        hf_args+=(-n "${names[$i]}" "${cmds[$i]}")
-    done
-    log "hyperfine, $j thread(s)"
-    hyperfine --style basic --warmup 1 --runs "$RUNS" \
-        --export-json "$RESULTS/audit-hyperfine-j$j.json" "${hf_args[@]}" >&2
-    for i in "${!cmds[@]}"; do
-        /usr/bin/time -f %M -o "$RESULTS/audit-rss.$i.j$j" bash -c "${cmds[$i]}"
-    done
+    time_commands audit "$j"
 done
 
 python3 - "$RESULTS" "$THREADS_LIST" "$BYTES" <<'PY' | tee "$RESULTS/audit.md"

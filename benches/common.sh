@@ -105,3 +105,12 @@ time_commands() {
         /usr/bin/time -f %M -o "$RESULTS/$label-rss.$i.j$j" bash -c "${cmds[$i]}"
     done
 }
+
+# Creates $RESULTS, reads the corpus once so every timed run finds it in the page cache, and
+# sets BYTES to its size from the query JSON.
+warm_corpus() {
+    mkdir -p "$RESULTS"
+    log "warming the page cache"
+    find "$CORPUS" -type f -exec cat {} + >/dev/null
+    BYTES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$QUERY_JSON")
+}

@@ -40,9 +40,7 @@ log "query $QUERY: $ID ($EXPECTED lines name it in some form, $DECOYS more only 
 
 # ---- 3. timings ----
 
-mkdir -p "$RESULTS"
-log "warming the page cache"
-find "$CORPUS" -type f -exec cat {} + >/dev/null
+warm_corpus
 
 names=(idgrep "rg -n -F" "rg -n -i -F")
 

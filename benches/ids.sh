@@ -18,10 +18,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=benches/common.sh
 source benches/common.sh
 
-mkdir -p "$RESULTS"
-log "warming the page cache"
-find "$CORPUS" -type f -exec cat {} + >/dev/null
-BYTES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$QUERY_JSON")
+warm_corpus
 
 PATTERN='\b[0-9A-HJKMNP-TV-Z]{26}\b'
 names=("idgrep ids")

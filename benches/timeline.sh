@@ -23,9 +23,7 @@ source benches/common.sh
 
 ID=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$QUERY_JSON" "$QUERY")
 log "query $QUERY: $ID"
-mkdir -p "$RESULTS"
-log "warming the page cache"
-find "$CORPUS" -type f -exec cat {} + >/dev/null
+warm_corpus
 
 hyperfine --style basic --warmup 1 --runs "$RUNS" --export-json "$RESULTS/timeline.json" \
     -n "idgrep ID" "$IDGREP -j$THREADS --color never $ID $CORPUS > $RESULTS/out.search" \
