@@ -33,7 +33,7 @@ use memchr::{memchr, memrchr};
 use serde::{Serialize, Serializer};
 
 use crate::cli::AuditConfig;
-use crate::group::FieldNames;
+use crate::group::{FieldNames, LocalNames};
 use crate::id::{Form, Id, Kind, Variant};
 use crate::keys;
 use crate::output::audit as printer;
@@ -567,9 +567,7 @@ fn integer_end(bytes: &[u8], i: usize) -> usize {
 
 /// One thread's counts.
 struct Tally<'n> {
-    names: &'n FieldNames,
-    /// Field names this thread has interned already.
-    local_names: HashMap<Box<[u8]>, u32, FixedState>,
+    names: LocalNames<'n>,
     /// By field index.
     fields: Vec<Option<Box<FieldStats>>>,
     /// Occurrences with no field.
@@ -584,8 +582,7 @@ struct Tally<'n> {
 impl<'n> Tally<'n> {
     fn new(names: &'n FieldNames) -> Tally<'n> {
         Tally {
-            names,
-            local_names: HashMap::default(),
+            names: LocalNames::new(names),
             fields: Vec::new(),
             unnamed: Box::default(),
             ids: HashMap::default(),
@@ -597,12 +594,7 @@ impl<'n> Tally<'n> {
     }
 
     fn field(&mut self, name: &[u8]) -> u32 {
-        if let Some(&i) = self.local_names.get(name) {
-            return i;
-        }
-        let i = self.names.intern(name);
-        self.local_names.insert(name.into(), i);
-        i
+        self.names.index(name)
     }
 
     fn stats(&mut self, field: u32) -> &mut FieldStats {
@@ -1222,7 +1214,7 @@ struct Thresholds {
 impl Tally<'_> {
     fn report(mut self, paths: &[String], thresholds: &Thresholds) -> Report {
         let undashed_ignored = self.join_undashed();
-        let field_names = self.names.snapshot();
+        let field_names = self.names.shared().snapshot();
         let names = Names {
             fields: &field_names,
             paths,

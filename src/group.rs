@@ -73,6 +73,36 @@ impl FieldNames {
     }
 }
 
+/// One thread's door to [`FieldNames`]: the names it has interned already, so the shared lock
+/// is taken once per new name rather than once per occurrence.
+pub struct LocalNames<'n> {
+    shared: &'n FieldNames,
+    seen: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+}
+
+impl<'n> LocalNames<'n> {
+    pub fn new(shared: &'n FieldNames) -> LocalNames<'n> {
+        LocalNames {
+            shared,
+            seen: HashMap::default(),
+        }
+    }
+
+    /// The index of `name`, the same in every thread.
+    pub fn index(&mut self, name: &[u8]) -> u32 {
+        if let Some(&i) = self.seen.get(name) {
+            return i;
+        }
+        let i = self.shared.intern(name);
+        self.seen.insert(name.into(), i);
+        i
+    }
+
+    pub fn shared(&self) -> &'n FieldNames {
+        self.shared
+    }
+}
+
 #[derive(Debug)]
 struct Entry {
     first_ms: i64,
@@ -191,8 +221,7 @@ struct Shard {
 /// One worker's handle on the counts: its batches and its cache of field names.
 pub struct Tally<'t> {
     tallies: &'t Tallies,
-    /// Field names this worker has already interned.
-    local_names: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+    names: LocalNames<'t>,
     /// One batch per shard.
     batches: Vec<Vec<Pending>>,
 }
@@ -227,7 +256,7 @@ impl Tallies {
     pub fn tally(&self) -> Tally<'_> {
         Tally {
             tallies: self,
-            local_names: HashMap::default(),
+            names: LocalNames::new(&self.names),
             batches: (0..SHARDS).map(|_| Vec::with_capacity(BATCH)).collect(),
         }
     }
@@ -266,12 +295,7 @@ const POISONED: &str = "a worker panicked while counting";
 impl Tally<'_> {
     /// The ID of a field name, for [`Occurrence::field`].
     pub fn field(&mut self, name: &[u8]) -> FieldId {
-        if let Some(&i) = self.local_names.get(name) {
-            return FieldId(i);
-        }
-        let i = self.tallies.names.intern(name);
-        self.local_names.insert(name.into(), i);
-        FieldId(i)
+        FieldId(self.names.index(name))
     }
 
     /// Counts one line of file number `file`, with its own time if it has one.
