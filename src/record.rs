@@ -1272,21 +1272,7 @@ fn syslog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
     if !byte_is(line, j, b' ') {
         return None;
     }
-    let (hour, minute, second, milli, end) = clock_at(line, j + 1)?;
-    if !ends_token(line, end) {
-        return None;
-    }
-    let year = ctx.year_for_month(month);
-    let civil = Civil {
-        year,
-        month,
-        day,
-        hour,
-        minute,
-        second,
-        milli,
-    };
-    civil_ms(civil, None, ctx)
+    year_less_at(line, j + 1, month, day, ctx)
 }
 
 /// klog `I1129 10:00:00.123456` at `i`.
@@ -1296,13 +1282,18 @@ fn klog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
     }
     let month = d2(line, i + 1)?;
     let day = d2(line, i + 3)?;
-    let (hour, minute, second, milli, end) = clock_at(line, i + 6)?;
+    year_less_at(line, i + 6, month, day, ctx)
+}
+
+/// The clock at `at` of a syslog or klog time, dated `month`/`day` of the year the context
+/// gives such lines.
+fn year_less_at(line: &[u8], at: usize, month: u8, day: u8, ctx: &TimeContext) -> Option<i64> {
+    let (hour, minute, second, milli, end) = clock_at(line, at)?;
     if !ends_token(line, end) {
         return None;
     }
-    let year = ctx.year_for_month(month);
     let civil = Civil {
-        year,
+        year: ctx.year_for_month(month),
         month,
         day,
         hour,

@@ -286,7 +286,7 @@ fn parts(breakdown: &std::collections::BTreeMap<&'static str, u64>) -> String {
         .join(", ")
 }
 
-/// A duration in the largest units that keep it short: `5m`, `2h 5m`, `7m 3s`, `1.5s`,
+/// A duration in the largest units that keep it short: `5m`, `2h 5m`, `7m 3s`, `1.500s`,
 /// `350ms`.
 pub fn duration(ms: i64) -> String {
     let ms = ms.max(0);
