@@ -1548,7 +1548,6 @@ struct Worker<'n> {
     scratch: Scratch,
     analysis: Analysis,
     pairs: PairBuffers,
-    spans: Vec<(usize, usize)>,
     forms: Vec<Form>,
 }
 
@@ -1574,7 +1573,6 @@ pub fn run(config: AuditConfig) -> Exit {
             scratch: Scratch::default(),
             analysis: Analysis::default(),
             pairs: PairBuffers::default(),
-            spans: Vec::new(),
             forms: Vec::new(),
         },
         |worker, index, input| {
@@ -1659,7 +1657,6 @@ impl Scan<'_> {
             scratch,
             analysis,
             pairs,
-            spans,
             forms,
         } = worker;
         // Both callbacks count into the tally, one at a time.
@@ -1680,9 +1677,7 @@ impl Scan<'_> {
                 });
             }),
             &mut |m| {
-                spans.clear();
-                spans.extend(m.hits.iter().map(|h| (h.start, h.end)));
-                record::analyse(m.line, spans, true, &context, analysis);
+                record::analyse_hits(m.line, m.hits, &context, analysis);
                 tally
                     .borrow_mut()
                     .add_line(self.file, m, analysis, forms, self.limits);

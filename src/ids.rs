@@ -21,7 +21,6 @@ struct Worker<'n> {
     tally: Tally<'n>,
     scratch: Scratch,
     analysis: Analysis,
-    spans: Vec<(usize, usize)>,
     occurrences: Vec<Occurrence>,
 }
 
@@ -45,7 +44,6 @@ pub fn run(config: IdsConfig) -> Exit {
             tally: tallies.tally(),
             scratch: Scratch::default(),
             analysis: Analysis::default(),
-            spans: Vec::new(),
             occurrences: Vec::new(),
         },
         |worker, index, input| {
@@ -124,13 +122,10 @@ fn scan_one(
         tally,
         scratch,
         analysis,
-        spans,
         occurrences,
     } = worker;
     let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {
-        spans.clear();
-        spans.extend(m.hits.iter().map(|h| (h.start, h.end)));
-        record::analyse(m.line, spans, true, &context, analysis);
+        record::analyse_hits(m.line, m.hits, &context, analysis);
         occurrences.clear();
         for (i, hit) in m.hits.iter().enumerate() {
             let field = analysis.field(i).map(|name| tally.field(name));

@@ -78,6 +78,8 @@ use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 use memchr::{memchr, memchr2};
 
+use crate::scan::Hit;
+
 /// What a time needs that the line does not say.
 #[derive(Clone, Debug)]
 pub struct TimeContext {
@@ -144,6 +146,8 @@ pub struct Analysis {
     names: Vec<u8>,
     fields: Vec<Option<(usize, usize)>>,
     json: JsonScratch,
+    /// Scratch for [`analyse_hits`].
+    hit_spans: Vec<(usize, usize)>,
 }
 
 impl Analysis {
@@ -174,6 +178,15 @@ impl Analysis {
         self.names.extend_from_slice(name);
         self.fields[k] = Some((start, self.names.len()));
     }
+}
+
+/// [`analyse`] for the hits of a matching line, with its time.
+pub fn analyse_hits(line: &[u8], hits: &[Hit], ctx: &TimeContext, out: &mut Analysis) {
+    let mut spans = std::mem::take(&mut out.hit_spans);
+    spans.clear();
+    spans.extend(hits.iter().map(|h| (h.start, h.end)));
+    analyse(line, &spans, true, ctx, out);
+    out.hit_spans = spans;
 }
 
 /// Reads `line` (no line ending) as a record. `spans` are the `[start, end)` byte ranges of

@@ -171,7 +171,6 @@ pub fn search(config: SearchConfig) -> Exit {
 struct ThreadScratch {
     search: Scratch,
     analysis: Analysis,
-    spans: Vec<(usize, usize)>,
 }
 
 struct Job<'a> {
@@ -212,7 +211,6 @@ impl Job<'_> {
         let ThreadScratch {
             search: scratch,
             analysis,
-            spans,
         } = scratch;
         let outcome = search::search(self.matcher, self.options, &mut reader, scratch, &mut |m| {
             if stop_at_first {
@@ -222,9 +220,7 @@ impl Job<'_> {
                 return false;
             }
             let record = context.as_ref().map(|context| {
-                spans.clear();
-                spans.extend(m.hits.iter().map(|h| (h.start, h.end)));
-                crate::record::analyse(m.line, spans, true, context, analysis);
+                crate::record::analyse_hits(m.line, m.hits, context, analysis);
                 &*analysis
             });
             self.printer.line(&mut out, &name, m, record);
