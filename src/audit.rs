@@ -1607,11 +1607,7 @@ pub fn run(config: AuditConfig) -> Exit {
         || report.rule(Rule::NilId).count > 0;
     let denied = config.deny.iter().any(|&r| report.rule(r).count > 0);
 
-    let clock = config
-        .input
-        .zone
-        .clone()
-        .map_or_else(Clock::utc, Clock::in_zone);
+    let clock = config.input.clock();
     let written = run::write_stdout(|out| {
         if config.json {
             printer::write_json(out, &report)

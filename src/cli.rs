@@ -408,6 +408,15 @@ pub struct InputConfig {
     pub color: bool,
 }
 
+impl InputConfig {
+    /// How times are shown: in the `--tz`/`--local` zone, else UTC.
+    pub fn clock(&self) -> crate::time::Clock {
+        self.zone
+            .clone()
+            .map_or_else(crate::time::Clock::utc, crate::time::Clock::in_zone)
+    }
+}
+
 /// How the inventory is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

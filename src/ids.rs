@@ -14,7 +14,6 @@ use crate::run::{self, Exit, Notice};
 use crate::scan::Matcher;
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input};
-use crate::time::Clock;
 
 /// One scan thread's state.
 struct Worker<'n> {
@@ -77,11 +76,7 @@ pub fn run(config: IdsConfig) -> Exit {
     let found = !inventory.is_empty();
 
     let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
-    let clock = config
-        .input
-        .zone
-        .clone()
-        .map_or_else(Clock::utc, Clock::in_zone);
+    let clock = config.input.clock();
     let written = run::write_stdout(|out| match config.format {
         // Like a search that finds nothing: no output at all, not a bare header.
         Format::Table if inventory.is_empty() => Ok(()),

@@ -39,7 +39,6 @@ use crate::run::{self, Exit, Notice};
 use crate::scan::{self, Matcher};
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input};
-use crate::time::Clock;
 
 /// How a line got its place in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,11 +175,7 @@ pub fn run(config: TimelineConfig) -> Exit {
     };
     let (timeline, errored) = build(&config, &inputs, stdin.as_ref());
     let found = !timeline.lines.is_empty();
-    let clock = config
-        .input
-        .zone
-        .clone()
-        .map_or_else(Clock::utc, Clock::in_zone);
+    let clock = config.input.clock();
     let written = match &config.destination {
         Destination::Stdout { width } => run::write_stdout(|out| {
             render::write(
