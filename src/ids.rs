@@ -91,12 +91,7 @@ pub fn run(config: IdsConfig) -> Exit {
         Format::Json => inventory::write_json(out, &inventory, &paths, config.input.threads),
         Format::Csv => inventory::write_csv(out, &inventory, &paths),
     });
-    match (written, errored, found) {
-        (Err(exit), _, _) => exit,
-        (Ok(()), true, _) => Exit::Error,
-        (Ok(()), false, true) => Exit::Found,
-        (Ok(()), false, false) => Exit::NotFound,
-    }
+    Exit::after_report(written, errored, found)
 }
 
 fn scan_one(

@@ -28,6 +28,19 @@ pub enum Exit {
     Error = 2,
 }
 
+impl Exit {
+    /// The status of a command that prints one report: an output failure or an input error
+    /// wins, then whether anything was found.
+    pub fn after_report(written: Result<(), Exit>, errored: bool, found: bool) -> Exit {
+        match (written, errored, found) {
+            (Err(exit), _, _) => exit,
+            (Ok(()), true, _) => Exit::Error,
+            (Ok(()), false, true) => Exit::Found,
+            (Ok(()), false, false) => Exit::NotFound,
+        }
+    }
+}
+
 /// In sequential mode, output is flushed to stdout once a buffer holds this much, so a file
 /// with millions of matching lines does not pile up in memory.
 const FLUSH_AT: usize = 64 * 1024;

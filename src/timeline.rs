@@ -199,12 +199,7 @@ pub fn run(config: TimelineConfig) -> Exit {
             )
         }),
     };
-    match (written, errored, found) {
-        (Err(exit), _, _) => exit,
-        (Ok(()), true, _) => Exit::Error,
-        (Ok(()), false, true) => Exit::Found,
-        (Ok(()), false, false) => Exit::NotFound,
-    }
+    Exit::after_report(written, errored, found)
 }
 
 /// Writes an export to `path`; a failure is reported with the path.
