@@ -726,56 +726,87 @@ mod x86 {
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn find_fixed_512<const N: usize>(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
         const LANES: usize = 64;
-        let fold = _mm512_set1_epi8(0x20);
         let needles: &[super::Needle; N] = s.needles[..].try_into().expect("N needles");
-        let mut b1 = [fold; N];
-        let mut b2 = [fold; N];
-        let mut i1 = [0usize; N];
-        let mut i2 = [0usize; N];
-        for n in 0..N {
-            b1[n] = _mm512_set1_epi8(needles[n].bytes[needles[n].i1] as i8);
-            b2[n] = _mm512_set1_epi8(needles[n].bytes[needles[n].i2] as i8);
-            i1[n] = needles[n].i1;
-            i2[n] = needles[n].i2;
-        }
-        let base = hay.as_ptr();
+        let b1: [__m512i; N] =
+            std::array::from_fn(|n| _mm512_set1_epi8(needles[n].bytes[needles[n].i1] as i8));
+        let b2: [__m512i; N] =
+            std::array::from_fn(|n| _mm512_set1_epi8(needles[n].bytes[needles[n].i2] as i8));
+        let i1: [usize; N] = std::array::from_fn(|n| needles[n].i1);
+        let i2: [usize; N] = std::array::from_fn(|n| needles[n].i2);
         let mut p = 0;
-        let mut masks = [0u64; N];
-        // The inner loop makes no calls, so the splats stay in registers; verification (a
-        // call, rare) happens outside it.
-        'outer: while p + s.reach + LANES <= hay.len() {
-            loop {
-                let mut any = 0;
-                for n in 0..N {
-                    // SAFETY: p + reach + 64 is within hay (checked below and above);
-                    // i1 < i2 <= reach. Bit k set: needle n may start at p + k.
-                    masks[n] = unsafe {
-                        let x = _mm512_loadu_si512(base.add(p + i1[n]) as *const _);
-                        let y = _mm512_loadu_si512(base.add(p + i2[n]) as *const _);
-                        _mm512_cmpeq_epi8_mask(_mm512_or_si512(x, fold), b1[n])
-                            & _mm512_cmpeq_epi8_mask(_mm512_or_si512(y, fold), b2[n])
-                    };
-                    any |= masks[n];
-                }
-                if any != 0 {
-                    break;
-                }
-                p += LANES;
-                if p + s.reach + LANES > hay.len() {
-                    break 'outer;
-                }
+        let limit = hay.len().saturating_sub(s.reach + LANES);
+        while p + s.reach + LANES <= hay.len() {
+            // SAFETY: blocks start at or before `limit`, so they end within hay.
+            p = unsafe { skip_512(hay.as_ptr(), p, limit, &b1, &b2, &i1, &i2) };
+            if p > limit {
+                break;
             }
-            for (n, &mask) in masks.iter().enumerate() {
-                let mut mask = mask;
-                while mask != 0 {
-                    let k = mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
+            for n in 0..N {
+                // SAFETY: p <= limit, as above.
+                let mut bits = unsafe { mask_512(hay.as_ptr(), p, b1[n], b2[n], i1[n], i2[n]) };
+                while bits != 0 {
+                    let k = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
                     s.verify(n, hay, p + k, hits);
                 }
             }
             p += LANES;
         }
         s.find_scalar(hay, p, hits);
+    }
+
+    /// Bit k set: the needle with these bytes and offsets may start at p + k.
+    ///
+    /// SAFETY: p + i2 + 64 must lie within the haystack at `base`, and i1 < i2.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    unsafe fn mask_512(
+        base: *const u8,
+        p: usize,
+        b1: __m512i,
+        b2: __m512i,
+        i1: usize,
+        i2: usize,
+    ) -> u64 {
+        let fold = _mm512_set1_epi8(0x20);
+        unsafe {
+            let x = _mm512_loadu_si512(base.add(p + i1) as *const _);
+            let y = _mm512_loadu_si512(base.add(p + i2) as *const _);
+            let first = _mm512_cmpeq_epi8_mask(_mm512_or_si512(x, fold), b1);
+            _mm512_mask_cmpeq_epi8_mask(first, _mm512_or_si512(y, fold), b2)
+        }
+    }
+
+    /// The first block start from `p` on (in steps of 64, up to `limit`) where some needle
+    /// may start, or a value past `limit`. A function of its own that calls nothing, so the
+    /// needle bytes stay in registers through the loop instead of being reloaded around
+    /// the verification calls.
+    ///
+    /// SAFETY: limit + reach + 64 must lie within the haystack at `base`.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline(never)]
+    unsafe fn skip_512<const N: usize>(
+        base: *const u8,
+        mut p: usize,
+        limit: usize,
+        b1: &[__m512i; N],
+        b2: &[__m512i; N],
+        i1: &[usize; N],
+        i2: &[usize; N],
+    ) -> usize {
+        let (b1, b2, i1, i2) = (*b1, *b2, *i1, *i2);
+        while p <= limit {
+            let mut any = 0;
+            for n in 0..N {
+                // SAFETY: p <= limit.
+                any |= unsafe { mask_512(base, p, b1[n], b2[n], i1[n], i2[n]) };
+            }
+            if any != 0 {
+                return p;
+            }
+            p += 64;
+        }
+        p
     }
 
     #[target_feature(enable = "avx2")]
