@@ -308,12 +308,17 @@ struct Needle {
     /// Offsets within `bytes` of the two bytes the prefilter compares.
     i1: usize,
     i2: usize,
+    /// A third byte, which the AVX-512 prefilter compares too: with hex tails the two
+    /// rarest bytes still come from `a-f`, common in logs, and every false candidate costs
+    /// a verification.
+    i3: usize,
 }
 
 #[derive(Clone, Debug)]
 struct PairSearcher {
     needles: Vec<Needle>,
-    /// Largest `i2` over the needles: how far past a candidate start the vector loads reach.
+    /// Largest `i2` or `i3` over the needles: how far past a candidate start the vector
+    /// loads reach.
     reach: usize,
 }
 
@@ -334,17 +339,25 @@ fn frequency_rank(b: u8) -> u8 {
     }
 }
 
-/// Picks the two rarest positions of a needle, preferring two different bytes.
-fn pick_pair(bytes: &[u8]) -> (usize, usize) {
+/// Picks the rarest positions of a needle for the prefilter, preferring different bytes: the
+/// two a pair compares (in order), and a third.
+fn pick_probes(bytes: &[u8]) -> (usize, usize, usize) {
     let mut order: Vec<usize> = (0..bytes.len()).collect();
     order.sort_by_key(|&i| (frequency_rank(bytes[i]), i));
-    let first = order[0];
-    let second = order[1..]
-        .iter()
-        .copied()
-        .find(|&i| bytes[i] != bytes[first])
-        .unwrap_or(order[1]);
-    (first.min(second), first.max(second))
+    let mut picked: Vec<usize> = Vec::with_capacity(3);
+    for &i in &order {
+        if picked.len() < 3 && picked.iter().all(|&j| bytes[j] != bytes[i]) {
+            picked.push(i);
+        }
+    }
+    // A tail of fewer than three distinct bytes: fill up with the rarest positions left.
+    for &i in &order {
+        if picked.len() < 3 && !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
+    let (first, second) = (picked[0], picked[1]);
+    (first.min(second), first.max(second), picked[2])
 }
 
 impl PairSearcher {
@@ -358,7 +371,7 @@ impl PairSearcher {
                 (Tail::Ulid, &ulid[ULID_LEN - ULID_TAIL_LEN..]),
                 (Tail::Uuid, &hex[UUID_UNDASHED_LEN - UUID_TAIL_LEN..]),
             ] {
-                let (i1, i2) = pick_pair(bytes);
+                let (i1, i2, i3) = pick_probes(bytes);
                 needles.push(Needle {
                     bytes: bytes.to_vec(),
                     tail,
@@ -366,10 +379,11 @@ impl PairSearcher {
                     query,
                     i1,
                     i2,
+                    i3,
                 });
             }
         }
-        let reach = needles.iter().map(|n| n.i2).max().unwrap_or(0);
+        let reach = needles.iter().map(|n| n.i2.max(n.i3)).max().unwrap_or(0);
         PairSearcher { needles, reach }
     }
 
@@ -727,23 +741,25 @@ mod x86 {
     unsafe fn find_fixed_512<const N: usize>(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
         const LANES: usize = 64;
         let needles: &[super::Needle; N] = s.needles[..].try_into().expect("N needles");
-        let b1: [__m512i; N] =
-            std::array::from_fn(|n| _mm512_set1_epi8(needles[n].bytes[needles[n].i1] as i8));
-        let b2: [__m512i; N] =
-            std::array::from_fn(|n| _mm512_set1_epi8(needles[n].bytes[needles[n].i2] as i8));
-        let i1: [usize; N] = std::array::from_fn(|n| needles[n].i1);
-        let i2: [usize; N] = std::array::from_fn(|n| needles[n].i2);
+        let probes: [Probe512; N] = std::array::from_fn(|n| {
+            let needle = &needles[n];
+            let at = [needle.i1, needle.i2, needle.i3];
+            Probe512 {
+                bytes: at.map(|i| _mm512_set1_epi8(needle.bytes[i] as i8)),
+                at,
+            }
+        });
         let mut p = 0;
         let limit = hay.len().saturating_sub(s.reach + LANES);
         while p + s.reach + LANES <= hay.len() {
             // SAFETY: blocks start at or before `limit`, so they end within hay.
-            p = unsafe { skip_512(hay.as_ptr(), p, limit, &b1, &b2, &i1, &i2) };
+            p = unsafe { skip_512(hay.as_ptr(), p, limit, &probes) };
             if p > limit {
                 break;
             }
-            for n in 0..N {
+            for (n, probe) in probes.iter().enumerate() {
                 // SAFETY: p <= limit, as above.
-                let mut bits = unsafe { mask_512(hay.as_ptr(), p, b1[n], b2[n], i1[n], i2[n]) };
+                let mut bits = unsafe { probe.mask(hay.as_ptr(), p) };
                 while bits != 0 {
                     let k = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
@@ -755,25 +771,28 @@ mod x86 {
         s.find_scalar(hay, p, hits);
     }
 
-    /// Bit k set: the needle with these bytes and offsets may start at p + k.
-    ///
-    /// SAFETY: p + i2 + 64 must lie within the haystack at `base`, and i1 < i2.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    #[inline]
-    unsafe fn mask_512(
-        base: *const u8,
-        p: usize,
-        b1: __m512i,
-        b2: __m512i,
-        i1: usize,
-        i2: usize,
-    ) -> u64 {
-        let fold = _mm512_set1_epi8(0x20);
-        unsafe {
-            let x = _mm512_loadu_si512(base.add(p + i1) as *const _);
-            let y = _mm512_loadu_si512(base.add(p + i2) as *const _);
-            let first = _mm512_cmpeq_epi8_mask(_mm512_or_si512(x, fold), b1);
-            _mm512_mask_cmpeq_epi8_mask(first, _mm512_or_si512(y, fold), b2)
+    /// One needle's prefilter for 64 lanes: three of its bytes, splatted, and their offsets.
+    #[derive(Clone, Copy)]
+    struct Probe512 {
+        bytes: [__m512i; 3],
+        at: [usize; 3],
+    }
+
+    impl Probe512 {
+        /// Bit k set: the needle may start at p + k.
+        ///
+        /// SAFETY: p + reach + 64 must lie within the haystack at `base`.
+        #[target_feature(enable = "avx512f,avx512bw")]
+        #[inline]
+        unsafe fn mask(&self, base: *const u8, p: usize) -> u64 {
+            let fold = _mm512_set1_epi8(0x20);
+            let mut mask = u64::MAX;
+            for (&at, &byte) in self.at.iter().zip(&self.bytes) {
+                // SAFETY: at <= reach, so the load ends within the haystack.
+                let x = unsafe { _mm512_loadu_si512(base.add(p + at) as *const _) };
+                mask = _mm512_mask_cmpeq_epi8_mask(mask, _mm512_or_si512(x, fold), byte);
+            }
+            mask
         }
     }
 
@@ -789,17 +808,14 @@ mod x86 {
         base: *const u8,
         mut p: usize,
         limit: usize,
-        b1: &[__m512i; N],
-        b2: &[__m512i; N],
-        i1: &[usize; N],
-        i2: &[usize; N],
+        probes: &[Probe512; N],
     ) -> usize {
-        let (b1, b2, i1, i2) = (*b1, *b2, *i1, *i2);
+        let probes = *probes;
         while p <= limit {
             let mut any = 0;
-            for n in 0..N {
+            for probe in &probes {
                 // SAFETY: p <= limit.
-                any |= unsafe { mask_512(base, p, b1[n], b2[n], i1[n], i2[n]) };
+                any |= unsafe { probe.mask(base, p) };
             }
             if any != 0 {
                 return p;
