@@ -719,6 +719,24 @@ impl Inventory {
         self.summary(self.order[i])
     }
 
+    /// Asks the CPU to start loading what [`Inventory::get`] will read for the `i`th ID, if
+    /// there is one: its slot, and its side record once the slot is in cache (a caller
+    /// walking the order calls this for `i + n` with two distances, the larger first). In
+    /// sorted order the IDs lie at random in tables far larger than the caches.
+    pub fn prefetch(&self, i: usize, side_record: bool) {
+        let Some(&(table, slot)) = self.order.get(i) else {
+            return;
+        };
+        let slot = &self.tables[table as usize].slots[slot as usize];
+        if side_record {
+            if let Some(extra) = &slot.entry.extra {
+                prefetch(&**extra);
+            }
+        } else {
+            prefetch(slot);
+        }
+    }
+
     fn summary(&self, (table, slot): (u32, u32)) -> Summary<'_> {
         let slot = &self.tables[table as usize].slots[slot as usize];
         Summary {

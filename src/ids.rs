@@ -91,6 +91,9 @@ pub fn run(config: IdsConfig) -> Exit {
         Format::Json => inventory::write_json(out, &inventory, &paths, config.input.threads),
         Format::Csv => inventory::write_csv(out, &inventory, &paths),
     });
+    // Freeing a million entries one by one takes longer than the whole heap's release at
+    // exit.
+    std::mem::forget(inventory);
     Exit::after_report(written, errored, found)
 }
 

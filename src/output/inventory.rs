@@ -125,6 +125,8 @@ fn write_rows(
         let mut buf = Vec::with_capacity(CHUNK_ROWS * 160);
         let end = ((chunk + 1) * CHUNK_ROWS).min(inventory.len());
         for i in chunk * CHUNK_ROWS..end {
+            inventory.prefetch(i + 16, false);
+            inventory.prefetch(i + 8, true);
             row(inventory.get(i), &mut buf)?;
         }
         Ok(buf)
