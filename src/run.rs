@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
 
 use crate::cli::{InputConfig, OutputMode, SearchConfig};
 use crate::output::{self, Printer};
@@ -52,9 +52,11 @@ struct Done {
     error: Option<String>,
 }
 
-/// Writes to stdout; remembers a broken pipe so everything stops quietly.
+/// Writes to stdout; remembers a broken pipe so everything stops quietly. Output is written
+/// in large pieces, so taking the stdout lock per piece costs nothing, and the parallel
+/// search's threads can take turns with it.
 struct Writer {
-    stdout: io::StdoutLock<'static>,
+    stdout: io::Stdout,
     broken: bool,
 }
 
@@ -63,7 +65,7 @@ impl Writer {
         if self.broken || bytes.is_empty() {
             return Ok(());
         }
-        match self.stdout.write_all(bytes) {
+        match self.stdout.lock().write_all(bytes) {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 self.broken = true;
                 Ok(())
@@ -73,7 +75,7 @@ impl Writer {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match self.stdout.flush() {
+        match self.stdout.lock().flush() {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 self.broken = true;
                 Ok(())
@@ -143,7 +145,7 @@ pub fn search(config: SearchConfig) -> Exit {
         text: config.input.text,
     };
     let mut writer = Writer {
-        stdout: io::stdout().lock(),
+        stdout: io::stdout(),
         broken: false,
     };
     if config.terminal && config.mode == OutputMode::Lines {
@@ -296,57 +298,136 @@ impl Job<'_> {
         Ok((matched, errored))
     }
 
-    /// Workers take inputs in order from a shared counter; the writer holds finished ones
-    /// back until every earlier one is printed.
+    /// Workers take inputs in order from a shared counter. The worker on the earliest
+    /// unprinted input prints as it goes; the others hold their output back, finished or
+    /// not, until its turn, and wait for it once they hold too much, so memory stays bounded
+    /// however many lines match. The earliest input's worker never waits, so the run always
+    /// moves on.
     fn parallel(
         &self,
         inputs: &[Input],
         threads: usize,
         writer: &mut Writer,
     ) -> io::Result<(bool, bool)> {
-        let next = AtomicUsize::new(0);
-        let (sender, receiver) = mpsc::channel::<(usize, Done)>();
+        let claimed = AtomicUsize::new(0);
+        let turn = Mutex::new(Turn {
+            writer,
+            next: 0,
+            finished: BTreeMap::new(),
+            finished_bytes: 0,
+            matched: false,
+            errored: false,
+            failure: None,
+        });
+        let moved = Condvar::new();
+        let wait_for = |i: usize| {
+            let guard = turn.lock().expect(TURN_POISONED);
+            moved
+                .wait_while(guard, |t| t.next != i)
+                .expect(TURN_POISONED)
+        };
         std::thread::scope(|scope| {
             for _ in 0..threads {
-                let sender = sender.clone();
-                let next = &next;
-                scope.spawn(move || {
+                scope.spawn(|| {
                     let mut scratch = ThreadScratch::default();
                     loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let i = claimed.fetch_add(1, Ordering::Relaxed);
                         if i >= inputs.len() || self.stop.load(Ordering::Relaxed) {
                             break;
                         }
-                        let done = self.run_one(&inputs[i], &mut scratch, &mut |_| true);
-                        if sender.send((i, done)).is_err() {
-                            break;
+                        let done = self.run_one(&inputs[i], &mut scratch, &mut |out| {
+                            let mut guard = turn.lock().expect(TURN_POISONED);
+                            if guard.next != i {
+                                if out.len() < HOLD_PER_INPUT {
+                                    return true;
+                                }
+                                drop(guard);
+                                guard = wait_for(i);
+                            }
+                            guard.write(out, &self.stop)
+                        });
+                        let mut guard = turn.lock().expect(TURN_POISONED);
+                        if guard.next != i && guard.finished_bytes + done.out.len() > HOLD_FINISHED
+                        {
+                            drop(guard);
+                            guard = wait_for(i);
+                        }
+                        if guard.next == i {
+                            guard.print(self, inputs, done);
+                            moved.notify_all();
+                        } else {
+                            guard.finished_bytes += done.out.len();
+                            guard.finished.insert(i, done);
                         }
                     }
                 });
             }
-            drop(sender);
-            let (mut matched, mut errored) = (false, false);
-            let mut pending = BTreeMap::new();
-            let mut expected = 0;
-            for (i, done) in receiver {
-                pending.insert(i, done);
-                while let Some(done) = pending.remove(&expected) {
-                    let result = self.emit(&inputs[expected], done, writer);
-                    expected += 1;
-                    match result {
-                        Ok((m, e)) => {
-                            matched |= m;
-                            errored |= e;
-                        }
-                        Err(e) => {
-                            self.stop.store(true, Ordering::Relaxed);
-                            return Err(e);
-                        }
+        });
+        let turn = turn.into_inner().expect(TURN_POISONED);
+        match turn.failure {
+            Some(e) => Err(e),
+            None => Ok((turn.matched, turn.errored)),
+        }
+    }
+}
+
+/// How much output a search thread holds back for an input that is not yet its turn to
+/// print, before it waits for that turn.
+const HOLD_PER_INPUT: usize = 4 << 20;
+
+/// How much output of finished inputs may wait in all for their turn to print.
+const HOLD_FINISHED: usize = 8 << 20;
+
+const TURN_POISONED: &str = "a search thread panicked while printing";
+
+/// The parallel search's printing state, shared by its threads.
+struct Turn<'w> {
+    writer: &'w mut Writer,
+    /// The input whose output is printed now; every earlier one is printed.
+    next: usize,
+    /// Finished inputs after `next`, waiting for their turn.
+    finished: BTreeMap<usize, Done>,
+    finished_bytes: usize,
+    matched: bool,
+    errored: bool,
+    /// The first failure to write to stdout; it stops the search.
+    failure: Option<io::Error>,
+}
+
+impl Turn<'_> {
+    /// Writes output of the input at `next` before it is finished; false when the search
+    /// should stop.
+    fn write(&mut self, out: &mut Vec<u8>, stop: &AtomicBool) -> bool {
+        if let Err(e) = self.writer.write(out) {
+            self.failure.get_or_insert(e);
+            stop.store(true, Ordering::Relaxed);
+        }
+        out.clear();
+        !self.writer.broken && !stop.load(Ordering::Relaxed)
+    }
+
+    /// Prints the finished input at `next`, then every finished one that follows it.
+    fn print(&mut self, job: &Job, inputs: &[Input], done: Done) {
+        let mut done = Some(done);
+        while let Some(d) = done {
+            if self.failure.is_none() {
+                match job.emit(&inputs[self.next], d, self.writer) {
+                    Ok((m, e)) => {
+                        self.matched |= m;
+                        self.errored |= e;
+                    }
+                    Err(e) => {
+                        self.failure = Some(e);
+                        job.stop.store(true, Ordering::Relaxed);
                     }
                 }
             }
-            Ok((matched, errored))
-        })
+            self.next += 1;
+            done = self.finished.remove(&self.next);
+            if let Some(d) = &done {
+                self.finished_bytes -= d.out.len();
+            }
+        }
     }
 }
 

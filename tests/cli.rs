@@ -331,6 +331,33 @@ fn output_is_the_same_for_one_and_two_threads() {
 }
 
 #[test]
+fn inputs_with_more_output_than_a_thread_holds_back_print_in_order() {
+    // Each file prints more than a search thread holds back for an input that is not yet its
+    // turn (4 MiB), so with several threads some wait for their turn mid-file; a corrupt
+    // archive in between puts its error in its place.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.log", "c.log", "d.log"] {
+        let mut text = String::new();
+        for n in 0..70_000 {
+            text.push_str(&format!("{name} {n} order_id={HOT} amount={n}\n"));
+        }
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    std::fs::copy("testdata/edge/corrupt.gz", dir.path().join("b.gz")).unwrap();
+    let path = dir.path().to_str().unwrap();
+    let one = run(&["-j1", HOT, path]);
+    assert_eq!(one.status.code(), Some(2));
+    assert_eq!(stdout(&one).lines().count(), 3 * 70_000 + 5);
+    assert_eq!(stderr(&one).lines().count(), 1);
+    for threads in ["-j2", "-j3"] {
+        let many = run(&[threads, HOT, path]);
+        assert!(one.stdout == many.stdout, "{threads}");
+        assert_eq!(one.stderr, many.stderr, "{threads}");
+        assert_eq!(many.status.code(), Some(2));
+    }
+}
+
+#[test]
 fn count_names_quiet_and_no_filename() {
     let count = stdout(&run(&["-c", HOT, "testdata/logs"]));
     assert!(count.contains("testdata/logs/api/api.jsonl:18\n"));
