@@ -479,10 +479,13 @@ pub struct SearchConfig {
 #[derive(Debug)]
 pub struct UsageError(pub String);
 
-/// Parses the process arguments. Clap's own errors (unknown flag, --help, --version) exit
-/// from inside, with clap's exit codes (2 for errors).
+/// Parses the process arguments. `--help` and `--version` print and exit from inside.
 pub fn parse_args() -> Result<Command, UsageError> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => return Err(UsageError(one_line(&e.render().to_string()))),
+    };
     match cli.command {
         Some(Sub::Decode(d)) => Ok(Command::Decode {
             inputs: d.ids,
@@ -494,6 +497,29 @@ pub fn parse_args() -> Result<Command, UsageError> {
         Some(Sub::Timeline(args)) => timeline_config(args).map(Command::Timeline),
         None => search_config(cli.search).map(Command::Search),
     }
+}
+
+/// Clap's error text on one line, like every other error: what is wrong, then what is
+/// accepted and clap's tips, without the usage block.
+fn one_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut message = lines
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .to_string();
+    for line in lines {
+        if let Some(values) = line
+            .strip_prefix("[possible values: ")
+            .and_then(|l| l.strip_suffix(']'))
+        {
+            message.push_str(&format!(" (accepted: {values})"));
+        } else if let Some(tip) = line.strip_prefix("tip: ") {
+            message.push_str(&format!("; {tip}"));
+        }
+    }
+    message.push_str("; see idgrep --help");
+    message
 }
 
 /// Validates the shared input flags. `stdin_taken`: standard input is already read for

@@ -254,6 +254,40 @@ fn an_invalid_query_stops_before_anything_is_read() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+#[test]
+fn a_bad_flag_is_one_line_naming_what_is_accepted() {
+    for (args, needles) in [
+        (vec!["--bogus", HOT], vec!["'--bogus'"]),
+        (
+            vec!["ids", "--sort", "bogus", "testdata"],
+            vec![
+                "'bogus'",
+                "--sort",
+                "accepted: lines, id, created, first, files",
+            ],
+        ),
+        (
+            vec!["--color", "sometimes", HOT],
+            vec!["accepted: auto, always, never"],
+        ),
+        (vec!["--versio"], vec!["'--version'"]),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(o.stdout.is_empty());
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("idgrep: "), "{err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{args:?}: {err}");
+        }
+    }
+    // Help is not an error.
+    let help = run(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(stdout(&help).contains("Usage: idgrep"));
+}
+
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 struct JsonLine {
