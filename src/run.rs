@@ -150,7 +150,7 @@ pub fn search(config: SearchConfig) -> Exit {
     };
     if config.terminal && config.mode == OutputMode::Lines {
         let mut header = Vec::new();
-        printer.header(&mut header, &config.queries);
+        printer.header(&mut header, &config.queries, &config.input.clock());
         let _ = writer.write(&header);
     }
     let job = Job {

@@ -180,12 +180,12 @@ impl Printer {
     }
 
     /// The terminal header: one line per query ID with its canonical form, kind and time.
-    pub fn header(&self, out: &mut Vec<u8>, queries: &[Parsed]) {
+    pub fn header(&self, out: &mut Vec<u8>, queries: &[Parsed], clock: &crate::time::Clock) {
         for q in queries {
             let created =
                 q.id.unix_ms(q.kind)
                     .map_or("no embedded time".to_string(), |ms| {
-                        format!("created {}", crate::time::Clock::utc().format(ms))
+                        format!("created {}", clock.format(ms))
                     });
             let other = match q.kind {
                 Kind::Ulid => format!("uuid {}", q.id.uuid()),
@@ -329,6 +329,25 @@ pub fn csv_cell(cell: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_header_shows_the_embedded_time_on_the_display_clock() {
+        let queries = [crate::id::parse("01M8KBYGM5NG2PSHNY302ZVWBS").unwrap()];
+        let printer = Printer::new(OutputMode::Lines, false, true, true, &queries);
+        let header = |clock: &crate::time::Clock| {
+            let mut out = Vec::new();
+            printer.header(&mut out, &queries, clock);
+            String::from_utf8(out).unwrap()
+        };
+        let utc = header(&crate::time::Clock::utc());
+        assert!(utc.contains("created 2026-11-29T09:59:58.341Z"), "{utc}");
+        let tokyo = jiff::tz::TimeZone::get("Asia/Tokyo").unwrap();
+        let local = header(&crate::time::Clock::in_zone(tokyo));
+        assert!(
+            local.contains("created 2026-11-29T18:59:58.341+09:00"),
+            "{local}"
+        );
+    }
 
     #[test]
     fn csv_cells_that_could_run_as_formulas_are_quoted() {
