@@ -499,8 +499,9 @@ pub fn parse_args() -> Result<Command, UsageError> {
     }
 }
 
-/// Clap's error text on one line, like every other error: what is wrong, then what is
-/// accepted and clap's tips, without the usage block.
+/// Clap's error text on one line, like every other error: what is wrong (with the missing
+/// arguments clap lists below it), then what is accepted and clap's tips, without the usage
+/// block.
 fn one_line(rendered: &str) -> String {
     let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
     let mut message = lines
@@ -509,6 +510,9 @@ fn one_line(rendered: &str) -> String {
         .trim_start_matches("error: ")
         .to_string();
     for line in lines {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
         if let Some(values) = line
             .strip_prefix("[possible values: ")
             .and_then(|l| l.strip_suffix(']'))
@@ -516,6 +520,9 @@ fn one_line(rendered: &str) -> String {
             message.push_str(&format!(" (accepted: {values})"));
         } else if let Some(tip) = line.strip_prefix("tip: ") {
             message.push_str(&format!("; {tip}"));
+        } else {
+            message.push(' ');
+            message.push_str(line);
         }
     }
     message.push_str("; see idgrep --help");

@@ -301,7 +301,8 @@ impl Job<'_> {
     /// Workers take inputs in order from a shared counter. The worker on the earliest
     /// unprinted input prints as it goes; the others hold their output back, finished or
     /// not, until its turn, and wait for it once they hold too much, so memory stays bounded
-    /// however many lines match. The earliest input's worker never waits, so the run always
+    /// however many lines match. Every claimed input is finished (searched, or skipped once
+    /// the search stops) and the earliest one's worker never waits, so the turn always
     /// moves on.
     fn parallel(
         &self,
@@ -310,6 +311,8 @@ impl Job<'_> {
         writer: &mut Writer,
     ) -> io::Result<(bool, bool)> {
         let claimed = AtomicUsize::new(0);
+        // `Turn::next`, readable without the lock.
+        let printing = AtomicUsize::new(0);
         let turn = Mutex::new(Turn {
             writer,
             next: 0,
@@ -318,46 +321,59 @@ impl Job<'_> {
             matched: false,
             errored: false,
             failure: None,
+            abandoned: false,
         });
         let moved = Condvar::new();
         let wait_for = |i: usize| {
             let guard = turn.lock().expect(TURN_POISONED);
             moved
-                .wait_while(guard, |t| t.next != i)
+                .wait_while(guard, |t| t.next != i && !t.abandoned)
                 .expect(TURN_POISONED)
         };
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 scope.spawn(|| {
+                    let _abandon = Abandon {
+                        turn: &turn,
+                        moved: &moved,
+                    };
                     let mut scratch = ThreadScratch::default();
                     loop {
                         let i = claimed.fetch_add(1, Ordering::Relaxed);
-                        if i >= inputs.len() || self.stop.load(Ordering::Relaxed) {
+                        if i >= inputs.len() {
                             break;
                         }
-                        let done = self.run_one(&inputs[i], &mut scratch, &mut |out| {
-                            let mut guard = turn.lock().expect(TURN_POISONED);
-                            if guard.next != i {
-                                if out.len() < HOLD_PER_INPUT {
+                        let skipped = self.stop.load(Ordering::Relaxed);
+                        let done = (!skipped).then(|| {
+                            self.run_one(&inputs[i], &mut scratch, &mut |out| {
+                                if printing.load(Ordering::Acquire) != i
+                                    && out.len() < HOLD_PER_INPUT
+                                {
                                     return true;
                                 }
-                                drop(guard);
-                                guard = wait_for(i);
-                            }
-                            guard.write(out, &self.stop)
+                                let mut guard = wait_for(i);
+                                !guard.abandoned && guard.write(out, &self.stop)
+                            })
                         });
+                        let size = done.as_ref().map_or(0, |d| d.out.len());
                         let mut guard = turn.lock().expect(TURN_POISONED);
-                        if guard.next != i && guard.finished_bytes + done.out.len() > HOLD_FINISHED
-                        {
+                        if guard.next != i && guard.finished_bytes + size > HOLD_FINISHED {
                             drop(guard);
                             guard = wait_for(i);
                         }
+                        if guard.abandoned {
+                            break;
+                        }
                         if guard.next == i {
                             guard.print(self, inputs, done);
+                            printing.store(guard.next, Ordering::Release);
                             moved.notify_all();
                         } else {
-                            guard.finished_bytes += done.out.len();
+                            guard.finished_bytes += size;
                             guard.finished.insert(i, done);
+                        }
+                        if skipped {
+                            break;
                         }
                     }
                 });
@@ -385,32 +401,37 @@ struct Turn<'w> {
     writer: &'w mut Writer,
     /// The input whose output is printed now; every earlier one is printed.
     next: usize,
-    /// Finished inputs after `next`, waiting for their turn.
-    finished: BTreeMap<usize, Done>,
+    /// Finished inputs after `next`, waiting for their turn (`None`: skipped, as the search
+    /// had stopped).
+    finished: BTreeMap<usize, Option<Done>>,
     finished_bytes: usize,
     matched: bool,
     errored: bool,
     /// The first failure to write to stdout; it stops the search.
     failure: Option<io::Error>,
+    /// A search thread panicked: the others stop waiting for turns that may never come.
+    abandoned: bool,
 }
 
 impl Turn<'_> {
     /// Writes output of the input at `next` before it is finished; false when the search
     /// should stop.
     fn write(&mut self, out: &mut Vec<u8>, stop: &AtomicBool) -> bool {
-        if let Err(e) = self.writer.write(out) {
-            self.failure.get_or_insert(e);
+        if self.failure.is_none()
+            && let Err(e) = self.writer.write(out)
+        {
+            self.failure = Some(e);
             stop.store(true, Ordering::Relaxed);
         }
         out.clear();
-        !self.writer.broken && !stop.load(Ordering::Relaxed)
+        self.failure.is_none() && !self.writer.broken && !stop.load(Ordering::Relaxed)
     }
 
     /// Prints the finished input at `next`, then every finished one that follows it.
-    fn print(&mut self, job: &Job, inputs: &[Input], done: Done) {
+    fn print(&mut self, job: &Job, inputs: &[Input], done: Option<Done>) {
         let mut done = Some(done);
         while let Some(d) = done {
-            if self.failure.is_none() {
+            if let (Some(d), None) = (d, &self.failure) {
                 match job.emit(&inputs[self.next], d, self.writer) {
                     Ok((m, e)) => {
                         self.matched |= m;
@@ -424,9 +445,29 @@ impl Turn<'_> {
             }
             self.next += 1;
             done = self.finished.remove(&self.next);
-            if let Some(d) = &done {
+            if let Some(Some(d)) = &done {
                 self.finished_bytes -= d.out.len();
             }
+        }
+    }
+}
+
+/// Marks the turn abandoned if its search thread panics, so that the other threads stop
+/// waiting and the panic reaches the caller instead of a hang.
+struct Abandon<'a, 'w> {
+    turn: &'a Mutex<Turn<'w>>,
+    moved: &'a Condvar,
+}
+
+impl Drop for Abandon<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut turn = self
+                .turn
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            turn.abandoned = true;
+            self.moved.notify_all();
         }
     }
 }

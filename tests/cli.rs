@@ -271,6 +271,7 @@ fn a_bad_flag_is_one_line_naming_what_is_accepted() {
             vec!["accepted: auto, always, never"],
         ),
         (vec!["--versio"], vec!["'--version'"]),
+        (vec!["decode"], vec!["not provided: <ID>"]),
     ] {
         let o = run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
