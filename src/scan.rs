@@ -2,7 +2,7 @@
 //!
 //! Two searchers:
 //! - [`Matcher`] finds the known IDs of a query in every written form. For a few IDs it runs a
-//!   SIMD "packed pair" prefilter over case-folded bytes (two well-chosen bytes of a needle
+//!   SIMD "packed pair" prefilter over case-folded bytes (two or three rare bytes of a needle
 //!   taken from the random tail of each rendering), and verifies each candidate by decoding
 //!   the whole token; for up to thousands of IDs (a timeline's related IDs) it samples one
 //!   8-byte window every 16 bytes against a Bloom filter of the renderings' tails
