@@ -24,7 +24,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -162,6 +162,18 @@ pub fn run(config: TimelineConfig) -> Exit {
         Ok(inputs) => inputs,
         Err(exit) => return exit,
     };
+    // The export file is created before anything is read, as a shell redirection would be:
+    // a path that cannot be written fails at once, not after a long scan.
+    let sink = match &config.destination {
+        Destination::File(path) => match std::fs::File::create(path) {
+            Ok(file) => Sink::File(path, file),
+            Err(e) => {
+                run::report(&format!("{}: {}", path.display(), source::io_reason(&e)));
+                return Exit::Error;
+            }
+        },
+        Destination::Stdout { width } => Sink::Stdout { width: *width },
+    };
     // Every hop reads the inputs again; standard input can be read once, so it is kept.
     let stdin = if config.hops > 0 && inputs.contains(&Input::Stdin) {
         let mut data = Vec::new();
@@ -176,20 +188,8 @@ pub fn run(config: TimelineConfig) -> Exit {
     let (timeline, errored) = build(&config, &inputs, stdin.as_ref());
     let found = !timeline.lines.is_empty();
     let clock = config.input.clock();
-    let written = match &config.destination {
-        Destination::Stdout { width } => run::write_stdout(|out| {
-            render::write(
-                out,
-                config.format,
-                &timeline,
-                &clock,
-                &render::Style {
-                    color: config.input.color,
-                    width: *width,
-                },
-            )
-        }),
-        Destination::File(path) => write_file(path, |out| {
+    let written = match sink {
+        Sink::File(path, file) => write_file(path, file, |out| {
             render::write(
                 out,
                 config.format,
@@ -198,20 +198,36 @@ pub fn run(config: TimelineConfig) -> Exit {
                 &render::Style::default(),
             )
         }),
+        Sink::Stdout { width } => run::write_stdout(|out| {
+            render::write(
+                out,
+                config.format,
+                &timeline,
+                &clock,
+                &render::Style {
+                    color: config.input.color,
+                    width,
+                },
+            )
+        }),
     };
     Exit::after_report(written, errored, found)
 }
 
-/// Writes an export to `path`; a failure is reported with the path.
+/// Where the timeline goes: [`Destination`] with the export file already created.
+enum Sink<'a> {
+    Stdout { width: Option<usize> },
+    File(&'a Path, std::fs::File),
+}
+
+/// Writes an export to `file`, created at `path`; a failure is reported with the path.
 fn write_file(
-    path: &PathBuf,
+    path: &Path,
+    file: std::fs::File,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), Exit> {
-    let result = std::fs::File::create(path).and_then(|file| {
-        let mut out = io::BufWriter::new(file);
-        write(&mut out)?;
-        out.flush()
-    });
+    let mut out = io::BufWriter::new(file);
+    let result = write(&mut out).and_then(|()| out.flush());
     result.map_err(|e| {
         run::report(&format!("{}: {}", path.display(), source::io_reason(&e)));
         Exit::Error

@@ -665,6 +665,14 @@ fn errors_exit_codes_and_standard_input() {
     let o = f.run(&["-o", "timeline.xyz"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--format"));
+    // An export that cannot be written fails before anything is read: the unreadable input
+    // is never reached.
+    let o = f.run(&["testdata/no-such-file", "-o", "no-such-dir/timeline.html"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "idgrep: no-such-dir/timeline.html: no such file or directory\n"
+    );
     // Standard input, read once and kept for the second hop.
     let mut child = idgrep()
         .args(["timeline", SHIPMENT, "--related", "--format", "ndjson"])
