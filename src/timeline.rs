@@ -163,7 +163,20 @@ pub fn run(config: TimelineConfig) -> Exit {
         Err(exit) => return exit,
     };
     // The export file is created before anything is read, as a shell redirection would be:
-    // a path that cannot be written fails at once, not after a long scan.
+    // a path that cannot be written fails at once, not after a long scan. Creating it
+    // empties it, so it must not be one of the logs.
+    if let Destination::File(path) = &config.destination
+        && inputs.iter().any(|input| match input {
+            Input::File(log) => same_file::is_same_file(log, path).unwrap_or(false),
+            _ => false,
+        })
+    {
+        run::report(&format!(
+            "{}: -o names one of the logs to read; choose another file",
+            path.display()
+        ));
+        return Exit::Error;
+    }
     let sink = match &config.destination {
         Destination::File(path) => match std::fs::File::create(path) {
             Ok(file) => Sink::File(path, file),

@@ -673,6 +673,27 @@ fn errors_exit_codes_and_standard_input() {
         stderr(&o),
         "idgrep: no-such-dir/timeline.html: no such file or directory\n"
     );
+    // An export that would overwrite one of the logs is refused, and the log is left alone.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("api.jsonl");
+    std::fs::copy(testdata("timeline/web/api.jsonl"), &log).unwrap();
+    let before = std::fs::read(&log).unwrap();
+    let o = run(&[
+        "timeline",
+        SHIPMENT,
+        dir.path().to_str().unwrap(),
+        "-o",
+        log.to_str().unwrap(),
+        "--format",
+        "ndjson",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-o names one of the logs"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&log).unwrap(), before);
     // Standard input, read once and kept for the second hop.
     let mut child = idgrep()
         .args(["timeline", SHIPMENT, "--related", "--format", "ndjson"])
