@@ -757,9 +757,12 @@ mod x86 {
                 at,
             }
         });
+        // The last block start whose loads all end within hay.
+        let Some(limit) = hay.len().checked_sub(s.reach + LANES) else {
+            return s.find_scalar(hay, 0, hits);
+        };
         let mut p = 0;
-        let limit = hay.len().saturating_sub(s.reach + LANES);
-        while p + s.reach + LANES <= hay.len() {
+        while p <= limit {
             // SAFETY: blocks start at or before `limit`, so they end within hay.
             p = unsafe { skip_512(hay.as_ptr(), p, limit, &probes) };
             if p > limit {
