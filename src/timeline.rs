@@ -180,10 +180,7 @@ pub fn run(config: TimelineConfig) -> Exit {
     let sink = match &config.destination {
         Destination::File(path) => match std::fs::File::create(path) {
             Ok(file) => Sink::File(path, file),
-            Err(e) => {
-                run::report(&format!("{}: {}", path.display(), source::io_reason(&e)));
-                return Exit::Error;
-            }
+            Err(e) => return export_failed(path, &e),
         },
         Destination::Stdout { width } => Sink::Stdout { width: *width },
     };
@@ -241,10 +238,13 @@ fn write_file(
 ) -> Result<(), Exit> {
     let mut out = io::BufWriter::new(file);
     let result = write(&mut out).and_then(|()| out.flush());
-    result.map_err(|e| {
-        run::report(&format!("{}: {}", path.display(), source::io_reason(&e)));
-        Exit::Error
-    })
+    result.map_err(|e| export_failed(path, &e))
+}
+
+/// Reports that the export file at `path` could not be created or written.
+fn export_failed(path: &Path, e: &io::Error) -> Exit {
+    run::report(&format!("{}: {}", path.display(), source::io_reason(e)));
+    Exit::Error
 }
 
 /// An ID while the timeline is built.
