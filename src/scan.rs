@@ -313,20 +313,24 @@ struct Needle {
     tail: Tail,
     id: Id,
     query: usize,
-    /// Offsets within `bytes` of the two bytes the prefilter compares.
+    /// Offsets within `bytes` of the two bytes the SSE2 and AVX2 prefilter compares.
     i1: usize,
     i2: usize,
-    /// A third byte, which the AVX-512 prefilter compares too: with hex tails the two
-    /// rarest bytes still come from `a-f`, common in logs, and every false candidate costs
-    /// a verification.
-    i3: usize,
 }
+
+/// How many bytes of each tail the AVX-512 prefilter compares. Two are too few: with hex
+/// tails the rarest bytes still come from `a-f`, common in logs, and every false candidate
+/// costs a verification.
+const SHARED_PROBES: usize = 3;
 
 #[derive(Clone, Debug)]
 struct PairSearcher {
+    /// Two per query: the tail of its ULID rendering, then the tail of its UUID rendering.
     needles: Vec<Needle>,
-    /// Largest `i2` or `i3` over the needles: how far past a candidate start the vector
-    /// loads reach.
+    /// Per query, the offsets at which the AVX-512 prefilter compares both of its tails.
+    shared: Vec<[usize; SHARED_PROBES]>,
+    /// How far past a candidate start the vector loads reach: the largest `i2` or shared
+    /// offset.
     reach: usize,
 }
 
@@ -347,39 +351,68 @@ fn frequency_rank(b: u8) -> u8 {
     }
 }
 
-/// Picks the rarest positions of a needle for the prefilter, preferring different bytes: the
-/// two a pair compares (in order), and a third.
-fn pick_probes(bytes: &[u8]) -> (usize, usize, usize) {
+/// Picks the two rarest positions of a needle for the pair prefilter, preferring different
+/// bytes, in order.
+fn pick_pair(bytes: &[u8]) -> (usize, usize) {
     let mut order: Vec<usize> = (0..bytes.len()).collect();
     order.sort_by_key(|&i| (frequency_rank(bytes[i]), i));
-    let mut picked: Vec<usize> = Vec::with_capacity(3);
-    for &i in &order {
-        if picked.len() < 3 && picked.iter().all(|&j| bytes[j] != bytes[i]) {
-            picked.push(i);
+    let first = order[0];
+    // A tail of one repeated byte: the next rarest position.
+    let second = order[1..]
+        .iter()
+        .copied()
+        .find(|&i| bytes[i] != bytes[first])
+        .unwrap_or(order[1]);
+    (first.min(second), first.max(second))
+}
+
+/// Picks the offsets at which the AVX-512 prefilter compares both tails of one query: the
+/// same offsets for both, so that one set of loads serves the two needles (the loads, not
+/// the compares, bound that loop). Of every choice within the shorter tail, the one whose
+/// chance matches, summed over the two tails, are least likely.
+fn pick_shared(ulid_tail: &[u8], uuid_tail: &[u8]) -> [usize; SHARED_PROBES] {
+    let weight = |b: u8| f64::from(frequency_rank(b)) / 256.0;
+    let chance = |at: &[usize; SHARED_PROBES]| -> f64 {
+        [ulid_tail, uuid_tail]
+            .iter()
+            .map(|tail| at.iter().map(|&i| weight(tail[i])).product::<f64>())
+            .sum()
+    };
+    let len = ulid_tail.len().min(uuid_tail.len());
+    let mut best = std::array::from_fn(|k| k);
+    let mut best_chance = chance(&best);
+    let mut at = best;
+    // Every increasing choice of offsets, in lexicographic order.
+    loop {
+        let Some(k) = (0..SHARED_PROBES)
+            .rev()
+            .find(|&k| at[k] < len - SHARED_PROBES + k)
+        else {
+            return best;
+        };
+        at[k] += 1;
+        for j in k + 1..SHARED_PROBES {
+            at[j] = at[j - 1] + 1;
+        }
+        let c = chance(&at);
+        if c < best_chance {
+            (best, best_chance) = (at, c);
         }
     }
-    // A tail of fewer than three distinct bytes: fill up with the rarest positions left.
-    for &i in &order {
-        if picked.len() < 3 && !picked.contains(&i) {
-            picked.push(i);
-        }
-    }
-    let (first, second) = (picked[0], picked[1]);
-    (first.min(second), first.max(second), picked[2])
 }
 
 impl PairSearcher {
     fn new(ids: &[(u128, usize)]) -> PairSearcher {
         let mut needles = Vec::new();
+        let mut shared = Vec::new();
         for &(value, query) in ids {
             let id = Id(value);
             let ulid = id.ulid_bytes();
             let hex = id.hex_bytes();
-            for (tail, bytes) in [
-                (Tail::Ulid, &ulid[ULID_LEN - ULID_TAIL_LEN..]),
-                (Tail::Uuid, &hex[UUID_UNDASHED_LEN - UUID_TAIL_LEN..]),
-            ] {
-                let (i1, i2, i3) = pick_probes(bytes);
+            let ulid_tail = &ulid[ULID_LEN - ULID_TAIL_LEN..];
+            let uuid_tail = &hex[UUID_UNDASHED_LEN - UUID_TAIL_LEN..];
+            for (tail, bytes) in [(Tail::Ulid, ulid_tail), (Tail::Uuid, uuid_tail)] {
+                let (i1, i2) = pick_pair(bytes);
                 needles.push(Needle {
                     bytes: bytes.to_vec(),
                     tail,
@@ -387,12 +420,21 @@ impl PairSearcher {
                     query,
                     i1,
                     i2,
-                    i3,
                 });
             }
+            shared.push(pick_shared(ulid_tail, uuid_tail));
         }
-        let reach = needles.iter().map(|n| n.i2.max(n.i3)).max().unwrap_or(0);
-        PairSearcher { needles, reach }
+        let reach = needles
+            .iter()
+            .map(|n| n.i2)
+            .chain(shared.iter().flatten().copied())
+            .max()
+            .unwrap_or(0);
+        PairSearcher {
+            needles,
+            shared,
+            reach,
+        }
     }
 
     fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
@@ -505,7 +547,7 @@ mod x86 {
     //! worth decoding and checks the UUID shapes. With AVX2 and AVX-512, the shuffle decoders
     //! of `id::sse41` then decode the IDs.
 
-    use super::{Hit, PairSearcher, Shape};
+    use super::{Hit, PairSearcher, SHARED_PROBES, Shape};
     use crate::id::{self, Id, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
     use std::arch::x86_64::*;
 
@@ -735,25 +777,24 @@ mod x86 {
     pub(super) unsafe fn find_avx512(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
         // SAFETY (all arms): this function's target features are the ones the callee needs.
         unsafe {
-            match s.needles.len() {
+            match s.shared.len() {
+                1 => find_fixed_512::<1>(s, hay, hits),
                 2 => find_fixed_512::<2>(s, hay, hits),
+                3 => find_fixed_512::<3>(s, hay, hits),
                 4 => find_fixed_512::<4>(s, hay, hits),
-                6 => find_fixed_512::<6>(s, hay, hits),
-                8 => find_fixed_512::<8>(s, hay, hits),
-                n => unreachable!("{n} needles: always two per query, at most four queries"),
+                n => unreachable!("{n} queries: at most four"),
             }
         }
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn find_fixed_512<const N: usize>(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
+    unsafe fn find_fixed_512<const Q: usize>(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
         const LANES: usize = 64;
-        let needles: &[super::Needle; N] = s.needles[..].try_into().expect("N needles");
-        let probes: [Probe512; N] = std::array::from_fn(|n| {
-            let needle = &needles[n];
-            let at = [needle.i1, needle.i2, needle.i3];
+        let probes: [Probe512; Q] = std::array::from_fn(|q| {
+            let at = s.shared[q];
             Probe512 {
-                bytes: at.map(|i| _mm512_set1_epi8(needle.bytes[i] as i8)),
+                bytes: [0, 1]
+                    .map(|t| at.map(|i| _mm512_set1_epi8(s.needles[2 * q + t].bytes[i] as i8))),
                 at,
             }
         });
@@ -768,13 +809,15 @@ mod x86 {
             if p > limit {
                 break;
             }
-            for (n, probe) in probes.iter().enumerate() {
+            for (q, probe) in probes.iter().enumerate() {
                 // SAFETY: p <= limit, as above.
-                let mut bits = unsafe { probe.mask(hay.as_ptr(), p) };
-                while bits != 0 {
-                    let k = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    s.verify(n, hay, p + k, hits);
+                let masks = unsafe { probe.masks(hay.as_ptr(), p) };
+                for (t, mut bits) in masks.into_iter().enumerate() {
+                    while bits != 0 {
+                        let k = bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        s.verify(2 * q + t, hay, p + k, hits);
+                    }
                 }
             }
             p += LANES;
@@ -782,28 +825,32 @@ mod x86 {
         s.find_scalar(hay, p, hits);
     }
 
-    /// One needle's prefilter for 64 lanes: three of its bytes, splatted, and their offsets.
+    /// One query's prefilter for 64 lanes: its shared offsets, and the bytes there of its
+    /// two tails (ULID, then UUID), splatted.
     #[derive(Clone, Copy)]
     struct Probe512 {
-        bytes: [__m512i; 3],
-        at: [usize; 3],
+        bytes: [[__m512i; SHARED_PROBES]; 2],
+        at: [usize; SHARED_PROBES],
     }
 
     impl Probe512 {
-        /// Bit k set: the needle may start at p + k.
+        /// Per tail, bit k set: the tail may start at p + k.
         ///
         /// SAFETY: p + reach + 64 must lie within the haystack at `base`.
         #[target_feature(enable = "avx512f,avx512bw")]
         #[inline]
-        unsafe fn mask(&self, base: *const u8, p: usize) -> u64 {
+        unsafe fn masks(&self, base: *const u8, p: usize) -> [u64; 2] {
             let fold = _mm512_set1_epi8(0x20);
-            let mut mask = u64::MAX;
-            for (&at, &byte) in self.at.iter().zip(&self.bytes) {
+            let mut masks = [u64::MAX; 2];
+            for (k, &at) in self.at.iter().enumerate() {
                 // SAFETY: at <= reach, so the load ends within the haystack.
                 let x = unsafe { _mm512_loadu_si512(base.add(p + at) as *const _) };
-                mask = _mm512_mask_cmpeq_epi8_mask(mask, _mm512_or_si512(x, fold), byte);
+                let x = _mm512_or_si512(x, fold);
+                for (mask, bytes) in masks.iter_mut().zip(&self.bytes) {
+                    *mask = _mm512_mask_cmpeq_epi8_mask(*mask, x, bytes[k]);
+                }
             }
-            mask
+            masks
         }
     }
 
@@ -815,18 +862,19 @@ mod x86 {
     /// SAFETY: limit + reach + 64 must lie within the haystack at `base`.
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline(never)]
-    unsafe fn skip_512<const N: usize>(
+    unsafe fn skip_512<const Q: usize>(
         base: *const u8,
         mut p: usize,
         limit: usize,
-        probes: &[Probe512; N],
+        probes: &[Probe512; Q],
     ) -> usize {
         let probes = *probes;
         while p <= limit {
             let mut any = 0;
             for probe in &probes {
                 // SAFETY: p <= limit.
-                any |= unsafe { probe.mask(base, p) };
+                let [ulid, uuid] = unsafe { probe.masks(base, p) };
+                any |= ulid | uuid;
             }
             if any != 0 {
                 return p;
@@ -1319,6 +1367,15 @@ mod tests {
                 (Shape::UuidUndashed, 70)
             ]
         );
+    }
+
+    #[test]
+    fn shared_probes_sit_where_both_tails_are_rare() {
+        // Digits are the commonest bytes in logs: the prefilter should compare the letters,
+        // and at offsets where both tails have one.
+        let ulid_tail = b"0q00z0000x000000";
+        let uuid_tail = b"0b00f0000d00";
+        assert_eq!(pick_shared(ulid_tail, uuid_tail), [1, 4, 9]);
     }
 
     #[test]
