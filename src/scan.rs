@@ -232,8 +232,7 @@ impl SampledSearcher {
         let even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
         let fold = _mm512_set1_epi64(FOLD as i64);
         let multiplier = _mm512_set1_epi64(FILTER_MULTIPLIER as i64);
-        let shift = _mm_cvtsi32_si128(self.shift as i32);
-        let low6 = _mm512_set1_epi64(63);
+        let shift = _mm512_set1_epi64(i64::from(self.shift));
         let one = _mm512_set1_epi64(1);
         let words = self.words.as_ptr().cast::<i64>();
         let blocks = hay.len() / BLOCK;
@@ -245,10 +244,11 @@ impl SampledSearcher {
                 let high = _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK + 64).cast());
                 let raw = _mm512_permutex2var_epi64(low, even, high);
                 let h = _mm512_mullo_epi64(_mm512_or_si512(raw, fold), multiplier);
-                let found = _mm512_i64gather_epi64::<8>(_mm512_srl_epi64(h, shift), words);
-                let b1 = _mm512_and_si512(_mm512_srli_epi64::<20>(h), low6);
-                let b2 = _mm512_and_si512(_mm512_srli_epi64::<26>(h), low6);
-                let bits = _mm512_or_si512(_mm512_sllv_epi64(one, b1), _mm512_sllv_epi64(one, b2));
+                let found = _mm512_i64gather_epi64::<8>(_mm512_srlv_epi64(h, shift), words);
+                // A rotate takes its count modulo 64: no mask needed.
+                let b1 = _mm512_rolv_epi64(one, _mm512_srli_epi64::<20>(h));
+                let b2 = _mm512_rolv_epi64(one, _mm512_srli_epi64::<26>(h));
+                let bits = _mm512_or_si512(b1, b2);
                 _mm512_cmpeq_epi64_mask(_mm512_and_si512(found, bits), bits)
             };
             while passed != 0 {
