@@ -29,8 +29,10 @@ const BATCH: usize = 1024;
 /// Shards of the counts: enough that two threads rarely want the same one at once.
 const SHARDS: usize = 8;
 
-/// How far ahead of its use a slot is prefetched.
-const PREFETCH_AHEAD: usize = 16;
+/// How far ahead of its use a slot is prefetched. The tables are far larger than what the
+/// TLB maps, so a prefetch often waits for a page walk first; 32 ahead measured 8% faster
+/// than 16 on the benchmark corpus, 64 slower (five alternating runs each).
+const PREFETCH_AHEAD: usize = 32;
 
 /// Marks "no value" in the u32 slots of an entry.
 const NONE: u32 = u32::MAX;
