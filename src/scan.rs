@@ -29,6 +29,60 @@ pub struct Hit {
     pub query: usize,
 }
 
+/// Line numbers for [`Matcher::find_numbered`]: the newlines before each hit and in the whole
+/// buffer. The vector loops count newlines in the bytes they load anyway, so line numbers
+/// need no second pass over the buffer (that pass ran at the L2 bandwidth, 15-20 ms per GiB).
+#[derive(Debug, Default)]
+pub struct Numbering {
+    /// `before[i]`: the newlines before `hits[i].start`.
+    pub before: Vec<u64>,
+    /// The newlines in the whole buffer.
+    pub total: u64,
+    /// (position, newlines before it), ascending: how far a vector loop had counted when it
+    /// met candidates. Hits are numbered from the nearest one before them.
+    checkpoints: Vec<(usize, u64)>,
+}
+
+impl Numbering {
+    /// Records that `cum` newlines precede `counted_to`, as a checkpoint a little before
+    /// `block`: a hit found in the block starts at most 28 bytes before it (a dashed UUID
+    /// around a window or tail at the block's first byte).
+    fn checkpoint(&mut self, hay: &[u8], block: usize, counted_to: usize, cum: u64) {
+        let at = block.saturating_sub(32);
+        let before = cum - count_newlines(&hay[at..counted_to]);
+        self.checkpoints.push((at, before));
+    }
+
+    /// Fills `before` for `hits` (in order of position) from the checkpoints, counting only
+    /// the bytes between a checkpoint or the previous hit and each hit; returns the newlines
+    /// counted up to where the last hit starts, and that position.
+    fn number(&mut self, hay: &[u8], hits: &[Hit]) -> (usize, u64) {
+        self.before.clear();
+        let (mut pos, mut before) = (0, 0);
+        let mut next = 0;
+        for hit in hits {
+            while let Some(&(at, count)) = self.checkpoints.get(next) {
+                if at > hit.start {
+                    break;
+                }
+                if at > pos {
+                    (pos, before) = (at, count);
+                }
+                next += 1;
+            }
+            before += count_newlines(&hay[pos..hit.start]);
+            pos = hit.start;
+            self.before.push(before);
+        }
+        (pos, before)
+    }
+}
+
+/// The newlines in `bytes`.
+fn count_newlines(bytes: &[u8]) -> u64 {
+    bytecount::count(bytes, b'\n') as u64
+}
+
 /// Above this many query IDs the pair prefilter gives too many candidates to pay off, and the
 /// token walk with a hash lookup takes over.
 const MAX_PAIR_QUERIES: usize = 4;
@@ -82,6 +136,28 @@ impl Matcher {
         }
     }
 
+    /// [`Matcher::find`], also counting the newlines before each hit and in all of `hay`.
+    pub fn find_numbered(&self, hay: &[u8], hits: &mut Vec<Hit>, numbering: &mut Numbering) {
+        hits.clear();
+        numbering.checkpoints.clear();
+        let counted = match &self.strategy {
+            Strategy::Pairs(p) => {
+                let total = p.find_numbered(hay, hits, numbering);
+                if p.needles.len() > 1 {
+                    hits.sort_unstable_by_key(|h| h.start);
+                }
+                total
+            }
+            Strategy::Sampled(sampled) => sampled.find_numbered(hay, hits, numbering),
+            _ => {
+                self.find(hay, hits);
+                None
+            }
+        };
+        let (pos, before) = numbering.number(hay, hits);
+        numbering.total = counted.unwrap_or_else(|| before + count_newlines(&hay[pos..]));
+    }
+
     /// Fills `hits` with every hit in `hay`, in order of position.
     pub fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
         hits.clear();
@@ -122,6 +198,14 @@ struct SampledSearcher {
     shift: u32,
     windows: std::collections::HashSet<u64, foldhash::fast::FixedState>,
     ids: HashMap<u128, usize, foldhash::fast::RandomState>,
+}
+
+/// Whether the AVX-512 loops can run (F, DQ and BW).
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512dq")
+        && std::is_x86_feature_detected!("avx512bw")
 }
 
 /// The sampling stride and window: every tail is `TAIL = STRIDE + WINDOW - 1` bytes.
@@ -182,12 +266,34 @@ impl SampledSearcher {
     fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
         let mut last_end = 0;
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
-            // SAFETY: the CPU supports AVX-512 F and DQ, checked just above.
-            let from = unsafe { self.find_avx512(hay, &mut last_end, hits) };
+        if has_avx512() {
+            // SAFETY: the CPU supports AVX-512 F, DQ and BW, checked just above.
+            let (from, _) = unsafe { self.find_avx512::<false>(hay, &mut last_end, hits, None) };
             return self.find_scalar(hay, from, &mut last_end, hits);
         }
         self.find_scalar(hay, 0, &mut last_end, hits)
+    }
+
+    /// [`SampledSearcher::find`], counting newlines on the way when the vector loop runs:
+    /// returns their total then, with checkpoints in `numbering`.
+    fn find_numbered(
+        &self,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        numbering: &mut Numbering,
+    ) -> Option<u64> {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx512() {
+            let mut last_end = 0;
+            // SAFETY: the CPU supports AVX-512 F, DQ and BW, checked just above.
+            let (from, cum) =
+                unsafe { self.find_avx512::<true>(hay, &mut last_end, hits, Some(numbering)) };
+            numbering.checkpoint(hay, from, from, cum);
+            self.find_scalar(hay, from, &mut last_end, hits);
+            return Some(cum + count_newlines(&hay[from..]));
+        }
+        self.find(hay, hits);
+        None
     }
 
     /// Probes the windows at `from`, `from + 16` ... (`from` a multiple of 16).
@@ -223,10 +329,21 @@ impl SampledSearcher {
     /// The same probe for the eight windows of each 128-byte block at once: one multiply, one
     /// gather of the eight filter words and one compare into a mask, about four times fewer
     /// instructions per window than the scalar loop. Returns where the whole blocks end.
+    ///
+    /// With `COUNT`, also returns the newlines before where the blocks end, and leaves a
+    /// checkpoint in `numbering` before each block with candidates.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512dq")]
-    unsafe fn find_avx512(&self, hay: &[u8], last_end: &mut usize, hits: &mut Vec<Hit>) -> usize {
+    #[target_feature(enable = "avx512f,avx512dq,avx512bw,popcnt")]
+    unsafe fn find_avx512<const COUNT: bool>(
+        &self,
+        hay: &[u8],
+        last_end: &mut usize,
+        hits: &mut Vec<Hit>,
+        mut numbering: Option<&mut Numbering>,
+    ) -> (usize, u64) {
         use std::arch::x86_64::*;
+        let newline = _mm512_set1_epi8(b'\n' as i8);
+        let mut cum = 0;
         const BLOCK: usize = 128;
         // The even 8-byte words of two vectors: the windows at every 16th byte.
         let even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
@@ -251,13 +368,30 @@ impl SampledSearcher {
                 let bits = _mm512_or_si512(b1, b2);
                 _mm512_cmpeq_epi64_mask(_mm512_and_si512(found, bits), bits)
             };
+            if COUNT
+                && passed != 0
+                && let Some(numbering) = numbering.as_deref_mut()
+            {
+                numbering.checkpoint(hay, b * BLOCK, b * BLOCK, cum);
+            }
             while passed != 0 {
                 let j = passed.trailing_zeros() as usize;
                 passed &= passed - 1;
                 self.check(hay, b * BLOCK + j * STRIDE, last_end, hits);
             }
+            if COUNT {
+                // SAFETY: as above; the loads hit the cache lines just read.
+                let (low, high) = unsafe {
+                    (
+                        _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK).cast()),
+                        _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK + 64).cast()),
+                    )
+                };
+                cum += u64::from(_mm512_cmpeq_epi8_mask(low, newline).count_ones())
+                    + u64::from(_mm512_cmpeq_epi8_mask(high, newline).count_ones());
+            }
         }
-        blocks * BLOCK
+        (blocks * BLOCK, cum)
     }
 
     /// A window that passed the filter: is it really a tail window, and of a whole token?
@@ -457,6 +591,23 @@ impl PairSearcher {
         self.find_scalar(hay, 0, hits)
     }
 
+    /// [`PairSearcher::find`], counting newlines on the way when the AVX-512 loop runs:
+    /// returns their total then, with checkpoints in `numbering`.
+    fn find_numbered(
+        &self,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        numbering: &mut Numbering,
+    ) -> Option<u64> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU supports AVX-512 F and BW, checked just above.
+            return unsafe { x86::find_avx512_numbered(self, hay, hits, numbering) };
+        }
+        self.find(hay, hits);
+        None
+    }
+
     /// Checks every candidate start from `from` on, one byte at a time. Used for the tail of
     /// the buffer that a vector load would overrun, and on targets without a vector path.
     fn find_scalar(&self, hay: &[u8], from: usize, hits: &mut Vec<Hit>) {
@@ -549,7 +700,7 @@ mod x86 {
     //! worth decoding and checks the UUID shapes. With AVX2 and AVX-512, the shuffle decoders
     //! of `id::sse41` then decode the IDs.
 
-    use super::{Hit, PairSearcher, SHARED_PROBES, Shape};
+    use super::{Hit, Numbering, PairSearcher, SHARED_PROBES, Shape, count_newlines};
     use crate::id::{self, Id, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
     use std::arch::x86_64::*;
 
@@ -777,20 +928,52 @@ mod x86 {
     /// directly, which halves the instructions per byte against AVX2.
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn find_avx512(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
+        // SAFETY: this function's target features are the ones the callee needs.
+        unsafe { dispatch_512::<false>(s, hay, hits, None) };
+    }
+
+    /// [`find_avx512`], counting newlines: their total, or `None` for a buffer too short
+    /// for the vector loop.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn find_avx512_numbered(
+        s: &PairSearcher,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        numbering: &mut Numbering,
+    ) -> Option<u64> {
+        // SAFETY: this function's target features are the ones the callee needs.
+        unsafe { dispatch_512::<true>(s, hay, hits, Some(numbering)) }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn dispatch_512<const COUNT: bool>(
+        s: &PairSearcher,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        numbering: Option<&mut Numbering>,
+    ) -> Option<u64> {
         // SAFETY (all arms): this function's target features are the ones the callee needs.
         unsafe {
             match s.shared.len() {
-                1 => find_fixed_512::<1>(s, hay, hits),
-                2 => find_fixed_512::<2>(s, hay, hits),
-                3 => find_fixed_512::<3>(s, hay, hits),
-                4 => find_fixed_512::<4>(s, hay, hits),
+                1 => find_fixed_512::<1, COUNT>(s, hay, hits, numbering),
+                2 => find_fixed_512::<2, COUNT>(s, hay, hits, numbering),
+                3 => find_fixed_512::<3, COUNT>(s, hay, hits, numbering),
+                4 => find_fixed_512::<4, COUNT>(s, hay, hits, numbering),
                 n => unreachable!("{n} queries: at most four"),
             }
         }
     }
 
-    #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn find_fixed_512<const Q: usize>(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
+    /// With `COUNT`, newlines are counted in the 64 bytes at `p + o` of each block (`o` the
+    /// first shared offset, which the loop loads anyway), so the blocks' windows tile the
+    /// buffer from `o` on; `cum` holds the newlines before `p + o`.
+    #[target_feature(enable = "avx512f,avx512bw,popcnt")]
+    unsafe fn find_fixed_512<const Q: usize, const COUNT: bool>(
+        s: &PairSearcher,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        mut numbering: Option<&mut Numbering>,
+    ) -> Option<u64> {
         const LANES: usize = 64;
         let probes: [Probe512; Q] = std::array::from_fn(|q| {
             let at = s.shared[q];
@@ -802,14 +985,21 @@ mod x86 {
         });
         // The last block start whose loads all end within hay.
         let Some(limit) = hay.len().checked_sub(s.reach + LANES) else {
-            return s.find_scalar(hay, 0, hits);
+            s.find_scalar(hay, 0, hits);
+            return None;
         };
+        let o = probes[0].at[0];
+        let mut cum = if COUNT { count_newlines(&hay[..o]) } else { 0 };
         let mut p = 0;
         while p <= limit {
             // SAFETY: blocks start at or before `limit`, so they end within hay.
-            p = unsafe { skip_512(hay.as_ptr(), p, limit, &probes) };
+            let (next, skipped) = unsafe { skip_512::<Q, COUNT>(hay.as_ptr(), p, limit, &probes) };
+            (p, cum) = (next, cum + skipped);
             if p > limit {
                 break;
+            }
+            if let Some(numbering) = numbering.as_deref_mut() {
+                numbering.checkpoint(hay, p, p + o, cum);
             }
             for (q, probe) in probes.iter().enumerate() {
                 // SAFETY: p <= limit, as above.
@@ -822,9 +1012,29 @@ mod x86 {
                     }
                 }
             }
+            if COUNT {
+                // SAFETY: p <= limit, as above.
+                cum += unsafe { newlines_at(hay.as_ptr(), p + o) };
+            }
             p += LANES;
         }
+        // Past the last block p + o is still within hay: p <= limit + 64 and o <= reach.
+        if let Some(numbering) = numbering {
+            numbering.checkpoint(hay, p, p + o, cum);
+        }
         s.find_scalar(hay, p, hits);
+        COUNT.then(|| cum + count_newlines(&hay[p + o..]))
+    }
+
+    /// The newlines in the 64 bytes at `at`.
+    ///
+    /// SAFETY: the 64 bytes must lie within the haystack at `base`.
+    #[target_feature(enable = "avx512f,avx512bw,popcnt")]
+    #[inline]
+    unsafe fn newlines_at(base: *const u8, at: usize) -> u64 {
+        // SAFETY: as the caller promises.
+        let x = unsafe { _mm512_loadu_si512(base.add(at) as *const _) };
+        u64::from(_mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(b'\n' as i8)).count_ones())
     }
 
     /// One query's prefilter for 64 lanes: its shared offsets, and the bytes there of its
@@ -857,20 +1067,23 @@ mod x86 {
     }
 
     /// The first block start from `p` on (in steps of 64, up to `limit`) where some needle
-    /// may start, or a value past `limit`. A function of its own that calls nothing, so the
-    /// needle bytes stay in registers through the loop instead of being reloaded around
-    /// the verification calls.
+    /// may start, or a value past `limit`; with `COUNT`, also the newlines in the windows of
+    /// the blocks passed over (see [`find_fixed_512`]). A function of its own that calls
+    /// nothing, so the needle bytes stay in registers through the loop instead of being
+    /// reloaded around the verification calls.
     ///
     /// SAFETY: limit + reach + 64 must lie within the haystack at `base`.
-    #[target_feature(enable = "avx512f,avx512bw")]
+    #[target_feature(enable = "avx512f,avx512bw,popcnt")]
     #[inline(never)]
-    unsafe fn skip_512<const Q: usize>(
+    unsafe fn skip_512<const Q: usize, const COUNT: bool>(
         base: *const u8,
         mut p: usize,
         limit: usize,
         probes: &[Probe512; Q],
-    ) -> usize {
+    ) -> (usize, u64) {
         let probes = *probes;
+        let o = probes[0].at[0];
+        let mut newlines = 0;
         while p <= limit {
             let mut any = 0;
             for probe in &probes {
@@ -879,11 +1092,15 @@ mod x86 {
                 any |= ulid | uuid;
             }
             if any != 0 {
-                return p;
+                return (p, newlines);
+            }
+            if COUNT {
+                // SAFETY: o <= reach, so the load ends within the haystack.
+                newlines += unsafe { newlines_at(base, p + o) };
             }
             p += 64;
         }
-        p
+        (p, newlines)
     }
 
     #[target_feature(enable = "avx2")]

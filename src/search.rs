@@ -1,8 +1,9 @@
 //! One input, read to the end: its matching lines with their numbers.
 //!
 //! The reader fills a large buffer; the matcher searches everything up to the last newline in
-//! it at once, and line bounds and numbers are worked out only around hits (newlines are
-//! counted with a SIMD byte count, not line by line). The partial last line moves to the front
+//! it at once, and line bounds and numbers are worked out only around hits (the matcher's
+//! vector loops count newlines as they go, see [`crate::scan::Numbering`]; no line is walked
+//! one by one). The partial last line moves to the front
 //! of the buffer for the next read, so an ID that straddles two reads is still found; a line
 //! longer than the buffer grows it.
 
@@ -10,7 +11,7 @@ use std::io::{self, Read};
 
 use memchr::{memchr, memrchr};
 
-use crate::scan::{Hit, Matcher};
+use crate::scan::{Hit, Matcher, Numbering};
 
 /// Size of the read buffer. Large enough that syscalls and the per-buffer overhead vanish,
 /// small enough to stay in L2 and keep memory flat per thread.
@@ -62,6 +63,7 @@ pub struct Scratch {
     buf: Vec<u8>,
     hits: Vec<Hit>,
     line_hits: Vec<Hit>,
+    numbering: Numbering,
 }
 
 /// Reads `reader` to the end, calling `on_line` for each matching line (not for binary
@@ -90,6 +92,7 @@ pub fn search_with_chunks(
         buf,
         hits,
         line_hits,
+        numbering,
     } = scratch;
     if buf.len() != BUFFER_SIZE {
         // A long line in an earlier input may have grown it; give that memory back.
@@ -102,6 +105,7 @@ pub fn search_with_chunks(
         line_no: 1,
         hits,
         line_hits,
+        numbering,
         report: true,
     };
     let mut len = 0;
@@ -155,6 +159,7 @@ struct LineState<'a> {
     line_no: u64,
     hits: &'a mut Vec<Hit>,
     line_hits: &'a mut Vec<Hit>,
+    numbering: &'a mut Numbering,
     report: bool,
 }
 
@@ -173,8 +178,12 @@ impl LineState<'_> {
                 first_line_no: self.line_no,
             });
         }
-        self.matcher.find(chunk, self.hits);
-        let mut counted = 0;
+        let first_line_no = self.line_no;
+        if self.options.line_numbers {
+            self.matcher.find_numbered(chunk, self.hits, self.numbering);
+        } else {
+            self.matcher.find(chunk, self.hits);
+        }
         let mut i = 0;
         while i < self.hits.len() {
             let first = self.hits[i];
@@ -182,16 +191,16 @@ impl LineState<'_> {
             let line_end =
                 memchr(b'\n', &chunk[first.end..]).map_or(chunk.len(), |p| first.end + p);
             self.line_hits.clear();
+            if self.options.line_numbers {
+                // No newline lies between the line's start and its first hit.
+                self.line_no = first_line_no + self.numbering.before[i];
+            }
             while i < self.hits.len() && self.hits[i].start < line_end {
                 let mut hit = self.hits[i];
                 hit.start -= line_start;
                 hit.end -= line_start;
                 self.line_hits.push(hit);
                 i += 1;
-            }
-            if self.options.line_numbers {
-                self.line_no += bytecount::count(&chunk[counted..line_start], b'\n') as u64;
-                counted = line_start;
             }
             outcome.matched_lines += 1;
             if self.report {
@@ -211,7 +220,7 @@ impl LineState<'_> {
             }
         }
         if self.options.line_numbers {
-            self.line_no += bytecount::count(&chunk[counted..], b'\n') as u64;
+            self.line_no = first_line_no + self.numbering.total;
         }
         true
     }

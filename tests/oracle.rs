@@ -281,41 +281,62 @@ impl Read for Pieces<'_> {
 #[test]
 fn line_numbers_survive_every_read_size() {
     let mut rng = Rng(45);
-    let targets = [Id(rng.u128())];
-    // Well over one internal buffer, so the carry-over between buffers is exercised too.
-    let hay = haystack(&mut rng, &targets, search::BUFFER_SIZE * 2 + 12_345);
-    let mut expected = Vec::new();
-    for (i, line) in hay.split(|&b| b == b'\n').enumerate() {
-        let hits = regex_oracle(line, targets[0]);
-        if !hits.is_empty() {
-            let text = line.strip_suffix(b"\r").unwrap_or(line);
-            expected.push((i as u64 + 1, text.to_vec(), hits.len()));
+    // One and three IDs take the pair prefilter, forty the sampled filter: each counts the
+    // newlines in its own loop.
+    for queries in [1, 3, 40] {
+        let targets: Vec<Id> = (0..queries).map(|_| Id(rng.u128())).collect();
+        // Well over one internal buffer, so the carry-over between buffers is exercised too.
+        let hay = haystack(&mut rng, &targets, search::BUFFER_SIZE * 2 + 12_345);
+        // The oracle's hits over the whole haystack, counted per line.
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                hay.iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        let mut per_line = vec![0; line_starts.len()];
+        for &t in &targets {
+            for (start, _) in regex_oracle(&hay, t) {
+                per_line[line_starts.partition_point(|&s| s <= start) - 1] += 1;
+            }
         }
-    }
-    assert!(expected.len() > 100);
-    let matcher = Matcher::new(&targets);
-    let options = SearchOptions {
-        line_numbers: true,
-        text: true,
-    };
-    for size in [1, 7, 26, 35, 4096, 65_537, search::BUFFER_SIZE, usize::MAX] {
-        let mut got = Vec::new();
-        let outcome = search::search(
-            &matcher,
-            options,
-            &mut Pieces { data: &hay, size },
-            &mut Scratch::default(),
-            &mut |m| {
-                got.push((m.line_no, m.line.to_vec(), m.hits.len()));
-                true
-            },
-        );
-        assert!(outcome.error.is_none());
-        assert_eq!(
-            outcome.matched_lines as usize,
-            expected.len(),
-            "read size {size}"
-        );
-        assert!(got == expected, "read size {size}: lines differ");
+        let mut expected = Vec::new();
+        for (i, line) in hay.split(|&b| b == b'\n').enumerate() {
+            if per_line[i] > 0 {
+                let text = line.strip_suffix(b"\r").unwrap_or(line);
+                expected.push((i as u64 + 1, text.to_vec(), per_line[i]));
+            }
+        }
+        assert!(expected.len() > 100, "{queries} IDs");
+        let matcher = Matcher::new(&targets);
+        let options = SearchOptions {
+            line_numbers: true,
+            text: true,
+        };
+        for size in [1, 7, 26, 35, 4096, 65_537, search::BUFFER_SIZE, usize::MAX] {
+            let mut got = Vec::new();
+            let outcome = search::search(
+                &matcher,
+                options,
+                &mut Pieces { data: &hay, size },
+                &mut Scratch::default(),
+                &mut |m| {
+                    got.push((m.line_no, m.line.to_vec(), m.hits.len()));
+                    true
+                },
+            );
+            assert!(outcome.error.is_none());
+            assert_eq!(
+                outcome.matched_lines as usize,
+                expected.len(),
+                "{queries} IDs, read size {size}"
+            );
+            assert!(
+                got == expected,
+                "{queries} IDs, read size {size}: lines differ"
+            );
+        }
     }
 }
