@@ -471,9 +471,16 @@ fn write_text(
         });
         pad(&mut buf, text_width(&source_cells[i]), w_source);
         buf.extend_from_slice(b"  ");
-        let mut field = field_cells[i].clone();
-        let shown = cut(&mut field, w_field);
-        buf.extend_from_slice(&field);
+        let field = &field_cells[i];
+        let shown = if text_width(field) <= w_field {
+            buf.extend_from_slice(field);
+            text_width(field)
+        } else {
+            let mut field = field.clone();
+            let shown = cut(&mut field, w_field);
+            buf.extend_from_slice(&field);
+            shown
+        };
         pad(&mut buf, shown, w_field);
         buf.extend_from_slice(b"  ");
         if show_via {
@@ -500,12 +507,19 @@ fn pad(buf: &mut Vec<u8>, shown: usize, width: usize) {
 
 /// Columns a cell of escaped (valid UTF-8) text takes, one per character.
 fn text_width(cell: &[u8]) -> usize {
+    if cell.is_ascii() {
+        return cell.len();
+    }
     String::from_utf8_lossy(cell).chars().count()
 }
 
 /// Cuts escaped text to `width` characters, the last one an ellipsis when cut; returns the
 /// characters kept.
 fn cut(cell: &mut Vec<u8>, width: usize) -> usize {
+    // Most cells are short ASCII: no copy to count or cut them.
+    if cell.is_ascii() && cell.len() <= width {
+        return cell.len();
+    }
     let text = String::from_utf8_lossy(cell).into_owned();
     let count = text.chars().count();
     if count <= width {
