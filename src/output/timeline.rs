@@ -795,5 +795,11 @@ mod tests {
         let mut cell = "caf\u{e9} au lait".as_bytes().to_vec();
         assert_eq!(cut(&mut cell, 5), 5);
         assert_eq!(String::from_utf8(cell).unwrap(), "caf\u{e9}\u{2026}");
+        let mut short = b"order_id".to_vec();
+        assert_eq!((cut(&mut short, 8), text_width(&short)), (8, 8));
+        assert_eq!(short, b"order_id");
+        let mut long = b"order_id".to_vec();
+        assert_eq!(cut(&mut long, 5), 5);
+        assert_eq!(String::from_utf8(long).unwrap(), "orde\u{2026}");
     }
 }
