@@ -23,6 +23,12 @@
 //! related.
 
 use std::collections::{HashMap, HashSet};
+
+/// Maps and sets keyed by what the logs hold (IDs, field names, line positions) and looked up
+/// once per token of every line on the timeline: foldhash, not std's SipHash, which has no
+/// attacker to resist here.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+type FastSet<T> = HashSet<T, foldhash::fast::FixedState>;
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -292,9 +298,10 @@ fn build(config: &TimelineConfig, inputs: &[Input], stdin: Option<&Arc<[u8]>>) -
         status: Status::Root,
         named: true,
     }];
-    let mut index: HashMap<u128, usize> = HashMap::from([(root.id.0, 0)]);
+    let mut index: FastMap<u128, usize> = FastMap::default();
+    index.insert(root.id.0, 0);
     let mut found: Vec<(Found, usize)> = Vec::new();
-    let mut on_timeline: HashSet<(usize, u64)> = HashSet::new();
+    let mut on_timeline: FastSet<(usize, u64)> = FastSet::default();
     let mut reported: HashSet<usize> = HashSet::new();
     let mut errored = false;
     let mut frontier = vec![0usize];
@@ -424,7 +431,7 @@ fn finish(
     inputs: &[Input],
     found: Vec<(Found, usize)>,
     known: &[Known],
-    index: &HashMap<u128, usize>,
+    index: &FastMap<u128, usize>,
 ) -> Timeline {
     let placed = place(&found, known);
     // Listed: the root, and named entities; their new indices are in order of discovery.
@@ -449,7 +456,7 @@ fn finish(
     for entry in &mut ids {
         entry.found_via = entry.found_via.map(|v| remap[v]);
     }
-    let mut fields: Vec<HashMap<String, u64>> = vec![HashMap::new(); ids.len()];
+    let mut fields: Vec<FastMap<String, u64>> = vec![FastMap::default(); ids.len()];
     let mut lines = Vec::with_capacity(found.len());
     for ((f, via), (time_ms, rule)) in found.into_iter().zip(placed) {
         if !in_window(time_ms, config) {
@@ -542,7 +549,7 @@ fn search_pass(
     inputs: &[Input],
     stdin: Option<&Arc<[u8]>>,
     ids: &[Id],
-    on_timeline: &HashSet<(usize, u64)>,
+    on_timeline: &FastSet<(usize, u64)>,
     max_fanout: u64,
 ) -> Pass {
     let matcher = Matcher::new(ids);
@@ -595,7 +602,7 @@ fn scan_one(
     stdin: Option<&Arc<[u8]>>,
     matcher: &Matcher,
     counts: &[AtomicU64],
-    on_timeline: &HashSet<(usize, u64)>,
+    on_timeline: &FastSet<(usize, u64)>,
     max_fanout: u64,
     config: &InputConfig,
     progress: &Progress,
