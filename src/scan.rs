@@ -2,9 +2,11 @@
 //!
 //! Two searchers:
 //! - [`Matcher`] finds the known IDs of a query in every written form. For a few IDs it runs a
-//!   SIMD "packed pair" prefilter over case-folded bytes (two or three rare bytes of a needle
-//!   taken from the random tail of each rendering), and verifies each candidate by decoding
-//!   the whole token; for up to thousands of IDs (a timeline's related IDs) it samples one
+//!   SIMD "packed pair" prefilter over case-folded bytes (rare bytes of the random tail of
+//!   each rendering: with AVX-512, three offsets shared by a query's two tails, so one set of
+//!   loads serves both), and verifies each candidate by decoding the whole token; the vector
+//!   loops also count newlines for line numbers ([`Numbering`]). For up to thousands of IDs
+//!   (a timeline's related IDs) it samples one
 //!   8-byte window every 16 bytes against a Bloom filter of the renderings' tails
 //!   (`SampledSearcher`); beyond that it walks every token and looks it up in a hash set.
 //! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
