@@ -140,44 +140,47 @@ impl Matcher {
 
     /// [`Matcher::find`], also counting the newlines before each hit and in all of `hay`.
     pub fn find_numbered(&self, hay: &[u8], hits: &mut Vec<Hit>, numbering: &mut Numbering) {
-        hits.clear();
         numbering.checkpoints.clear();
-        let counted = match &self.strategy {
-            Strategy::Pairs(p) => {
-                let total = p.find_numbered(hay, hits, numbering);
-                if p.needles.len() > 1 {
-                    hits.sort_unstable_by_key(|h| h.start);
-                }
-                total
-            }
-            Strategy::Sampled(sampled) => sampled.find_numbered(hay, hits, numbering),
-            _ => {
-                self.find(hay, hits);
-                None
-            }
-        };
+        let counted = self.search(hay, hits, Some(&mut *numbering));
         let (pos, before) = numbering.number(hay, hits);
         numbering.total = counted.unwrap_or_else(|| before + count_newlines(&hay[pos..]));
     }
 
     /// Fills `hits` with every hit in `hay`, in order of position.
     pub fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
+        self.search(hay, hits, None);
+    }
+
+    /// Both of the above: with `numbering`, a vector loop that counts newlines as it goes
+    /// returns their total and leaves checkpoints; `None` when nothing was counted.
+    fn search(
+        &self,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        numbering: Option<&mut Numbering>,
+    ) -> Option<u64> {
         hits.clear();
         match &self.strategy {
             Strategy::Pairs(p) => {
-                p.find(hay, hits);
-                if p.needles.len() > 1 {
-                    hits.sort_unstable_by_key(|h| h.start);
-                }
+                let counted = p.find(hay, hits, numbering);
+                // Each needle's hits come in order, the two tails' interleaved.
+                hits.sort_unstable_by_key(|h| h.start);
+                counted
             }
-            Strategy::Sampled(sampled) => sampled.find(hay, hits),
-            Strategy::Tokens(map) => for_each_token(hay, |mut hit| {
-                if let Some(&q) = map.get(&hit.id.0) {
-                    hit.query = q;
-                    hits.push(hit);
-                }
-            }),
-            Strategy::Every => for_each_token(hay, |hit| hits.push(hit)),
+            Strategy::Sampled(sampled) => sampled.find(hay, hits, numbering),
+            Strategy::Tokens(map) => {
+                for_each_token(hay, |mut hit| {
+                    if let Some(&q) = map.get(&hit.id.0) {
+                        hit.query = q;
+                        hits.push(hit);
+                    }
+                });
+                None
+            }
+            Strategy::Every => {
+                for_each_token(hay, |hit| hits.push(hit));
+                None
+            }
         }
     }
 }
@@ -265,36 +268,32 @@ impl SampledSearcher {
         searcher
     }
 
-    fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
+    /// Finds the hits in `hay`; with `numbering`, the AVX-512 loop also counts newlines and
+    /// their total is returned (`None` when nothing was counted).
+    // Only the AVX-512 loop counts newlines; other targets leave `numbering` alone.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables, unused_mut))]
+    fn find(
+        &self,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        mut numbering: Option<&mut Numbering>,
+    ) -> Option<u64> {
         let mut last_end = 0;
         #[cfg(target_arch = "x86_64")]
         if has_avx512() {
             // SAFETY: the CPU supports AVX-512 F, DQ and BW, checked just above.
-            let (from, _) = unsafe { self.find_avx512::<false>(hay, &mut last_end, hits, None) };
-            return self.find_scalar(hay, from, &mut last_end, hits);
-        }
-        self.find_scalar(hay, 0, &mut last_end, hits)
-    }
-
-    /// [`SampledSearcher::find`], counting newlines on the way when the vector loop runs:
-    /// returns their total then, with checkpoints in `numbering`.
-    fn find_numbered(
-        &self,
-        hay: &[u8],
-        hits: &mut Vec<Hit>,
-        numbering: &mut Numbering,
-    ) -> Option<u64> {
-        #[cfg(target_arch = "x86_64")]
-        if has_avx512() {
-            let mut last_end = 0;
-            // SAFETY: the CPU supports AVX-512 F, DQ and BW, checked just above.
-            let (from, cum) =
-                unsafe { self.find_avx512::<true>(hay, &mut last_end, hits, Some(numbering)) };
-            numbering.checkpoint(hay, from, from, cum);
+            let (from, cum) = unsafe {
+                match numbering.as_deref_mut() {
+                    Some(n) => self.find_avx512::<true>(hay, &mut last_end, hits, Some(n)),
+                    None => self.find_avx512::<false>(hay, &mut last_end, hits, None),
+                }
+            };
             self.find_scalar(hay, from, &mut last_end, hits);
+            let numbering = numbering?;
+            numbering.checkpoint(hay, from, from, cum);
             return Some(cum + count_newlines(&hay[from..]));
         }
-        self.find(hay, hits);
+        self.find_scalar(hay, 0, &mut last_end, hits);
         None
     }
 
@@ -356,14 +355,20 @@ impl SampledSearcher {
         let words = self.words.as_ptr().cast::<i64>();
         let blocks = hay.len() / BLOCK;
         for b in 0..blocks {
-            // SAFETY: block `b` lies inside `hay`; every gathered index is below the number of
-            // filter words, since `shift` leaves log2(words) bits of a 64-bit product.
-            let mut passed = unsafe {
-                let low = _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK).cast());
-                let high = _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK + 64).cast());
+            // SAFETY: block `b` lies inside `hay`.
+            let (low, high) = unsafe {
+                (
+                    _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK).cast()),
+                    _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK + 64).cast()),
+                )
+            };
+            let mut passed = {
                 let raw = _mm512_permutex2var_epi64(low, even, high);
                 let h = _mm512_mullo_epi64(_mm512_or_si512(raw, fold), multiplier);
-                let found = _mm512_i64gather_epi64::<8>(_mm512_srlv_epi64(h, shift), words);
+                // SAFETY: every gathered index is below the number of filter words, since
+                // `shift` leaves log2(words) bits of a 64-bit product.
+                let found =
+                    unsafe { _mm512_i64gather_epi64::<8>(_mm512_srlv_epi64(h, shift), words) };
                 // A rotate takes its count modulo 64: no mask needed.
                 let b1 = _mm512_rolv_epi64(one, _mm512_srli_epi64::<20>(h));
                 let b2 = _mm512_rolv_epi64(one, _mm512_srli_epi64::<26>(h));
@@ -382,13 +387,6 @@ impl SampledSearcher {
                 self.check(hay, b * BLOCK + j * STRIDE, last_end, hits);
             }
             if COUNT {
-                // SAFETY: as above; the loads hit the cache lines just read.
-                let (low, high) = unsafe {
-                    (
-                        _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK).cast()),
-                        _mm512_loadu_si512(hay.as_ptr().add(b * BLOCK + 64).cast()),
-                    )
-                };
                 cum += u64::from(_mm512_cmpeq_epi8_mask(low, newline).count_ones())
                     + u64::from(_mm512_cmpeq_epi8_mask(high, newline).count_ones());
             }
@@ -575,38 +573,33 @@ impl PairSearcher {
         }
     }
 
-    fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
+    /// Finds each needle's hits in `hay`, needle by needle; with `numbering`, the AVX-512
+    /// loop also counts newlines and their total is returned (`None` when nothing was
+    /// counted).
+    // Only the AVX-512 loop counts newlines; other targets leave `numbering` alone.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn find(
+        &self,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        numbering: Option<&mut Numbering>,
+    ) -> Option<u64> {
         #[cfg(target_arch = "x86_64")]
         {
             if std::is_x86_feature_detected!("avx512bw") {
                 // SAFETY: the CPU supports AVX-512 F and BW, checked just above.
-                return unsafe { x86::find_avx512(self, hay, hits) };
+                return unsafe { x86::find_avx512(self, hay, hits, numbering) };
             }
             if std::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2, checked just above.
-                return unsafe { x86::find_avx2(self, hay, hits) };
+                unsafe { x86::find_avx2(self, hay, hits) };
+            } else {
+                // SAFETY: SSE2 is part of the x86_64 baseline.
+                unsafe { x86::find_sse2(self, hay, hits) };
             }
-            // SAFETY: SSE2 is part of the x86_64 baseline.
-            unsafe { x86::find_sse2(self, hay, hits) }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        self.find_scalar(hay, 0, hits)
-    }
-
-    /// [`PairSearcher::find`], counting newlines on the way when the AVX-512 loop runs:
-    /// returns their total then, with checkpoints in `numbering`.
-    fn find_numbered(
-        &self,
-        hay: &[u8],
-        hits: &mut Vec<Hit>,
-        numbering: &mut Numbering,
-    ) -> Option<u64> {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx512bw") {
-            // SAFETY: the CPU supports AVX-512 F and BW, checked just above.
-            return unsafe { x86::find_avx512_numbered(self, hay, hits, numbering) };
-        }
-        self.find(hay, hits);
+        self.find_scalar(hay, 0, hits);
         None
     }
 
@@ -928,23 +921,23 @@ mod x86 {
 
     /// The same loop with 64 lanes and mask registers: the compares write bit masks
     /// directly, which halves the instructions per byte against AVX2.
+    ///
+    /// With `numbering`, newlines are counted too: their total, or `None` for a buffer too
+    /// short for the vector loop.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn find_avx512(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
-        // SAFETY: this function's target features are the ones the callee needs.
-        unsafe { dispatch_512::<false>(s, hay, hits, None) };
-    }
-
-    /// [`find_avx512`], counting newlines: their total, or `None` for a buffer too short
-    /// for the vector loop.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn find_avx512_numbered(
+    pub(super) unsafe fn find_avx512(
         s: &PairSearcher,
         hay: &[u8],
         hits: &mut Vec<Hit>,
-        numbering: &mut Numbering,
+        numbering: Option<&mut Numbering>,
     ) -> Option<u64> {
-        // SAFETY: this function's target features are the ones the callee needs.
-        unsafe { dispatch_512::<true>(s, hay, hits, Some(numbering)) }
+        // SAFETY (both arms): this function's target features are the ones the callee needs.
+        unsafe {
+            match numbering {
+                Some(n) => dispatch_512::<true>(s, hay, hits, Some(n)),
+                None => dispatch_512::<false>(s, hay, hits, None),
+            }
+        }
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
@@ -1688,6 +1681,14 @@ mod simd_tests {
 
     type VectorPath = unsafe fn(&PairSearcher, &[u8], &mut Vec<Hit>);
 
+    /// The AVX-512 path as the others are called: without newline counting.
+    ///
+    /// SAFETY: the CPU must support AVX-512 F and BW.
+    unsafe fn find_avx512(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
+        // SAFETY: as the caller promises.
+        unsafe { x86::find_avx512(s, hay, hits, None) };
+    }
+
     /// Every vector path this CPU has must agree with the byte-at-a-time path.
     #[test]
     fn every_vector_path_agrees_with_the_scalar_one() {
@@ -1724,7 +1725,7 @@ mod simd_tests {
                 paths.push(("avx2", x86::find_avx2));
             }
             if std::is_x86_feature_detected!("avx512bw") {
-                paths.push(("avx512", x86::find_avx512));
+                paths.push(("avx512", find_avx512));
             }
             for (name, find) in paths {
                 // Every length, so each path's scalar tail is exercised too.
