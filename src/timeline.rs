@@ -23,12 +23,6 @@
 //! related.
 
 use std::collections::{HashMap, HashSet};
-
-/// Maps and sets keyed by what the logs hold (IDs, field names, line positions) and looked up
-/// once per token of every line on the timeline: foldhash, not std's SipHash, which has no
-/// attacker to resist here.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
-type FastSet<T> = HashSet<T, foldhash::fast::FixedState>;
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -45,6 +39,12 @@ use crate::run::{self, Exit, Notice};
 use crate::scan::{self, Matcher};
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input};
+
+/// Maps and sets keyed by what the logs hold (IDs, line positions, field names) and looked up
+/// once per token of every line on the timeline: foldhash, not std's SipHash, which has no
+/// attacker to resist here.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+type FastSet<T> = HashSet<T, foldhash::fast::FixedState>;
 
 /// How a line got its place in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -472,9 +472,10 @@ fn write_text(
         pad(&mut buf, text_width(&source_cells[i]), w_source);
         buf.extend_from_slice(b"  ");
         let field = &field_cells[i];
-        let shown = if text_width(field) <= w_field {
+        let width = text_width(field);
+        let shown = if width <= w_field {
             buf.extend_from_slice(field);
-            text_width(field)
+            width
         } else {
             let mut field = field.clone();
             let shown = cut(&mut field, w_field);
