@@ -5,14 +5,22 @@
 //! The counts ([`Tallies`]) are split by ID into shards, each a hash table behind a lock. A
 //! worker thread's [`Tally`] collects occurrences per shard and applies a full batch under the
 //! shard's lock, so threads rarely wait, no ID is counted in two places, and nothing is merged
-//! at the end. Memory grows with distinct IDs, not with bytes: an entry is 64 bytes with its
-//! key while an ID has one file, one field name and one written form, which is what most IDs
-//! have; a second value of any of these moves the sets to a side record.
+//! at the end.
+//!
+//! With a million IDs the tables are far larger than the caches, so what an occurrence costs
+//! is the memory it touches. An ID seen in one file, under one field name, in one written
+//! form (most IDs of a large inventory) is a 64-byte cold entry; the first occurrence that
+//! adds a second of any of these promotes it to a 128-byte hot entry, with room for six field
+//! names, three forms and the files numbered below 256 as bits, so that one or two cache
+//! lines serve almost every occurrence, and a side record holds what does not fit. (The
+//! previous layout kept every set in a side record as soon as an ID had a second file, field
+//! or form, which is what most occurrences belong to: a second and third dependent miss for
+//! each.) Memory grows with distinct IDs, not with bytes.
 //!
 //! 32-hex tokens are everywhere in logs without being UUIDs (trace IDs, digests), so an
 //! undashed token counts only when the same value is also written as a ULID or a dashed UUID
-//! somewhere in the inputs, unless the caller asks for all of them. They are tallied apart and
-//! joined at the end.
+//! somewhere in the inputs, unless the caller asks for all of them: values written only
+//! undashed are counted like the others and dropped at the end.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -20,8 +28,8 @@ use std::sync::Mutex;
 
 use crate::id::{Form, Id, Kind};
 
-/// Occurrences are counted in batches of this many per shard, so the table slots they land in
-/// can be prefetched ahead of use (with a million IDs the tables are far larger than the
+/// Occurrences are counted in batches of this many per shard, so what they touch can be
+/// prefetched ahead of use (with a million IDs the tables are far larger than the
 /// caches, and one miss per occurrence, taken one at a time, was half the run), and a shard's
 /// lock is taken once per batch.
 const BATCH: usize = 1024;
@@ -29,9 +37,8 @@ const BATCH: usize = 1024;
 /// Shards of the counts: enough that two threads rarely want the same one at once.
 const SHARDS: usize = 8;
 
-/// How far ahead of its use a slot is prefetched. The tables are far larger than what the
-/// TLB maps, so a prefetch often waits for a page walk first; 32 ahead measured 8% faster
-/// than 16 on the benchmark corpus, 64 slower (five alternating runs each).
+/// How far ahead of its use an occurrence's index slot is prefetched; its entry is prefetched
+/// half as far ahead, once the slot is in.
 const PREFETCH_AHEAD: usize = 32;
 
 /// Marks "no value" in the u32 slots of an entry.
@@ -105,92 +112,212 @@ impl<'n> LocalNames<'n> {
     }
 }
 
-#[derive(Debug)]
-struct Entry {
+/// Marks "no form" in the form tags of an entry.
+const NO_FORM: u8 = u8::MAX;
+
+/// An ID seen so far in one file, under at most one field name, in one written form: most
+/// IDs of a large inventory. One cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Cold {
+    key: u128,
     first_ms: i64,
     last_ms: i64,
     lines: u32,
-    /// Occurrences, every form together.
     occurrences: u32,
-    /// The only file, field and form so far, while `extra` is `None`.
     file: u32,
+    /// `NONE` until an occurrence has a field.
     field: u32,
-    /// Occurrences under `field`.
     field_count: u32,
-    form: Form,
-    extra: Option<Box<Extra>>,
+    form: u8,
 }
 
-impl Entry {
-    /// An entry that counts nothing yet.
-    fn new(file: u32, form: Form) -> Entry {
-        Entry {
-            first_ms: i64::MAX,
-            last_ms: i64::MIN,
-            lines: 0,
-            occurrences: 0,
-            file,
-            field: NONE,
-            field_count: 0,
-            form,
-            extra: None,
+/// Files numbered below this are kept as bits of a [`Hot`] entry: a run over a directory of
+/// logs has fewer files than that, and then no file is ever looked up in a side record.
+const LOW_FILES: u32 = 256;
+
+/// How many fields and forms a [`Hot`] entry holds itself.
+const HOT_FIELDS: usize = 6;
+const HOT_FORMS: usize = 3;
+
+/// An ID with more than one file, field name or written form, in two cache lines that serve
+/// almost all of its occurrences; what does not fit goes to a
+/// [`Side`] record. The count of the first form is implied (every occurrence not counted
+/// under another form). Field names are kept as `u16` here; a name numbered past that goes to
+/// the side record.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(128))]
+struct Hot {
+    key: u128,
+    first_ms: i64,
+    last_ms: i64,
+    lines: u32,
+    occurrences: u32,
+    /// 1 + the index of the side record in [`Table::sides`], 0 for none.
+    side: u32,
+    /// The last file looked up in the side record, so that the occurrences of one file cost
+    /// one lookup there, not one each.
+    last_side_file: u32,
+    /// Bit `f` for file `f` below [`LOW_FILES`].
+    low_files: [u64; LOW_FILES as usize / 64],
+    /// `Form as u8`, `NO_FORM` after the last.
+    form_tags: [u8; HOT_FORMS],
+    /// Occurrences of `form_tags[1..]`.
+    form_counts: [u32; HOT_FORMS - 1],
+    /// `NARROW_NONE` after the last.
+    field_names: [u16; HOT_FIELDS],
+    field_counts: [u32; HOT_FIELDS],
+}
+
+/// Marks "no field" in [`Hot::field_names`].
+const NARROW_NONE: u16 = u16::MAX;
+
+/// What a [`Hot`] entry has no room for.
+#[derive(Debug, Default)]
+struct Side {
+    /// Files numbered from [`LOW_FILES`] on, sorted.
+    files: Vec<u32>,
+    /// Fields beyond the inline ones.
+    fields: Vec<(u32, u32)>,
+    /// Occurrences per form beyond the inline ones.
+    forms: [u32; Form::ALL.len()],
+}
+
+impl Cold {
+    const EMPTY: Cold = Cold {
+        key: 0,
+        first_ms: i64::MAX,
+        last_ms: i64::MIN,
+        lines: 0,
+        occurrences: 0,
+        file: NONE,
+        field: NONE,
+        field_count: 0,
+        form: NO_FORM,
+    };
+
+    /// Whether the occurrence adds no second file, field or form.
+    fn fits(&self, file: u32, field: u32, form: Form) -> bool {
+        self.file == file
+            && self.form == form as u8
+            && (field == NONE || self.field == NONE || self.field == field)
+    }
+
+    fn count(&mut self, field: u32) {
+        self.occurrences = self.occurrences.saturating_add(1);
+        if field != NONE {
+            self.field = field;
+            self.field_count = self.field_count.saturating_add(1);
         }
     }
 }
 
-/// How many field counts live inline in [`Extra`] before spilling to a vector: most IDs go
-/// by two or three names, and three fill the first cache line.
-const INLINE_FIELDS: usize = 3;
+impl Hot {
+    const EMPTY: Hot = Hot {
+        key: 0,
+        first_ms: i64::MAX,
+        last_ms: i64::MIN,
+        lines: 0,
+        occurrences: 0,
+        side: 0,
+        last_side_file: NONE,
+        low_files: [0; LOW_FILES as usize / 64],
+        form_tags: [NO_FORM; HOT_FORMS],
+        form_counts: [0; HOT_FORMS - 1],
+        field_names: [NARROW_NONE; HOT_FIELDS],
+        field_counts: [0; HOT_FIELDS],
+    };
 
-/// The sets of an ID seen in more than one file, field or form. One allocation, touched on
-/// each occurrence of such an ID, so the common updates stay within it: a worker reads one
-/// file at a time, so the file is usually `last_file`.
-/// The counts updated on every occurrence come first and fill one cache line exactly.
-#[derive(Clone, Debug, Default)]
-#[repr(C, align(64))]
-struct Extra {
-    forms: [u32; Form::ALL.len()],
-    last_file: u32,
-    fields: [(u32, u32); INLINE_FIELDS],
-    /// Sorted.
-    files: Vec<u32>,
-    more_fields: Vec<(u32, u32)>,
-}
+    /// The hot entry for what `cold` counted (a wide field name goes to a side record).
+    fn from_cold(cold: &Cold, sides: &mut Vec<Side>) -> Hot {
+        let mut hot = Hot {
+            key: cold.key,
+            first_ms: cold.first_ms,
+            last_ms: cold.last_ms,
+            lines: cold.lines,
+            occurrences: cold.occurrences,
+            form_tags: [cold.form, NO_FORM, NO_FORM],
+            ..Hot::EMPTY
+        };
+        hot.add_file(cold.file, sides);
+        if cold.field != NONE {
+            hot.add_field(cold.field, cold.field_count, sides);
+        }
+        hot
+    }
 
-impl Extra {
-    fn add_file(&mut self, file: u32) {
-        if file == self.last_file {
+    /// Counts one occurrence in `file` under `field` written as `form`.
+    fn count(&mut self, file: u32, field: u32, form: Form, sides: &mut Vec<Side>) {
+        self.occurrences = self.occurrences.saturating_add(1);
+        self.add_file(file, sides);
+        if field != NONE {
+            self.add_field(field, 1, sides);
+        }
+        self.add_form(form, sides);
+    }
+
+    fn add_file(&mut self, file: u32, sides: &mut Vec<Side>) {
+        if file < LOW_FILES {
+            self.low_files[file as usize / 64] |= 1 << (file % 64);
             return;
         }
-        self.last_file = file;
-        if let Err(at) = self.files.binary_search(&file) {
-            self.files.insert(at, file);
+        if self.last_side_file == file {
+            return;
+        }
+        self.last_side_file = file;
+        let files = &mut self.side(sides).files;
+        if let Err(at) = files.binary_search(&file) {
+            files.insert(at, file);
         }
     }
 
-    fn add_field(&mut self, field: u32, n: u32) {
-        for slot in &mut self.fields {
-            if slot.0 == field {
-                slot.1 = slot.1.saturating_add(n);
-                return;
-            }
-            if slot.0 == NONE {
-                *slot = (field, n);
-                return;
+    fn add_field(&mut self, field: u32, n: u32, sides: &mut Vec<Side>) {
+        if let Ok(narrow) = u16::try_from(field)
+            && narrow != NARROW_NONE
+        {
+            for (name, count) in self.field_names.iter_mut().zip(&mut self.field_counts) {
+                if *name == narrow {
+                    *count = count.saturating_add(n);
+                    return;
+                }
+                if *name == NARROW_NONE {
+                    *name = narrow;
+                    *count = n;
+                    return;
+                }
             }
         }
-        match self.more_fields.iter_mut().find(|(f, _)| *f == field) {
+        let fields = &mut self.side(sides).fields;
+        match fields.iter_mut().find(|(f, _)| *f == field) {
             Some((_, count)) => *count = count.saturating_add(n),
-            None => self.more_fields.push((field, n)),
+            None => fields.push((field, n)),
         }
     }
 
-    fn fields(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.fields
-            .iter()
-            .copied()
-            .take_while(|(f, _)| *f != NONE)
-            .chain(self.more_fields.iter().copied())
+    fn add_form(&mut self, form: Form, sides: &mut Vec<Side>) {
+        let tag = form as u8;
+        if self.form_tags[0] == tag {
+            // The first form's count is implied.
+            return;
+        }
+        for (slot, count) in self.form_tags[1..].iter_mut().zip(&mut self.form_counts) {
+            if *slot == tag || *slot == NO_FORM {
+                *slot = tag;
+                *count = count.saturating_add(1);
+                return;
+            }
+        }
+        let count = &mut self.side(sides).forms[form as usize];
+        *count = count.saturating_add(1);
+    }
+
+    /// The side record, made if there is none yet.
+    fn side<'s>(&mut self, sides: &'s mut Vec<Side>) -> &'s mut Side {
+        if self.side == 0 {
+            sides.push(Side::default());
+            self.side = u32::try_from(sides.len()).expect("fewer than 2^32 side records");
+        }
+        &mut sides[self.side as usize - 1]
     }
 }
 
@@ -209,15 +336,8 @@ pub struct Occurrence {
 /// The counts of a whole run, shared by the worker threads.
 pub struct Tallies {
     names: FieldNames,
-    shards: Vec<Mutex<Shard>>,
+    shards: Vec<Mutex<Table>>,
     count_undashed: bool,
-}
-
-#[derive(Default)]
-struct Shard {
-    main: Table,
-    /// Undashed-only values, see the module doc.
-    undashed: Table,
 }
 
 /// One worker's handle on the counts: its batches and its cache of field names.
@@ -239,8 +359,6 @@ struct Pending {
     form: Form,
     /// The first occurrence of this value on its line.
     new_line: bool,
-    /// Counted in the main table (not among the undashed-only values).
-    to_main: bool,
 }
 
 impl Tallies {
@@ -263,26 +381,25 @@ impl Tallies {
         }
     }
 
-    /// The final counts, once every tally is done: undashed values join the values seen in
-    /// other forms (or are dropped, unless every undashed token counts).
+    /// The final counts, once every tally is done: values written only undashed are dropped,
+    /// unless every undashed token counts.
     pub fn finish(self) -> Inventory {
-        let mut dropped_undashed = 0;
-        let mut tables = Vec::with_capacity(SHARDS);
-        for shard in self.shards {
-            let Shard { mut main, undashed } = shard.into_inner().expect(POISONED);
-            for (key, theirs) in undashed.into_entries() {
-                match main.get_mut(key) {
-                    Some(ours) => combine(ours, theirs),
-                    None => dropped_undashed += 1,
-                }
-            }
-            tables.push(main);
-        }
-        let order = tables
-            .iter()
-            .enumerate()
-            .flat_map(|(t, table)| table.occupied().map(move |s| (t as u32, s as u32)))
+        let tables: Vec<Table> = self
+            .shards
+            .into_iter()
+            .map(|shard| shard.into_inner().expect(POISONED))
             .collect();
+        let mut dropped_undashed = 0;
+        let mut order = Vec::new();
+        for (t, table) in tables.iter().enumerate() {
+            for at in table.entries() {
+                if !self.count_undashed && table.get(at).only_undashed() {
+                    dropped_undashed += 1;
+                    continue;
+                }
+                order.push((t as u32, at));
+            }
+        }
         Inventory {
             tables,
             order,
@@ -303,7 +420,6 @@ impl Tally<'_> {
     /// Counts one line of file number `file`, with its own time if it has one.
     pub fn add_line(&mut self, file: u32, time_ms: Option<i64>, occurrences: &[Occurrence]) {
         for (i, occ) in occurrences.iter().enumerate() {
-            let same = |o: &Occurrence| o.id == occ.id;
             let hash = hash(occ.id.0);
             // The low bits pick the shard; a table's slot comes from the high bits.
             let shard = hash as usize % SHARDS;
@@ -314,11 +430,7 @@ impl Tally<'_> {
                 file,
                 field: occ.field.map_or(NONE, |f| f.0),
                 form: occ.form,
-                new_line: !occurrences[..i].iter().any(same),
-                to_main: self.tallies.count_undashed
-                    || occurrences
-                        .iter()
-                        .any(|o| same(o) && o.form != Form::UuidUndashed),
+                new_line: !occurrences[..i].iter().any(|o| o.id == occ.id),
             });
             if self.batches[shard].len() >= BATCH {
                 self.flush(shard);
@@ -333,35 +445,20 @@ impl Tally<'_> {
         }
     }
 
-    /// Counts a shard's batch under its lock, prefetching each slot a few occurrences ahead.
+    /// Counts a shard's batch under its lock, prefetching each bucket a few occurrences
+    /// ahead.
     fn flush(&mut self, shard: usize) {
         let batch = &mut self.batches[shard];
-        let mut guard = self.tallies.shards[shard].lock().expect(POISONED);
-        let Shard { main, undashed } = &mut *guard;
+        let mut table = self.tallies.shards[shard].lock().expect(POISONED);
+        table.reserve(batch.len());
         for (i, p) in batch.iter().enumerate() {
             if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
-                let table = if ahead.to_main { &*main } else { &*undashed };
-                table.prefetch(ahead.hash);
+                table.prefetch_slot(ahead.hash);
             }
-            // Half as far ahead, the slot is in cache: fetch the side record it points to.
             if let Some(ahead) = batch.get(i + PREFETCH_AHEAD / 2) {
-                let table = if ahead.to_main { &*main } else { &*undashed };
-                table.prefetch_extra(ahead.key, ahead.hash);
+                table.prefetch_entry(ahead.hash);
             }
-            let table = if p.to_main {
-                &mut *main
-            } else {
-                &mut *undashed
-            };
-            let entry = table.entry(p.key, p.hash, p.file, p.form);
-            if p.new_line {
-                entry.lines = entry.lines.saturating_add(1);
-                if p.time_ms != i64::MIN {
-                    entry.first_ms = entry.first_ms.min(p.time_ms);
-                    entry.last_ms = entry.last_ms.max(p.time_ms);
-                }
-            }
-            record(entry, p.file, p.field, p.form, 1);
+            table.count(p);
         }
         batch.clear();
     }
@@ -371,235 +468,296 @@ fn hash(key: u128) -> u64 {
     foldhash::fast::FixedState::default().hash_one(key)
 }
 
-/// Asks the CPU to start loading the cache line of `target`.
-fn prefetch<T>(target: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint with no effect on memory; SSE is baseline on x86_64.
-    unsafe {
-        let ptr: *const T = target;
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = target;
+/// Entries are allocated in chunks of this many, so that they never move (the table's index
+/// holds their numbers, and growing copies nothing but the index).
+const CHUNK_BITS: u32 = 12;
+
+/// A growable array of entries that never moves them.
+struct Arena<T> {
+    chunks: Vec<Box<[T]>>,
+    len: u32,
 }
 
-/// One slot of [`Table`]: a key and its entry in one cache line.
-#[repr(C, align(64))]
-struct Slot {
-    key: u128,
-    /// Empty while `entry.occurrences` is 0 (an entry counts at least one occurrence).
-    entry: Entry,
-}
-
-impl Slot {
-    fn empty() -> Slot {
-        Slot {
-            key: 0,
-            entry: Entry::new(0, Form::UlidLower),
+impl<T> Default for Arena<T> {
+    fn default() -> Self {
+        Arena {
+            chunks: Vec::new(),
+            len: 0,
         }
     }
+}
 
-    fn is_empty(&self) -> bool {
-        self.entry.occurrences == 0
+impl<T: Copy> Arena<T> {
+    /// Adds `value`, made from `blank` chunks, and gives its number.
+    fn push(&mut self, value: T, blank: T) -> u32 {
+        let n = self.len;
+        if n as usize == self.chunks.len() << CHUNK_BITS {
+            self.chunks
+                .push(vec![blank; 1 << CHUNK_BITS].into_boxed_slice());
+        }
+        self.len = n.checked_add(1).expect("fewer than 2^32 entries per shard");
+        *self.get_mut(n) = value;
+        n
+    }
+
+    fn get(&self, n: u32) -> &T {
+        &self.chunks[(n >> CHUNK_BITS) as usize][(n & ((1 << CHUNK_BITS) - 1)) as usize]
+    }
+
+    fn get_mut(&mut self, n: u32) -> &mut T {
+        &mut self.chunks[(n >> CHUNK_BITS) as usize][(n & ((1 << CHUNK_BITS) - 1)) as usize]
     }
 }
 
-/// An open-addressing hash table from ID to entry (linear probing, at most 5/8 full), ours
-/// rather than std's so that the batch can prefetch the slot an occurrence will land in.
+/// Marks an entry number in [`Table::index`] as one of [`Table::hots`].
+const HOT_BIT: u32 = 1 << 31;
+
+/// A hash table from ID to entry, ours rather than std's so that a batch can prefetch what an
+/// occurrence will touch, in two steps. The index is an open-addressing table (linear
+/// probing, at most 5/8 full) of 8-byte slots: the upper half of the ID's hash, and 1 + its
+/// entry's number (with [`HOT_BIT`] for a hot entry); 0 is empty. At 8 bytes an ID, the
+/// index mostly stays in the caches, so the miss that counts is the entry's, and that one
+/// can be prefetched as soon as the index slot is in: keeping the entries beside the keys
+/// in the table's own slots instead cost more in page faults and copying as the table grew
+/// (the slots being 8-16 times larger) than the second step costs.
 #[derive(Default)]
 struct Table {
-    slots: Vec<Slot>,
+    index: Vec<u64>,
+    /// IDs in the index.
     len: usize,
+    colds: Arena<Cold>,
+    /// Cold entries left by promotions, for new IDs.
+    free_colds: Vec<u32>,
+    hots: Arena<Hot>,
+    sides: Vec<Side>,
 }
 
 impl Table {
     const MIN_SLOTS: usize = 1024;
 
-    fn index(&self, hash: u64) -> usize {
-        // High bits: the best mixed ones of a multiplicative hash.
-        (hash >> (64 - self.slots.len().trailing_zeros())) as usize
+    /// The slot an ID whose hash has this upper half starts probing at. The upper half is
+    /// all the index keeps, so growing needs nothing else.
+    fn home(index: &[u64], upper: u32) -> usize {
+        (upper as u64 >> (32 - index.len().trailing_zeros())) as usize
     }
 
-    fn prefetch(&self, hash: u64) {
-        if !self.slots.is_empty() {
-            prefetch(&self.slots[self.index(hash)]);
+    /// The cache line of the slot `hash` starts probing at.
+    fn prefetch_slot(&self, hash: u64) {
+        if !self.index.is_empty() {
+            prefetch(&self.index[Self::home(&self.index, (hash >> 32) as u32)]);
         }
     }
 
-    fn prefetch_extra(&self, key: u128, hash: u64) {
-        if self.slots.is_empty() {
+    /// The cache lines of the entry whose hash is `hash`, if its slot is found (which
+    /// [`Table::prefetch_slot`] has made likely to be in cache by now).
+    fn prefetch_entry(&self, hash: u64) {
+        if self.index.is_empty() {
             return;
         }
-        let mask = self.slots.len() - 1;
-        let mut i = self.index(hash);
-        while !self.slots[i].is_empty() {
-            if self.slots[i].key == key {
-                if let Some(extra) = &self.slots[i].entry.extra {
-                    prefetch(&**extra);
-                }
+        let upper = (hash >> 32) as u32;
+        let mask = self.index.len() - 1;
+        let mut i = Self::home(&self.index, upper);
+        while self.index[i] != 0 {
+            if (self.index[i] >> 32) as u32 == upper {
+                self.prefetch_entry_at(self.index[i] as u32 - 1);
                 return;
             }
             i = (i + 1) & mask;
         }
     }
 
-    /// The entry for `key`, inserted empty (counting nothing yet) if absent.
-    fn entry(&mut self, key: u128, hash: u64, file: u32, form: Form) -> &mut Entry {
-        if (self.len + 1) * 8 > self.slots.len() * 5 {
-            self.grow();
+    /// The cache lines of entry `entry`.
+    fn prefetch_entry_at(&self, entry: u32) {
+        if entry & HOT_BIT == 0 {
+            prefetch(self.colds.get(entry));
+        } else {
+            let hot: *const Hot = self.hots.get(entry & !HOT_BIT);
+            prefetch(hot);
+            prefetch(hot.cast::<u8>().wrapping_add(64));
         }
-        let mask = self.slots.len() - 1;
-        let mut i = self.index(hash);
-        loop {
-            let slot = &self.slots[i];
-            if slot.is_empty() || slot.key == key {
-                break;
+    }
+
+    /// Grows the index, if need be, so that `more` new IDs fit.
+    fn reserve(&mut self, more: usize) {
+        while (self.len + more) * 8 > self.index.len() * 5 {
+            let new_len = (self.index.len() * 2).max(Self::MIN_SLOTS);
+            let old = std::mem::replace(&mut self.index, vec![0; new_len]);
+            let mask = new_len - 1;
+            for slot in old.into_iter().filter(|&s| s != 0) {
+                let mut i = Self::home(&self.index, (slot >> 32) as u32);
+                while self.index[i] != 0 {
+                    i = (i + 1) & mask;
+                }
+                self.index[i] = slot;
+            }
+        }
+    }
+
+    /// The key of entry `entry` (an index slot's lower half, less one).
+    fn key_of(&self, entry: u32) -> u128 {
+        if entry & HOT_BIT == 0 {
+            self.colds.get(entry).key
+        } else {
+            self.hots.get(entry & !HOT_BIT).key
+        }
+    }
+
+    /// Counts one occurrence; the caller has reserved room for a new ID.
+    fn count(&mut self, p: &Pending) {
+        let upper = (p.hash >> 32) as u32;
+        let mask = self.index.len() - 1;
+        let mut i = Self::home(&self.index, upper);
+        let entry = loop {
+            let slot = self.index[i];
+            if slot == 0 {
+                let cold = Cold {
+                    key: p.key,
+                    file: p.file,
+                    form: p.form as u8,
+                    ..Cold::EMPTY
+                };
+                let entry = match self.free_colds.pop() {
+                    Some(free) => {
+                        *self.colds.get_mut(free) = cold;
+                        free
+                    }
+                    None => self.colds.push(cold, Cold::EMPTY),
+                };
+                self.index[i] = (upper as u64) << 32 | (entry as u64 + 1);
+                self.len += 1;
+                break entry;
+            }
+            let entry = slot as u32 - 1;
+            if (slot >> 32) as u32 == upper && self.key_of(entry) == p.key {
+                break entry;
             }
             i = (i + 1) & mask;
-        }
-        let slot = &mut self.slots[i];
-        if slot.is_empty() {
-            self.len += 1;
-            slot.key = key;
-            slot.entry = Entry::new(file, form);
-        }
-        &mut slot.entry
-    }
-
-    fn get_mut(&mut self, key: u128) -> Option<&mut Entry> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = self.index(hash(key));
-        loop {
-            let slot = &self.slots[i];
-            if slot.is_empty() {
-                return None;
+        };
+        let hot = if entry & HOT_BIT == 0 {
+            let cold = self.colds.get_mut(entry);
+            if cold.fits(p.file, p.field, p.form) {
+                p.note_line(&mut cold.lines, &mut cold.first_ms, &mut cold.last_ms);
+                cold.count(p.field);
+                return;
             }
-            if slot.key == key {
-                return Some(&mut self.slots[i].entry);
-            }
-            i = (i + 1) & mask;
+            let hot = Hot::from_cold(cold, &mut self.sides);
+            self.free_colds.push(entry);
+            let hot = self.hots.push(hot, Hot::EMPTY);
+            self.index[i] = (upper as u64) << 32 | ((hot | HOT_BIT) as u64 + 1);
+            hot
+        } else {
+            entry & !HOT_BIT
+        };
+        let Table { hots, sides, .. } = self;
+        let hot = hots.get_mut(hot);
+        p.note_line(&mut hot.lines, &mut hot.first_ms, &mut hot.last_ms);
+        hot.count(p.file, p.field, p.form, sides);
+    }
+
+    /// Every entry's number, as [`Table::get`] takes it.
+    fn entries(&self) -> impl Iterator<Item = u32> + '_ {
+        self.index
+            .iter()
+            .filter(|&&s| s != 0)
+            .map(|&s| s as u32 - 1)
+    }
+
+    fn get(&self, entry: u32) -> EntryRef<'_> {
+        if entry & HOT_BIT == 0 {
+            return EntryRef::Cold(self.colds.get(entry));
         }
-    }
-
-    fn grow(&mut self) {
-        let new_len = (self.slots.len() * 2).max(Self::MIN_SLOTS);
-        let mut slots = Vec::with_capacity(new_len);
-        slots.resize_with(new_len, Slot::empty);
-        let old = std::mem::replace(&mut self.slots, slots);
-        let mask = new_len - 1;
-        for slot in old.into_iter().filter(|s| !s.is_empty()) {
-            let mut i = self.index(hash(slot.key));
-            while !self.slots[i].is_empty() {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = slot;
-        }
-    }
-
-    /// Indexes of the occupied slots.
-    fn occupied(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.slots.len()).filter(|&i| !self.slots[i].is_empty())
-    }
-
-    fn into_entries(self) -> impl Iterator<Item = (u128, Entry)> {
-        self.slots
-            .into_iter()
-            .filter(|s| !s.is_empty())
-            .map(|s| (s.key, s.entry))
+        let hot = self.hots.get(entry & !HOT_BIT);
+        let side = (hot.side != 0).then(|| &self.sides[hot.side as usize - 1]);
+        EntryRef::Hot(hot, side)
     }
 }
 
-/// Counts `n` occurrences in `file` under `field` written as `form`.
-fn record(entry: &mut Entry, file: u32, field: u32, form: Form, n: u32) {
-    entry.occurrences = entry.occurrences.saturating_add(n);
-    if entry.extra.is_none() {
-        let field_fits = field == NONE || entry.field == NONE || entry.field == field;
-        if entry.file == file && field_fits && entry.form == form {
-            if field != NONE {
-                entry.field = field;
-                entry.field_count = entry.field_count.saturating_add(n);
+/// Asks the CPU to start loading the cache line at `target`.
+fn prefetch<T>(target: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint with no effect on memory, valid for any address; SSE is
+    // baseline on x86_64.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(target.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = target;
+}
+
+/// An entry, as the views read it.
+#[derive(Clone, Copy)]
+enum EntryRef<'a> {
+    Cold(&'a Cold),
+    Hot(&'a Hot, Option<&'a Side>),
+}
+
+impl Pending {
+    /// Counts the occurrence's line, if it is the first occurrence of its ID there.
+    fn note_line(&self, lines: &mut u32, first_ms: &mut i64, last_ms: &mut i64) {
+        if self.new_line {
+            *lines = lines.saturating_add(1);
+            if self.time_ms != i64::MIN {
+                *first_ms = (*first_ms).min(self.time_ms);
+                *last_ms = (*last_ms).max(self.time_ms);
             }
-            return;
         }
-    }
-    let extra = ensure_extra(entry, n);
-    extra.add_file(file);
-    if field != NONE {
-        extra.add_field(field, n);
-    }
-    extra.forms[form as usize] = extra.forms[form as usize].saturating_add(n);
-}
-
-/// Adds `theirs` into `ours`.
-fn combine(ours: &mut Entry, theirs: Entry) {
-    ours.lines = ours.lines.saturating_add(theirs.lines);
-    ours.first_ms = ours.first_ms.min(theirs.first_ms);
-    ours.last_ms = ours.last_ms.max(theirs.last_ms);
-    let Some(their) = theirs.extra else {
-        let unnamed = theirs.occurrences.saturating_sub(theirs.field_count);
-        if theirs.field_count > 0 {
-            record(
-                ours,
-                theirs.file,
-                theirs.field,
-                theirs.form,
-                theirs.field_count,
-            );
-        }
-        if unnamed > 0 {
-            record(ours, theirs.file, NONE, theirs.form, unnamed);
-        }
-        return;
-    };
-    for (form, &count) in Form::ALL.iter().zip(&their.forms) {
-        if count > 0 {
-            record(ours, their.files[0], NONE, *form, count);
-        }
-    }
-    let extra = ensure_extra(ours, 0);
-    for &file in &their.files {
-        extra.add_file(file);
-    }
-    for (field, count) in their.fields() {
-        extra.add_field(field, count);
     }
 }
 
-/// Moves an entry's single values to a side record, if not there yet. `pending`: occurrences
-/// already added to the entry's count but not yet to a form.
-fn ensure_extra(entry: &mut Entry, pending: u32) -> &mut Extra {
-    let Entry {
-        file,
-        field,
-        field_count,
-        form,
-        occurrences,
-        extra,
-        ..
-    } = entry;
-    extra.get_or_insert_with(|| {
-        let mut extra = Box::new(Extra {
-            fields: [(NONE, 0); INLINE_FIELDS],
-            last_file: *file,
-            files: vec![*file],
-            ..Extra::default()
-        });
-        if *field != NONE {
-            extra.fields[0] = (*field, *field_count);
+impl EntryRef<'_> {
+    fn key(&self) -> u128 {
+        match self {
+            EntryRef::Cold(c) => c.key,
+            EntryRef::Hot(h, _) => h.key,
         }
-        extra.forms[*form as usize] = occurrences.saturating_sub(pending);
-        extra
-    })
+    }
+
+    /// (lines, occurrences, first_ms, last_ms).
+    fn counts(&self) -> (u32, u32, i64, i64) {
+        match self {
+            EntryRef::Cold(c) => (c.lines, c.occurrences, c.first_ms, c.last_ms),
+            EntryRef::Hot(h, _) => (h.lines, h.occurrences, h.first_ms, h.last_ms),
+        }
+    }
+
+    /// Occurrences per form, in [`Form::ALL`] order.
+    fn form_counts(&self) -> [u32; Form::ALL.len()] {
+        let mut counts = [0; Form::ALL.len()];
+        match self {
+            EntryRef::Cold(c) => counts[c.form as usize] = c.occurrences,
+            EntryRef::Hot(h, side) => {
+                if let Some(side) = side {
+                    counts = side.forms;
+                }
+                for (&tag, &count) in h.form_tags[1..].iter().zip(&h.form_counts) {
+                    if tag != NO_FORM {
+                        counts[tag as usize] = count;
+                    }
+                }
+                let others: u64 = counts.iter().map(|&c| c as u64).sum();
+                counts[h.form_tags[0] as usize] =
+                    (h.occurrences as u64).saturating_sub(others) as u32;
+            }
+        }
+        counts
+    }
+
+    /// Written only as 32 hex digits (see the module doc).
+    fn only_undashed(&self) -> bool {
+        let undashed = Form::UuidUndashed as u8;
+        match self {
+            EntryRef::Cold(c) => c.form == undashed,
+            // Forms go to the side record only once the inline tags are taken.
+            EntryRef::Hot(h, _) => h.form_tags == [undashed, NO_FORM, NO_FORM],
+        }
+    }
 }
 
 /// The counts of a whole run, in the order the views show them.
 pub struct Inventory {
     /// One table per shard.
     tables: Vec<Table>,
-    /// (table, slot) of each ID shown, in order.
+    /// (table, entry) of each ID shown, in order.
     order: Vec<(u32, u32)>,
     field_names: Vec<Box<[u8]>>,
     /// Distinct undashed values seen in no other form (and so not counted).
@@ -610,18 +768,18 @@ pub struct Inventory {
 #[derive(Clone, Copy)]
 pub struct Summary<'a> {
     pub id: Id,
-    entry: &'a Entry,
+    entry: EntryRef<'a>,
     inventory: &'a Inventory,
 }
 
 impl<'a> Summary<'a> {
     /// How the ID is mostly written: as a ULID or as a UUID (ties go to ULID).
     pub fn kind(&self) -> Kind {
-        let Some(extra) = &self.entry.extra else {
-            return self.entry.form.kind();
-        };
+        if let EntryRef::Cold(c) = self.entry {
+            return Form::ALL[c.form as usize].kind();
+        }
         let (mut ulid, mut uuid) = (0u64, 0u64);
-        for (form, &count) in Form::ALL.iter().zip(&extra.forms) {
+        for (form, count) in Form::ALL.iter().zip(self.entry.form_counts()) {
             match form.kind() {
                 Kind::Ulid => ulid += count as u64,
                 Kind::Uuid => uuid += count as u64,
@@ -631,58 +789,80 @@ impl<'a> Summary<'a> {
     }
 
     pub fn lines(&self) -> u32 {
-        self.entry.lines
+        self.entry.counts().0
     }
 
     pub fn occurrences(&self) -> u32 {
-        self.entry.occurrences
+        self.entry.counts().1
+    }
+
+    /// How many files the ID is in.
+    pub fn file_count(&self) -> usize {
+        match self.entry {
+            EntryRef::Cold(_) => 1,
+            EntryRef::Hot(h, side) => {
+                let low: u32 = h.low_files.iter().map(|w| w.count_ones()).sum();
+                low as usize + side.map_or(0, |s| s.files.len())
+            }
+        }
     }
 
     /// File numbers, ascending.
-    pub fn files(&self) -> &'a [u32] {
-        match &self.entry.extra {
-            Some(extra) => &extra.files,
-            None => std::slice::from_ref(&self.entry.file),
+    pub fn files(&self) -> Vec<u32> {
+        match self.entry {
+            EntryRef::Cold(c) => vec![c.file],
+            EntryRef::Hot(h, side) => (0..LOW_FILES)
+                .filter(|&f| h.low_files[f as usize / 64] & (1 << (f % 64)) != 0)
+                .chain(side.iter().flat_map(|s| s.files.iter().copied()))
+                .collect(),
         }
     }
 
     /// Field names with their occurrence counts, most frequent first, then by name.
     pub fn fields(&self) -> Vec<(&'a [u8], u32)> {
         let names = &self.inventory.field_names;
-        let mut fields: Vec<(&[u8], u32)> = match &self.entry.extra {
-            Some(extra) => extra
-                .fields()
-                .map(|(f, n)| (&*names[f as usize], n))
-                .collect(),
-            None if self.entry.field != NONE => {
-                vec![(&*names[self.entry.field as usize], self.entry.field_count)]
+        let mut fields: Vec<(u32, u32)> = Vec::new();
+        match self.entry {
+            EntryRef::Cold(c) if c.field != NONE => fields.push((c.field, c.field_count)),
+            EntryRef::Cold(_) => {}
+            EntryRef::Hot(h, side) => {
+                fields.extend(
+                    h.field_names
+                        .iter()
+                        .zip(h.field_counts)
+                        .take_while(|(name, _)| **name != NARROW_NONE)
+                        .map(|(&name, count)| (name as u32, count)),
+                );
+                fields.extend(side.iter().flat_map(|s| &s.fields));
             }
-            None => Vec::new(),
-        };
+        }
+        let mut fields: Vec<(&[u8], u32)> = fields
+            .into_iter()
+            .map(|(f, n)| (&*names[f as usize], n))
+            .collect();
         fields.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         fields
     }
 
     /// Written forms with their occurrence counts, in [`Form::ALL`] order.
     pub fn forms(&self) -> Vec<(Form, u32)> {
-        match &self.entry.extra {
-            Some(extra) => Form::ALL
-                .iter()
-                .zip(&extra.forms)
-                .filter(|(_, n)| **n > 0)
-                .map(|(f, n)| (*f, *n))
-                .collect(),
-            None => vec![(self.entry.form, self.entry.occurrences)],
-        }
+        Form::ALL
+            .iter()
+            .zip(self.entry.form_counts())
+            .filter(|(_, n)| *n > 0)
+            .map(|(f, n)| (*f, n))
+            .collect()
     }
 
     /// The earliest and latest time of the lines that carry a time.
     pub fn first_ms(&self) -> Option<i64> {
-        (self.entry.first_ms != i64::MAX).then_some(self.entry.first_ms)
+        let first = self.entry.counts().2;
+        (first != i64::MAX).then_some(first)
     }
 
     pub fn last_ms(&self) -> Option<i64> {
-        (self.entry.last_ms != i64::MIN).then_some(self.entry.last_ms)
+        let last = self.entry.counts().3;
+        (last != i64::MIN).then_some(last)
     }
 
     /// True when one of the ID's fields is `name`, or ends with the path segment `name`
@@ -722,28 +902,28 @@ impl Inventory {
     }
 
     /// Asks the CPU to start loading what [`Inventory::get`] will read for the `i`th ID, if
-    /// there is one: its slot, and its side record once the slot is in cache (a caller
+    /// there is one: its entry, and its side record once the entry is in cache (a caller
     /// walking the order calls this for `i + n` with two distances, the larger first). In
     /// sorted order the IDs lie at random in tables far larger than the caches.
     pub fn prefetch(&self, i: usize, side_record: bool) {
-        let Some(&(table, slot)) = self.order.get(i) else {
+        let Some(&(table, at)) = self.order.get(i) else {
             return;
         };
-        let slot = &self.tables[table as usize].slots[slot as usize];
+        let table = &self.tables[table as usize];
         if side_record {
-            if let Some(extra) = &slot.entry.extra {
-                prefetch(&**extra);
+            if let EntryRef::Hot(_, Some(side)) = table.get(at) {
+                prefetch(side);
             }
         } else {
-            prefetch(slot);
+            table.prefetch_entry_at(at);
         }
     }
 
-    fn summary(&self, (table, slot): (u32, u32)) -> Summary<'_> {
-        let slot = &self.tables[table as usize].slots[slot as usize];
+    fn summary(&self, (table, at): (u32, u32)) -> Summary<'_> {
+        let entry = self.tables[table as usize].get(at);
         Summary {
-            id: Id(slot.key),
-            entry: &slot.entry,
+            id: Id(entry.key()),
+            entry,
             inventory: self,
         }
     }
@@ -824,11 +1004,22 @@ mod tests {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^ (z >> 31)
         };
-        let fields: [Option<&'static [u8]>; 4] =
-            [None, Some(b"order_id"), Some(b"ctx.order"), Some(b"id")];
+        // More names and forms than an entry holds itself, and file numbers on both sides of
+        // the ones kept as bits.
+        let fields: [Option<&'static [u8]>; 9] = [
+            None,
+            Some(b"order_id"),
+            Some(b"ctx.order"),
+            Some(b"id"),
+            Some(b"a"),
+            Some(b"b"),
+            Some(b"c"),
+            Some(b"d"),
+            Some(b"e"),
+        ];
         (0..n)
             .map(|_| {
-                let file = (next() % 4) as u32;
+                let file = (next() % 4) as u32 * 150;
                 let time = (next() % 3 != 0).then(|| (next() % 1000) as i64);
                 let hits = (0..1 + next() % 4)
                     .map(|_| {
@@ -836,7 +1027,7 @@ mod tests {
                         let value = ((next() % values) as u128)
                             .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
                         let form = Form::ALL[(next() % Form::ALL.len() as u64) as usize];
-                        (value, form, fields[(next() % 4) as usize])
+                        (value, form, fields[(next() % fields.len() as u64) as usize])
                     })
                     .collect();
                 (file, time, hits)

@@ -148,7 +148,7 @@ fn select(inventory: &mut Inventory, config: &IdsConfig) {
         SortKey::Id => inventory.sort_by(|_| (), top),
         SortKey::Created => inventory.sort_by(|s| s.id.unix_ms(s.kind()).unwrap_or(i64::MAX), top),
         SortKey::First => inventory.sort_by(|s| s.first_ms().unwrap_or(i64::MAX), top),
-        SortKey::Files => inventory.sort_by(|s| Reverse(s.files().len()), top),
+        SortKey::Files => inventory.sort_by(|s| Reverse(s.file_count()), top),
     }
 }
 

@@ -83,7 +83,7 @@ pub fn write_table(
             line,
             "  {:>lines_width$}  {:>files_width$}  ",
             row.summary.lines(),
-            row.summary.files().len()
+            row.summary.file_count()
         )?;
         cell(row.summary.first_ms(), line);
         line.extend_from_slice(b"  ");
@@ -187,8 +187,8 @@ fn json_row<'a>(row: &Row, paths: &'a [String], clock: &Clock) -> JsonId<'a> {
         occurrences: s.occurrences(),
         files: s
             .files()
-            .iter()
-            .map(|&f| paths[f as usize].as_str())
+            .into_iter()
+            .map(|f| paths[f as usize].as_str())
             .collect(),
         fields: s
             .fields()
