@@ -641,6 +641,8 @@ impl Table {
                 return;
             }
             let hot = Hot::from_cold(cold, &mut self.sides);
+            // Marks the cell free for `entries`; a live entry counts at least one occurrence.
+            cold.occurrences = 0;
             self.free_colds.push(entry);
             let hot = self.hots.push(hot, Hot::EMPTY);
             self.index[i] = (upper as u64) << 32 | ((hot | HOT_BIT) as u64 + 1);
@@ -654,12 +656,11 @@ impl Table {
         hot.count(p.file, p.field, p.form, sides);
     }
 
-    /// Every entry's number, as [`Table::get`] takes it.
+    /// Every entry's number, as [`Table::get`] takes it, in the order they lie in memory:
+    /// walking them this way reads the arenas from end to end instead of at random.
     fn entries(&self) -> impl Iterator<Item = u32> + '_ {
-        self.index
-            .iter()
-            .filter(|&&s| s != 0)
-            .map(|&s| s as u32 - 1)
+        let colds = (0..self.colds.len).filter(|&n| self.colds.get(n).occurrences > 0);
+        colds.chain((0..self.hots.len).map(|n| n | HOT_BIT))
     }
 
     fn get(&self, entry: u32) -> EntryRef<'_> {
@@ -821,9 +822,10 @@ impl<'a> Summary<'a> {
     /// Field names with their occurrence counts, most frequent first, then by name.
     pub fn fields(&self) -> Vec<(&'a [u8], u32)> {
         let names = &self.inventory.field_names;
-        let mut fields: Vec<(u32, u32)> = Vec::new();
+        let name = |(f, n): (u32, u32)| (&*names[f as usize], n);
+        let mut fields = Vec::with_capacity(HOT_FIELDS);
         match self.entry {
-            EntryRef::Cold(c) if c.field != NONE => fields.push((c.field, c.field_count)),
+            EntryRef::Cold(c) if c.field != NONE => fields.push(name((c.field, c.field_count))),
             EntryRef::Cold(_) => {}
             EntryRef::Hot(h, side) => {
                 fields.extend(
@@ -831,15 +833,11 @@ impl<'a> Summary<'a> {
                         .iter()
                         .zip(h.field_counts)
                         .take_while(|(name, _)| **name != NARROW_NONE)
-                        .map(|(&name, count)| (name as u32, count)),
+                        .map(|(&f, n)| name((f as u32, n))),
                 );
-                fields.extend(side.iter().flat_map(|s| &s.fields));
+                fields.extend(side.iter().flat_map(|s| &s.fields).map(|&f| name(f)));
             }
         }
-        let mut fields: Vec<(&[u8], u32)> = fields
-            .into_iter()
-            .map(|(f, n)| (&*names[f as usize], n))
-            .collect();
         fields.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         fields
     }

@@ -137,11 +137,14 @@ fn scan_one(
 /// Applies --kind, --field, --min-lines, --sort and --top.
 fn select(inventory: &mut Inventory, config: &IdsConfig) {
     let fields: Vec<&[u8]> = config.fields.iter().map(|f| f.as_bytes()).collect();
-    inventory.retain(|s| {
-        s.lines() >= config.min_lines
-            && config.kind.is_none_or(|k| kind_matches(&s, k))
-            && (fields.is_empty() || fields.iter().any(|f| s.has_field(f)))
-    });
+    // Every entry counts at least one line.
+    if config.min_lines > 1 || config.kind.is_some() || !fields.is_empty() {
+        inventory.retain(|s| {
+            s.lines() >= config.min_lines
+                && config.kind.is_none_or(|k| kind_matches(&s, k))
+                && (fields.is_empty() || fields.iter().any(|f| s.has_field(f)))
+        });
+    }
     let top = config.top;
     match config.sort {
         SortKey::Lines => inventory.sort_by(|s| Reverse(s.lines()), top),

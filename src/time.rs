@@ -53,39 +53,66 @@ impl Clock {
     }
 }
 
+/// `"00"` to `"99"`.
+const TWO_DIGITS: [[u8; 2]; 100] = {
+    let mut table = [[0; 2]; 100];
+    let mut i = 0;
+    while i < 100 {
+        table[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
+        i += 1;
+    }
+    table
+};
+
+thread_local! {
+    /// The day last written by this thread and its `YYYY-MM-DDT`: the inventory writes three
+    /// times per ID, mostly of a few days.
+    static LAST_DAY: std::cell::Cell<(i64, [u8; 11])> = const { std::cell::Cell::new((i64::MIN, [0; 11])) };
+}
+
 /// RFC 3339 UTC with milliseconds, e.g. `2022-02-22T19:22:22.000Z`, for a time already known
-/// to be in range. Days to civil date by Howard Hinnant's algorithm.
+/// to be in range.
 fn write_utc(ms: i64, out: &mut Vec<u8>) {
     let days = ms.div_euclid(86_400_000);
-    let in_day = ms.rem_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000) as usize;
+    let (last_day, mut date) = LAST_DAY.get();
+    if days != last_day {
+        date = civil_date(days);
+        LAST_DAY.set((days, date));
+    }
+    let mut text = [0u8; 24];
+    text[..11].copy_from_slice(&date);
+    let (hour, minute) = (in_day / 3_600_000, in_day / 60_000 % 60);
+    let (second, milli) = (in_day / 1000 % 60, in_day % 1000);
+    text[11..13].copy_from_slice(&TWO_DIGITS[hour]);
+    text[13] = b':';
+    text[14..16].copy_from_slice(&TWO_DIGITS[minute]);
+    text[16] = b':';
+    text[17..19].copy_from_slice(&TWO_DIGITS[second]);
+    text[19] = b'.';
+    text[20] = b'0' + (milli / 100) as u8;
+    text[21..23].copy_from_slice(&TWO_DIGITS[milli % 100]);
+    text[23] = b'Z';
+    out.extend_from_slice(&text);
+}
+
+/// `YYYY-MM-DDT` of a day counted from 1970-01-01, by Howard Hinnant's algorithm.
+fn civil_date(days: i64) -> [u8; 11] {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let (hour, minute) = (in_day / 3_600_000, in_day / 60_000 % 60);
-    let (second, milli) = (in_day / 1000 % 60, in_day % 1000);
-    let mut digits = |value: i64, width: usize, after: u8| {
-        let mut buf = [b'0'; 4];
-        let mut v = value;
-        for slot in buf[..width].iter_mut().rev() {
-            *slot = b'0' + (v % 10) as u8;
-            v /= 10;
-        }
-        out.extend_from_slice(&buf[..width]);
-        out.push(after);
-    };
-    digits(year, 4, b'-');
-    digits(month, 2, b'-');
-    digits(day, 2, b'T');
-    digits(hour, 2, b':');
-    digits(minute, 2, b':');
-    digits(second, 2, b'.');
-    digits(milli, 3, b'Z');
+    let day = (doy - (153 * mp + 2) / 5 + 1) as usize;
+    let month = (if mp < 10 { mp + 3 } else { mp - 9 }) as usize;
+    let year = (yoe + era * 400 + i64::from(month <= 2)) as usize;
+    let mut date = *b"0000-00-00T";
+    date[..2].copy_from_slice(&TWO_DIGITS[year / 100]);
+    date[2..4].copy_from_slice(&TWO_DIGITS[year % 100]);
+    date[5..7].copy_from_slice(&TWO_DIGITS[month]);
+    date[8..10].copy_from_slice(&TWO_DIGITS[day]);
+    date
 }
 
 #[cfg(test)]
