@@ -182,8 +182,13 @@ impl Form {
     /// (a brace pair or a `urn:uuid:` prefix). Wrapping wins over case: `{ABC...}` is braced.
     pub fn of(shape: Shape, line: &[u8], start: usize, end: usize) -> Form {
         let token = &line[start..end];
-        let upper = token.iter().any(u8::is_ascii_uppercase);
-        let lower = token.iter().any(u8::is_ascii_lowercase);
+        // Folded without stopping early, so that the compiler can do it in vectors.
+        let (upper, lower) = token.iter().fold((false, false), |(upper, lower), b| {
+            (
+                upper | b.is_ascii_uppercase(),
+                lower | b.is_ascii_lowercase(),
+            )
+        });
         match shape {
             Shape::Ulid => match (upper, lower) {
                 (true, false) => Form::UlidUpper,
