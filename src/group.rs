@@ -1156,6 +1156,32 @@ mod tests {
     }
 
     #[test]
+    fn local_names_give_each_name_its_shared_index() {
+        let shared = FieldNames::default();
+        let mut a = LocalNames::new(&shared);
+        let mut b = LocalNames::new(&shared);
+        // Short names that collide in the recent array, long ones past it, and the empty one.
+        let names: Vec<Vec<u8>> = (0..300)
+            .map(|i: usize| {
+                let len = [0, 1, 2, 5, 23, 24, 40][i % 7];
+                (0..len)
+                    .map(|k| b'a' + ((i * 7 + k * 3) % 26) as u8)
+                    .collect()
+            })
+            .collect();
+        let mut state = 7u64;
+        for _ in 0..5_000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let name = &names[(state >> 33) as usize % names.len()];
+            let (i, j) = (a.index(name), b.index(name));
+            assert_eq!(i, j);
+            assert_eq!(&*shared.snapshot()[i as usize], &name[..]);
+        }
+    }
+
+    #[test]
     fn kind_follows_the_form_written_most() {
         let tallies = Tallies::new(false);
         let mut t = tallies.tally();
