@@ -146,12 +146,15 @@ fn select(inventory: &mut Inventory, config: &IdsConfig) {
         });
     }
     let top = config.top;
+    let threads = config.input.threads;
     match config.sort {
-        SortKey::Lines => inventory.sort_by(|s| Reverse(s.lines()), top),
-        SortKey::Id => inventory.sort_by(|_| (), top),
-        SortKey::Created => inventory.sort_by(|s| s.id.unix_ms(s.kind()).unwrap_or(i64::MAX), top),
-        SortKey::First => inventory.sort_by(|s| s.first_ms().unwrap_or(i64::MAX), top),
-        SortKey::Files => inventory.sort_by(|s| Reverse(s.file_count()), top),
+        SortKey::Lines => inventory.sort_by(|s| Reverse(s.lines()), top, threads),
+        SortKey::Id => inventory.sort_by(|_| (), top, threads),
+        SortKey::Created => {
+            inventory.sort_by(|s| s.id.unix_ms(s.kind()).unwrap_or(i64::MAX), top, threads)
+        }
+        SortKey::First => inventory.sort_by(|s| s.first_ms().unwrap_or(i64::MAX), top, threads),
+        SortKey::Files => inventory.sort_by(|s| Reverse(s.file_count()), top, threads),
     }
 }
 
