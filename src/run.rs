@@ -552,6 +552,9 @@ pub fn scan_all<S: Send>(
     init: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, usize, &Input) -> Option<Notice> + Sync,
 ) -> (Vec<S>, Vec<(usize, Notice)>) {
+    // Largest first, so that no thread is left with a big file while the others wait.
+    let mut queue: Vec<usize> = (0..inputs.len()).collect();
+    queue.sort_by_key(|&i| std::cmp::Reverse(source::size(&inputs[i])));
     let next = AtomicUsize::new(0);
     let threads = threads.min(inputs.len()).max(1);
     let results: Vec<(S, Vec<(usize, Notice)>)> = std::thread::scope(|scope| {
@@ -561,8 +564,10 @@ pub fn scan_all<S: Send>(
                     let mut state = init();
                     let mut notices = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(input) = inputs.get(i) else { break };
+                        let Some(&i) = queue.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                            break;
+                        };
+                        let input = &inputs[i];
                         if let Some(notice) = work(&mut state, i, input) {
                             notices.push((i, notice));
                         }
