@@ -563,12 +563,8 @@ pub fn scan_all<S: Send>(
                 scope.spawn(|| {
                     let mut state = init();
                     let mut notices = Vec::new();
-                    loop {
-                        let Some(&i) = queue.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                            break;
-                        };
-                        let input = &inputs[i];
-                        if let Some(notice) = work(&mut state, i, input) {
+                    while let Some(&i) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        if let Some(notice) = work(&mut state, i, &inputs[i]) {
                             notices.push((i, notice));
                         }
                     }
