@@ -90,8 +90,10 @@ fi
 
 # Times the commands of the arrays `names` and `cmds` in one hyperfine run, exported to
 # $RESULTS/$1-hyperfine-j$2.json, then runs each once more under GNU time for its peak RSS,
-# in $RESULTS/$1-rss.<index>.j$2 (KiB). Every command must succeed: a grep-style exit 1 (no
-# match) fails the run, which is right, since each command is expected to find something.
+# in $RESULTS/$1-rss.<index>.j$2 (KiB): the command of the same index in the array
+# `rss_cmds` if there is one (say, the same command writing its output to a file to be
+# counted), else the timed one. Every command must succeed: a grep-style exit 1 (no match)
+# fails the run, which is right, since each command is expected to find something.
 time_commands() {
     local label=$1 j=$2 i
     local hf_args=()
@@ -102,7 +104,7 @@ time_commands() {
     hyperfine --style basic --warmup 1 --runs "$RUNS" \
         --export-json "$RESULTS/$label-hyperfine-j$j.json" "${hf_args[@]}" >&2
     for i in "${!cmds[@]}"; do
-        /usr/bin/time -f %M -o "$RESULTS/$label-rss.$i.j$j" bash -c "${cmds[$i]}"
+        /usr/bin/time -f %M -o "$RESULTS/$label-rss.$i.j$j" bash -c "${rss_cmds[$i]:-${cmds[$i]}}"
     done
 }
 
