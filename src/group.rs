@@ -536,7 +536,9 @@ impl<T: Copy> Arena<T> {
             self.chunks
                 .push(vec![blank; 1 << CHUNK_BITS].into_boxed_slice());
         }
-        self.len = n.checked_add(1).expect("fewer than 2^32 entries per shard");
+        // Entry numbers share their u32 with `HOT_BIT` in the index.
+        assert!(n < HOT_BIT, "fewer than 2^31 entries per shard");
+        self.len = n + 1;
         *self.get_mut(n) = value;
         n
     }
