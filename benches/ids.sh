@@ -3,8 +3,8 @@
 # `idgrep ids` against what a user does today without it,
 #   rg -o -i '\b[0-9A-HJKMNP-TV-Z]{26}\b' corpus/ | LC_ALL=C sort | uniq -c | sort -rn
 # (which finds less: no UUIDs, no fields, no times), in the same hyperfine run, both writing
-# to /dev/null, and prints a markdown table of medians, the ratio, throughput, peak RSS and bytes of peak RSS per distinct
-# ID counted.
+# to /dev/null, and prints a markdown table of medians, the ratio, throughput, peak RSS and
+# bytes of peak RSS per distinct ID counted.
 #
 # usage: benches/ids.sh                                     # the 1 GiB corpus
 #        CORPUS=target/bench-corpus-10m DISTINCT_IDS=10000000 benches/ids.sh   # memory per ID

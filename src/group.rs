@@ -182,10 +182,9 @@ const HOT_FIELDS: usize = 6;
 const HOT_FORMS: usize = 3;
 
 /// An ID with more than one file, field name or written form, in two cache lines that serve
-/// almost all of its occurrences; what does not fit goes to a
-/// [`Side`] record. The count of the first form is implied (every occurrence not counted
-/// under another form). Field names are kept as `u16` here; a name numbered past that goes to
-/// the side record.
+/// almost all of its occurrences; what does not fit goes to a [`Side`] record. The count of
+/// the first form is implied (every occurrence not counted under another form). Field names
+/// are kept as `u16` here; a name numbered past that goes to the side record.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(128))]
 struct Hot {
@@ -491,8 +490,8 @@ impl Tally<'_> {
         }
     }
 
-    /// Counts a shard's batch under its lock, prefetching each bucket a few occurrences
-    /// ahead.
+    /// Counts a shard's batch under its lock, prefetching each occurrence's index slot, then
+    /// its entry, a few occurrences ahead.
     fn flush(&mut self, shard: usize) {
         let batch = &mut self.batches[shard];
         let mut table = self.tallies.shards[shard].lock().expect(POISONED);
@@ -534,12 +533,13 @@ impl<T> Default for Arena<T> {
 }
 
 impl<T: Copy> Arena<T> {
-    /// Adds `value`, made from `blank` chunks, and gives its number.
-    fn push(&mut self, value: T, blank: T) -> u32 {
+    /// Adds `value` and gives its number.
+    fn push(&mut self, value: T) -> u32 {
         let n = self.len;
         if n as usize == self.chunks.len() << CHUNK_BITS {
+            // A chunk's cells past `len` are never read; `value` fills them as well as any.
             self.chunks
-                .push(vec![blank; 1 << CHUNK_BITS].into_boxed_slice());
+                .push(vec![value; 1 << CHUNK_BITS].into_boxed_slice());
         }
         // Entry numbers share their u32 with `HOT_BIT` in the index.
         assert!(n < HOT_BIT, "fewer than 2^31 entries per shard");
@@ -669,7 +669,7 @@ impl Table {
                         *self.colds.get_mut(free) = cold;
                         free
                     }
-                    None => self.colds.push(cold, Cold::EMPTY),
+                    None => self.colds.push(cold),
                 };
                 self.index[i] = (upper as u64) << 32 | (entry as u64 + 1);
                 self.len += 1;
@@ -692,7 +692,7 @@ impl Table {
             // Marks the cell free for `entries`; a live entry counts at least one occurrence.
             cold.occurrences = 0;
             self.free_colds.push(entry);
-            let hot = self.hots.push(hot, Hot::EMPTY);
+            let hot = self.hots.push(hot);
             self.index[i] = (upper as u64) << 32 | ((hot | HOT_BIT) as u64 + 1);
             hot
         } else {
