@@ -46,13 +46,22 @@ pub fn write_table(
     color: bool,
     threads: usize,
 ) -> std::io::Result<()> {
-    let id_width = if inventory.summaries().any(|s| s.kind() == Kind::Uuid) {
+    // One pass, reading ahead: in sorted order the entries lie at random in memory, and two
+    // plain passes over a million of them held the first row back by a few hundredths of a
+    // second.
+    let (mut any_uuid, mut max_lines) = (false, 0);
+    for i in 0..inventory.len() {
+        inventory.prefetch(i + 16, false);
+        let summary = inventory.get(i);
+        any_uuid = any_uuid || summary.kind() == Kind::Uuid;
+        max_lines = max_lines.max(summary.lines());
+    }
+    let id_width = if any_uuid {
         crate::id::UUID_DASHED_LEN
     } else {
         crate::id::ULID_LEN
     };
     let time_width = clock.format(0).len();
-    let max_lines = inventory.summaries().map(|s| s.lines()).max().unwrap_or(0);
     let lines_width = max_lines.to_string().len().max("LINES".len());
     let files_width = paths_len.to_string().len().max("FILES".len());
     let mut line = Vec::with_capacity(256);
