@@ -427,24 +427,42 @@ impl Tallies {
     }
 
     /// The final counts, once every tally is done: values written only undashed are dropped,
-    /// unless every undashed token counts.
-    pub fn finish(self) -> Inventory {
+    /// unless every undashed token counts. The tables are listed on up to two threads: with
+    /// a million IDs, one thread took about 50 ms.
+    pub fn finish(self, threads: usize) -> Inventory {
         let tables: Vec<Table> = self
             .shards
             .into_iter()
             .map(|shard| shard.into_inner().expect(POISONED))
             .collect();
-        let mut dropped_undashed = 0;
-        let mut order = Vec::new();
-        for (t, table) in tables.iter().enumerate() {
-            for at in table.entries() {
-                if !self.count_undashed && table.get(at).only_undashed() {
-                    dropped_undashed += 1;
-                    continue;
+        let count_undashed = self.count_undashed;
+        // Each table's entries in memory order, and how many were dropped.
+        let list = |first: usize, tables: &[Table]| {
+            let mut order = Vec::new();
+            let mut dropped = 0;
+            for (t, table) in tables.iter().enumerate() {
+                for at in table.entries() {
+                    if !count_undashed && table.get(at).only_undashed() {
+                        dropped += 1;
+                    } else {
+                        order.push(((first + t) as u32, at));
+                    }
                 }
-                order.push((t as u32, at));
             }
-        }
+            (order, dropped)
+        };
+        let ((mut order, dropped_first), (rest, dropped_rest)) = if threads < 2 {
+            (list(0, &tables), (Vec::new(), 0))
+        } else {
+            let half = tables.len() / 2;
+            std::thread::scope(|scope| {
+                let first = scope.spawn(|| list(0, &tables[..half]));
+                let rest = list(half, &tables[half..]);
+                (first.join().expect(POISONED), rest)
+            })
+        };
+        order.extend(rest);
+        let dropped_undashed = dropped_first + dropped_rest;
         Inventory {
             tables,
             order,
@@ -984,52 +1002,55 @@ impl Inventory {
     /// Sorts the entries by `key` (ties by ID, ascending) and keeps the first `top`.
     pub fn sort_by<K: Ord + Send>(
         &mut self,
-        key: impl Fn(Summary) -> K,
+        key: impl Fn(Summary) -> K + Sync,
         top: Option<usize>,
         threads: usize,
     ) {
-        let mut keyed: Vec<(K, u128, (u32, u32))> = self
-            .order
-            .iter()
-            .map(|&at| {
-                let s = self.summary(at);
-                (key(s), s.id.0, at)
-            })
-            .collect();
-        let order = |a: &(K, u128, (u32, u32)), b: &(K, u128, (u32, u32))| {
-            a.0.cmp(&b.0).then(a.1.cmp(&b.1))
-        };
-        if let Some(top) = top.filter(|&t| t < keyed.len()) {
-            if top > 0 {
-                keyed.select_nth_unstable_by(top - 1, order);
+        type Keyed<K> = (K, u128, (u32, u32));
+        let order = |a: &Keyed<K>, b: &Keyed<K>| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
+        // One part's keys, sorted, with only its first `top` kept.
+        let sorted = |part: &[(u32, u32)]| {
+            let mut keyed: Vec<Keyed<K>> = part
+                .iter()
+                .map(|&at| {
+                    let s = self.summary(at);
+                    (key(s), s.id.0, at)
+                })
+                .collect();
+            if let Some(top) = top.filter(|&t| t < keyed.len()) {
+                if top > 0 {
+                    keyed.select_nth_unstable_by(top - 1, order);
+                }
+                keyed.truncate(top);
             }
-            keyed.truncate(top);
-        }
-        if threads < 2 || keyed.len() < PARALLEL_SORT_MIN {
             keyed.sort_unstable_by(order);
+            keyed
+        };
+        if threads < 2 || self.order.len() < PARALLEL_SORT_MIN {
+            let keyed = sorted(&self.order);
             self.order = keyed.into_iter().map(|(_, _, at)| at).collect();
             return;
         }
-        // Two halves sorted at once, then merged: with a million IDs the sort was a tenth of
-        // a two-thread run, all of it on one thread.
-        let len = keyed.len();
-        let (a, b) = keyed.split_at_mut(len / 2);
-        std::thread::scope(|scope| {
-            scope.spawn(|| a.sort_unstable_by(order));
-            b.sort_unstable_by(order);
+        // Two halves keyed and sorted at once, then merged: with a million IDs this was a
+        // tenth of a two-thread run, all of it on one thread. The first `top` of the whole
+        // are among the first `top` of the halves.
+        let (a, b) = self.order.split_at(self.order.len() / 2);
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| sorted(a));
+            let b = sorted(b);
+            (a.join().expect("the sort thread panicked"), b)
         });
+        let len = top.map_or(a.len() + b.len(), |t| t.min(a.len() + b.len()));
         let mut merged = Vec::with_capacity(len);
         let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
-        while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
-            if order(x, y).is_le() {
-                merged.push(x.2);
-                a.next();
-            } else {
-                merged.push(y.2);
-                b.next();
-            }
+        while merged.len() < len {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if order(x, y).is_le() => a.next(),
+                (Some(_), Some(_)) => b.next(),
+                _ => a.next().or_else(|| b.next()),
+            };
+            merged.extend(next.map(|(_, _, at)| *at));
         }
-        merged.extend(a.chain(b).map(|(_, _, at)| *at));
         self.order = merged;
     }
 }
@@ -1190,7 +1211,7 @@ mod tests {
 
                 let one = Tallies::new(all_undashed);
                 count(&one, &lines);
-                check(one.finish(), "one tally");
+                check(one.finish(1), "one tally");
 
                 // Two threads at once, on uneven shares, through the shard locks.
                 let two = Tallies::new(all_undashed);
@@ -1199,7 +1220,7 @@ mod tests {
                     scope.spawn(|| count(&two, a));
                     scope.spawn(|| count(&two, b));
                 });
-                check(two.finish(), "two tallies");
+                check(two.finish(2), "two tallies");
             }
         }
     }
@@ -1221,7 +1242,7 @@ mod tests {
             t.add_line(file, None, &[occ(field)]);
         }
         t.done();
-        let inv = tallies.finish();
+        let inv = tallies.finish(2);
         let fields: BTreeMap<Vec<u8>, u32> = inv
             .get(0)
             .fields()
@@ -1273,7 +1294,7 @@ mod tests {
         t.add_line(0, None, &[occ(Form::UuidLower), occ(Form::UlidUpper)]);
         t.add_line(0, None, &[occ(Form::UuidBraced)]);
         t.done();
-        let inv = tallies.finish();
+        let inv = tallies.finish(1);
         assert_eq!(inv.summaries().next().unwrap().kind(), Kind::Uuid);
     }
 
@@ -1307,7 +1328,7 @@ mod tests {
             }
         }
         t.done();
-        let mut one = tallies.finish();
+        let mut one = tallies.finish(1);
         let ids = |inv: &Inventory| inv.summaries().map(|s| (s.lines(), s.id.0)).collect();
         let before: Vec<(u32, u128)> = ids(&one);
         one.sort_by(|s| std::cmp::Reverse(s.lines()), None, 1);
@@ -1319,6 +1340,12 @@ mod tests {
         one.sort_by(|_| (), None, 1);
         one.sort_by(|s| std::cmp::Reverse(s.lines()), None, 2);
         assert_eq!(ids(&one), want);
+        // The first `top` of the whole, whichever half they were in, with ties by ID.
+        for top in [PARALLEL_SORT_MIN + 5, 1000, 1] {
+            one.sort_by(|_| (), None, 2);
+            one.sort_by(|s| std::cmp::Reverse(s.lines()), Some(top), 2);
+            assert_eq!(ids(&one), want[..top], "top {top}");
+        }
     }
 
     #[test]
@@ -1339,7 +1366,7 @@ mod tests {
             }
         }
         t.done();
-        let mut inv = tallies.finish();
+        let mut inv = tallies.finish(2);
         inv.sort_by(|s| std::cmp::Reverse(s.lines()), Some(4), 1);
         let got: Vec<(u128, u32)> = inv.summaries().map(|s| (s.id.0, s.lines())).collect();
         assert_eq!(got, vec![(3, 4), (7, 4), (2, 3), (6, 3)]);

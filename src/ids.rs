@@ -63,7 +63,7 @@ pub fn run(config: IdsConfig) -> Exit {
     for worker in workers {
         worker.tally.done();
     }
-    let mut inventory = tallies.finish();
+    let mut inventory = tallies.finish(config.input.threads);
     if inventory.dropped_undashed > 0 {
         run::report(&format!(
             "{} 32-hex tokens not counted: their values are written in no other form \
