@@ -1524,6 +1524,24 @@ fn days_from_civil(year: i32, month: u8, day: u8) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+thread_local! {
+    /// The date this thread converted last, packed as `year << 9 | month << 5 | day`, and
+    /// its days: a log's consecutive lines mostly share their date.
+    static LAST_DATE: std::cell::Cell<(i32, i64)> = const { std::cell::Cell::new((-1, 0)) };
+}
+
+/// [`days_from_civil`] through [`LAST_DATE`].
+fn days_from_civil_cached(year: i32, month: u8, day: u8) -> i64 {
+    let packed = year << 9 | i32::from(month) << 5 | i32::from(day);
+    let (last, days) = LAST_DATE.get();
+    if last == packed {
+        return days;
+    }
+    let days = days_from_civil(year, month, day);
+    LAST_DATE.set((packed, days));
+    days
+}
+
 /// Unix milliseconds of a civil time, at `offset` seconds east of UTC if written, else in
 /// the context's zone. None for a date or time that does not exist.
 fn civil_ms(c: Civil, offset: Option<i32>, ctx: &TimeContext) -> Option<i64> {
@@ -1540,7 +1558,7 @@ fn civil_ms(c: Civil, offset: Option<i32>, ctx: &TimeContext) -> Option<i64> {
     // A leap second is read as the last second of its minute.
     let second = c.second.min(59);
     if let Some(offset) = offset.or(ctx.fixed_offset) {
-        let local = days_from_civil(c.year, c.month, c.day) * 86_400
+        let local = days_from_civil_cached(c.year, c.month, c.day) * 86_400
             + i64::from(c.hour) * 3600
             + i64::from(c.minute) * 60
             + i64::from(second);
@@ -1765,6 +1783,29 @@ mod tests {
     const ULID3: &str = "01kb5v3q8n1d8sk3f0xr05ypze";
     const UUID: &str = "01a226bf-4285-ac05-6cc6-be1805fdf179";
     const UUID2: &str = "9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f";
+
+    /// The cached conversion gives the plain one's days whatever date came before.
+    #[test]
+    fn cached_days_follow_the_date() {
+        let dates = [
+            (2026, 11, 29),
+            (2026, 11, 29),
+            (2026, 11, 30),
+            (2024, 2, 29),
+            (2026, 11, 29),
+            (1, 1, 1),
+            (9999, 12, 31),
+            (9999, 12, 31),
+            (1970, 1, 1),
+        ];
+        for (y, m, d) in dates {
+            assert_eq!(
+                days_from_civil_cached(y, m, d),
+                days_from_civil(y, m, d),
+                "{y}-{m}-{d}"
+            );
+        }
+    }
 
     /// The vector scans stop where a byte-by-byte scan does, for a stop byte at every
     /// position across the 16-byte steps, from every start, and at the end of the line.
