@@ -651,6 +651,10 @@ impl Table {
             // system are first read by the probes, which maps the shared zero page, and the
             // first insert then faults again to copy it, flushing the TLB of every thread
             // (3% of a two-thread run, most of it in the interrupts that flush takes).
+            #[expect(
+                clippy::slow_vector_initialization,
+                reason = "vec![0; n] takes the pages zeroed without writing them"
+            )]
             let mut index = Vec::with_capacity(new_len);
             index.resize(new_len, 0);
             let old = std::mem::replace(&mut self.index, index);
