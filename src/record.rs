@@ -1530,9 +1530,14 @@ thread_local! {
     static LAST_DATE: std::cell::Cell<(i32, i64)> = const { std::cell::Cell::new((-1, 0)) };
 }
 
+/// A valid date (years 1 to 9999) as one positive number, distinct for each date.
+fn pack_date(year: i32, month: u8, day: u8) -> i32 {
+    year << 9 | i32::from(month) << 5 | i32::from(day)
+}
+
 /// [`days_from_civil`] through [`LAST_DATE`].
 fn days_from_civil_cached(year: i32, month: u8, day: u8) -> i64 {
-    let packed = year << 9 | i32::from(month) << 5 | i32::from(day);
+    let packed = pack_date(year, month, day);
     let (last, days) = LAST_DATE.get();
     if last == packed {
         return days;
@@ -1783,6 +1788,24 @@ mod tests {
     const ULID3: &str = "01kb5v3q8n1d8sk3f0xr05ypze";
     const UUID: &str = "01a226bf-4285-ac05-6cc6-be1805fdf179";
     const UUID2: &str = "9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f";
+
+    /// Two dates never share a cache key, and none is the empty cache's.
+    #[test]
+    fn packed_dates_are_distinct() {
+        let mut seen = std::collections::HashSet::new();
+        let years = (1..=9999)
+            .step_by(97)
+            .chain([1, 2, 1970, 2024, 2026, 9998, 9999]);
+        for year in years.collect::<std::collections::BTreeSet<_>>() {
+            for month in 1..=12 {
+                for day in 1..=31 {
+                    let packed = pack_date(year, month, day);
+                    assert!(packed > 0, "{year}-{month}-{day}");
+                    assert!(seen.insert(packed), "{year}-{month}-{day}");
+                }
+            }
+        }
+    }
 
     /// The cached conversion gives the plain one's days whatever date came before.
     #[test]

@@ -308,3 +308,45 @@ pub fn write_csv(
     }
     writer.flush()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::group::{Occurrence, Tallies};
+    use crate::id::{Form, Id};
+
+    /// The ID and LINES columns are as wide as the widest row needs, also when that row is
+    /// not the first: here a ULID seen once sorts first, and a UUID seen on 123,456 lines
+    /// after it.
+    #[test]
+    fn columns_fit_every_row_not_only_the_first() {
+        let tallies = Tallies::new(false);
+        let mut tally = tallies.tally();
+        let occurrence = |id: u128, form| Occurrence {
+            id: Id(id),
+            form,
+            field: None,
+        };
+        tally.add_line(0, None, &[occurrence(1, Form::UlidLower)]);
+        for _ in 0..123_456 {
+            tally.add_line(0, None, &[occurrence(2 << 100, Form::UuidLower)]);
+        }
+        tally.done();
+        let mut inventory = tallies.finish(1);
+        inventory.sort_by(|_| (), None, 1);
+        let mut out = Vec::new();
+        write_table(&mut out, &inventory, 1, &Clock::utc(), false, 1).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let rows: Vec<&str> = text.lines().collect();
+        assert!(rows[1].starts_with(&Id(1).ulid()), "{text}");
+        // The kind starts after a UUID's width, in both rows.
+        let kind_at = crate::id::UUID_DASHED_LEN + 2;
+        assert_eq!(&rows[0][kind_at..kind_at + 4], "KIND", "{text}");
+        assert_eq!(&rows[1][kind_at..kind_at + 4], "ulid", "{text}");
+        assert_eq!(&rows[2][kind_at..kind_at + 4], "uuid", "{text}");
+        // Both counts end where the header's LINES ends.
+        let lines_end = rows[0].find("LINES").unwrap() + "LINES".len();
+        assert!(rows[1][..lines_end].ends_with("      1"), "{text}");
+        assert!(rows[2][..lines_end].ends_with(" 123456"), "{text}");
+    }
+}
