@@ -506,37 +506,53 @@ fn walk_json(line: &[u8], open: usize, scratch: &mut JsonScratch, visit: &mut im
     }
 }
 
-/// The first `"` or `\` at or after `i`. SSE2 is part of x86_64, and 16 bytes at a time
-/// take most JSON strings in one step.
-#[cfg(target_arch = "x86_64")]
+/// The first index at or after `i` whose byte `stop` takes (or the line's end): sixteen bytes
+/// at a time on x86_64, where `stop_mask` marks them in a vector, else one by one. Inline
+/// rather than memchr, whose call and setup cost more than the short JSON strings and logfmt
+/// keys and values take to scan.
 #[inline(always)]
-fn find_quote_or_backslash(line: &[u8], mut i: usize) -> Option<usize> {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    };
+fn scan_until(
+    line: &[u8],
+    mut i: usize,
+    #[cfg(target_arch = "x86_64")] stop_mask: impl Fn(std::arch::x86_64::__m128i) -> i32,
+    stop: impl Fn(u8) -> bool,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
     while i + 16 <= line.len() {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128};
         // SAFETY: `i + 16 <= line.len()`, so the unaligned 16-byte load stays inside `line`.
-        let mask = unsafe {
-            let v = _mm_loadu_si128(line.as_ptr().add(i).cast::<__m128i>());
-            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            _mm_movemask_epi8(_mm_or_si128(quote, backslash)) as u32
-        };
+        let mask = stop_mask(unsafe { _mm_loadu_si128(line.as_ptr().add(i).cast::<__m128i>()) });
         if mask != 0 {
-            return Some(i + mask.trailing_zeros() as usize);
+            return i + mask.trailing_zeros() as usize;
         }
         i += 16;
     }
-    line.get(i..)?
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\')
-        .map(|k| i + k)
+    while i < line.len() && !stop(line[i]) {
+        i += 1;
+    }
+    i
 }
 
-/// The first `"` or `\` at or after `i`.
-#[cfg(not(target_arch = "x86_64"))]
+/// The first `"` or `\` at or after `i`: sixteen bytes at a time take most JSON strings in
+/// one step.
+#[inline(always)]
 fn find_quote_or_backslash(line: &[u8], i: usize) -> Option<usize> {
-    memchr2(b'"', b'\\', line.get(i..)?).map(|k| i + k)
+    let k = scan_until(
+        line,
+        i,
+        #[cfg(target_arch = "x86_64")]
+        |v| {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE2 is part of x86_64.
+            unsafe {
+                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                _mm_movemask_epi8(_mm_or_si128(quote, backslash))
+            }
+        },
+        |b| b == b'"' || b == b'\\',
+    );
+    (k < line.len()).then_some(k)
 }
 
 /// From just after an opening quote: the index of the closing quote, and whether the string
@@ -772,33 +788,6 @@ struct Pair {
     value: (usize, usize),
     quoted: bool,
     escaped: bool,
-}
-
-/// The first index at or after `i` whose byte `stop` takes (or the line's end): sixteen bytes
-/// at a time on x86_64, where `stop_mask` marks them in a vector, else one by one. Inline
-/// rather than memchr, whose call and setup cost more than the short keys and values of
-/// logfmt take to scan.
-#[inline(always)]
-fn scan_until(
-    line: &[u8],
-    mut i: usize,
-    #[cfg(target_arch = "x86_64")] stop_mask: impl Fn(std::arch::x86_64::__m128i) -> i32,
-    stop: impl Fn(u8) -> bool,
-) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    while i + 16 <= line.len() {
-        use std::arch::x86_64::{__m128i, _mm_loadu_si128};
-        // SAFETY: `i + 16 <= line.len()`, so the unaligned 16-byte load stays inside `line`.
-        let mask = stop_mask(unsafe { _mm_loadu_si128(line.as_ptr().add(i).cast::<__m128i>()) });
-        if mask != 0 {
-            return i + mask.trailing_zeros() as usize;
-        }
-        i += 16;
-    }
-    while i < line.len() && !stop(line[i]) {
-        i += 1;
-    }
-    i
 }
 
 /// The end of a logfmt key that starts at `i`: the first blank or control byte, `=` or `"`.
@@ -1830,8 +1819,9 @@ mod tests {
         }
     }
 
-    /// The vector scans stop where a byte-by-byte scan does, for a stop byte at every
-    /// position across the 16-byte steps, from every start, and at the end of the line.
+    /// The vector scans stop where a byte-by-byte scan does (or find nothing where it finds
+    /// nothing), for a stop byte at every position across the 16-byte steps, from every
+    /// start, and at the end of the line.
     #[test]
     fn vector_scans_agree_with_bytes() {
         let naive = |line: &[u8], i: usize, stop: &dyn Fn(u8) -> bool| {
@@ -1841,7 +1831,7 @@ mod tests {
         };
         let key_stop = |b: u8| b <= b' ' || b == b'=' || b == b'"';
         for len in [0, 5, 16, 17, 40] {
-            for &special in b" \t=\"\x01\xc3!" {
+            for &special in b" \t=\"\\\x01\xc3!" {
                 for at in 0..len {
                     let mut line = vec![b'k'; len];
                     line[at] = special;
@@ -1854,6 +1844,12 @@ mod tests {
                         assert_eq!(
                             blank_at_or_after(&line, i),
                             naive(&line, i, &is_blank),
+                            "{line:?} {i}"
+                        );
+                        let quote = naive(&line, i, &|b| b == b'"' || b == b'\\');
+                        assert_eq!(
+                            find_quote_or_backslash(&line, i),
+                            (quote < len).then_some(quote),
                             "{line:?} {i}"
                         );
                     }
