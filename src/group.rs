@@ -886,10 +886,19 @@ impl<'a> Summary<'a> {
     pub fn files(&self) -> Vec<u32> {
         match self.entry {
             EntryRef::Cold(c) => vec![c.file],
-            EntryRef::Hot(h, side) => (0..LOW_FILES)
-                .filter(|&f| h.low_files[f as usize / 64] & (1 << (f % 64)) != 0)
-                .chain(side.iter().flat_map(|s| s.files.iter().copied()))
-                .collect(),
+            EntryRef::Hot(h, side) => {
+                // The set bits only, lowest first, rather than a test of every possible file.
+                let mut files = Vec::new();
+                for (w, &word) in h.low_files.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        files.push(w as u32 * 64 + bits.trailing_zeros());
+                        bits &= bits - 1;
+                    }
+                }
+                files.extend(side.iter().flat_map(|s| s.files.iter().copied()));
+                files
+            }
         }
     }
 
