@@ -506,28 +506,50 @@ fn walk_json(line: &[u8], open: usize, scratch: &mut JsonScratch, visit: &mut im
     }
 }
 
-/// The first index at or after `i` whose byte `stop` takes (or the line's end): sixteen bytes
-/// at a time on x86_64, where `stop_mask` marks them in a vector, else one by one. Inline
-/// rather than memchr, whose call and setup cost more than the short JSON strings and logfmt
-/// keys and values take to scan.
+/// The bytes a [`scan_until`] stops at: any of `bytes`, and with `controls` also any byte
+/// up to and including the blank (control bytes and the space).
+struct Stops {
+    bytes: &'static [u8],
+    controls: bool,
+}
+
+impl Stops {
+    #[inline(always)]
+    fn has(&self, b: u8) -> bool {
+        (self.controls && b <= b' ') || self.bytes.contains(&b)
+    }
+}
+
+/// The first index at or after `i` whose byte is one of `stops` (or the line's end): sixteen
+/// bytes at a time on x86_64, else one by one. Inline rather than memchr, whose call and setup
+/// cost more than the short JSON strings and logfmt keys and values take to scan.
 #[inline(always)]
-fn scan_until(
-    line: &[u8],
-    mut i: usize,
-    #[cfg(target_arch = "x86_64")] stop_mask: impl Fn(std::arch::x86_64::__m128i) -> i32,
-    stop: impl Fn(u8) -> bool,
-) -> usize {
+fn scan_until(line: &[u8], mut i: usize, stops: Stops) -> usize {
     #[cfg(target_arch = "x86_64")]
     while i + 16 <= line.len() {
-        use std::arch::x86_64::{__m128i, _mm_loadu_si128};
-        // SAFETY: `i + 16 <= line.len()`, so the unaligned 16-byte load stays inside `line`.
-        let mask = stop_mask(unsafe { _mm_loadu_si128(line.as_ptr().add(i).cast::<__m128i>()) });
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of x86_64, and `i + 16 <= line.len()`, so the unaligned
+        // 16-byte load stays inside `line`.
+        let mask = unsafe {
+            let v = _mm_loadu_si128(line.as_ptr().add(i).cast::<__m128i>());
+            let space = _mm_set1_epi8(b' ' as i8);
+            // Unsigned `b <= b' '`: the smaller of the two is `b` itself.
+            let mut hits = if stops.controls {
+                _mm_cmpeq_epi8(_mm_min_epu8(v, space), v)
+            } else {
+                _mm_setzero_si128()
+            };
+            for &b in stops.bytes {
+                hits = _mm_or_si128(hits, _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)));
+            }
+            _mm_movemask_epi8(hits)
+        };
         if mask != 0 {
             return i + mask.trailing_zeros() as usize;
         }
         i += 16;
     }
-    while i < line.len() && !stop(line[i]) {
+    while i < line.len() && !stops.has(line[i]) {
         i += 1;
     }
     i
@@ -537,21 +559,11 @@ fn scan_until(
 /// one step.
 #[inline(always)]
 fn find_quote_or_backslash(line: &[u8], i: usize) -> Option<usize> {
-    let k = scan_until(
-        line,
-        i,
-        #[cfg(target_arch = "x86_64")]
-        |v| {
-            use std::arch::x86_64::*;
-            // SAFETY: SSE2 is part of x86_64.
-            unsafe {
-                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-                _mm_movemask_epi8(_mm_or_si128(quote, backslash))
-            }
-        },
-        |b| b == b'"' || b == b'\\',
-    );
+    let stops = Stops {
+        bytes: b"\"\\",
+        controls: false,
+    };
+    let k = scan_until(line, i, stops);
     (k < line.len()).then_some(k)
 }
 
@@ -792,43 +804,20 @@ struct Pair {
 
 /// The end of a logfmt key that starts at `i`: the first blank or control byte, `=` or `"`.
 fn key_end(line: &[u8], i: usize) -> usize {
-    scan_until(
-        line,
-        i,
-        #[cfg(target_arch = "x86_64")]
-        |v| {
-            use std::arch::x86_64::*;
-            // SAFETY: SSE2 is part of x86_64.
-            unsafe {
-                let space = _mm_set1_epi8(b' ' as i8);
-                // Unsigned `b <= b' '`: the smaller of the two is `b` itself.
-                let low = _mm_cmpeq_epi8(_mm_min_epu8(v, space), v);
-                let equals = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'=' as i8));
-                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-                _mm_movemask_epi8(_mm_or_si128(low, _mm_or_si128(equals, quote)))
-            }
-        },
-        |b| b <= b' ' || b == b'=' || b == b'"',
-    )
+    let stops = Stops {
+        bytes: b"=\"",
+        controls: true,
+    };
+    scan_until(line, i, stops)
 }
 
 /// The end of an unquoted logfmt value that starts at `i`: the first blank.
 fn blank_at_or_after(line: &[u8], i: usize) -> usize {
-    scan_until(
-        line,
-        i,
-        #[cfg(target_arch = "x86_64")]
-        |v| {
-            use std::arch::x86_64::*;
-            // SAFETY: SSE2 is part of x86_64.
-            unsafe {
-                let space = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
-                let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
-                _mm_movemask_epi8(_mm_or_si128(space, tab))
-            }
-        },
-        is_blank,
-    )
+    let stops = Stops {
+        bytes: b" \t",
+        controls: false,
+    };
+    scan_until(line, i, stops)
 }
 
 /// Walks the line as logfmt; true if all of it is pairs (at least one). Pairs before a
