@@ -89,7 +89,7 @@ pub fn run(config: IdsConfig) -> Exit {
             config.input.threads,
         ),
         Format::Json => inventory::write_json(out, &inventory, &paths, config.input.threads),
-        Format::Csv => inventory::write_csv(out, &inventory, &paths),
+        Format::Csv => inventory::write_csv(out, &inventory, &paths, config.input.threads),
     });
     // Freeing a million entries one by one takes longer than the whole heap's release at
     // exit.

@@ -3,16 +3,19 @@
 //! Field names and paths come from the logs, so the table escapes them like log text, and the
 //! CSV neutralises cells a spreadsheet would run as a formula.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use serde::Serialize;
+use serde::ser::SerializeStruct;
 
-use super::{HEADER_COLOR, csv_cell, escape_into, paint};
+use super::{HEADER_COLOR, csv_cell_bytes, escape_into, paint};
 use crate::group::{Inventory, Summary};
-use crate::id::Kind;
+use crate::id::{Form, Kind};
 use crate::time::Clock;
 
 /// How many fields the table shows per ID.
@@ -123,28 +126,38 @@ pub fn write_table(
 const CHUNK_ROWS: usize = 16 * 1024;
 
 /// Formats every ID's row with `row` on `threads` threads, a chunk at a time each, while this
-/// thread writes the chunks in order: with a million IDs, formatting was a third of a
-/// two-thread run, and writing to a file a tenth.
+/// thread writes the chunks in order.
 fn write_rows(
     out: &mut dyn Write,
     inventory: &Inventory,
     threads: usize,
     row: impl Fn(Summary, &mut Vec<u8>) -> std::io::Result<()> + Sync,
 ) -> std::io::Result<()> {
-    let chunks = inventory.len().div_ceil(CHUNK_ROWS);
-    let format_chunk = |chunk: usize| -> std::io::Result<Vec<u8>> {
+    write_chunks(out, inventory, threads, |rows| {
         let mut buf = Vec::with_capacity(CHUNK_ROWS * 160);
-        let end = ((chunk + 1) * CHUNK_ROWS).min(inventory.len());
-        for i in chunk * CHUNK_ROWS..end {
+        for i in rows {
             inventory.prefetch(i + 16, false);
             inventory.prefetch(i + 8, true);
             row(inventory.get(i), &mut buf)?;
         }
         Ok(buf)
-    };
+    })
+}
+
+/// Formats the rows of the IDs numbered in each range with `format_chunk` on `threads`
+/// threads, a chunk at a time each, while this thread writes the chunks in order: with a
+/// million IDs, formatting was a third of a two-thread run, and writing to a file a tenth.
+fn write_chunks(
+    out: &mut dyn Write,
+    inventory: &Inventory,
+    threads: usize,
+    format_chunk: impl Fn(Range<usize>) -> std::io::Result<Vec<u8>> + Sync,
+) -> std::io::Result<()> {
+    let chunks = inventory.len().div_ceil(CHUNK_ROWS);
+    let rows = |chunk: usize| chunk * CHUNK_ROWS..((chunk + 1) * CHUNK_ROWS).min(inventory.len());
     if threads < 2 || chunks < 2 {
         for chunk in 0..chunks {
-            out.write_all(&format_chunk(chunk)?)?;
+            out.write_all(&format_chunk(rows(chunk))?)?;
         }
         return Ok(());
     }
@@ -154,12 +167,12 @@ fn write_rows(
         let (done, formatted) = mpsc::sync_channel(threads);
         for _ in 0..threads {
             let done = done.clone();
-            let (next, format_chunk) = (&next, &format_chunk);
+            let (next, format_chunk, rows) = (&next, &format_chunk, &rows);
             scope.spawn(move || {
                 loop {
                     let chunk = next.fetch_add(1, Ordering::Relaxed);
                     // A send fails once the writer has stopped on an error.
-                    if chunk >= chunks || done.send((chunk, format_chunk(chunk))).is_err() {
+                    if chunk >= chunks || done.send((chunk, format_chunk(rows(chunk)))).is_err() {
                         break;
                     }
                 }
@@ -205,44 +218,128 @@ fn pad(line: &mut Vec<u8>, width: usize) {
     }
 }
 
-/// One `--json` object; the schema is documented in the README.
-#[derive(Serialize)]
-pub struct JsonId<'a> {
-    pub id: String,
-    pub kind: &'static str,
-    pub version: Option<u8>,
-    pub created: Option<String>,
-    pub lines: u32,
-    pub occurrences: u32,
-    pub files: Vec<&'a str>,
-    pub fields: BTreeMap<String, u32>,
-    pub forms: BTreeMap<&'static str, u32>,
-    pub first_seen: Option<String>,
-    pub last_seen: Option<String>,
+/// One ID's row as the machine formats give it (the schema is documented in the README),
+/// its text borrowed from buffers the caller reuses: with a million IDs, the strings, vectors
+/// and maps of a row built afresh for each ID cost more than the scan's second half.
+struct MachineRow<'a> {
+    id: &'a str,
+    kind: &'static str,
+    version: Option<u8>,
+    created: Option<&'a str>,
+    lines: u32,
+    occurrences: u32,
+    files: &'a [u32],
+    paths: &'a [String],
+    /// By name; names that are not UTF-8 are shown lossily, and two that become the same
+    /// text are one entry with their counts added.
+    fields: &'a [(Cow<'a, str>, u32)],
+    forms: &'a [(Form, u32)],
+    first_seen: Option<&'a str>,
+    last_seen: Option<&'a str>,
 }
 
-fn json_row<'a>(row: &Row, paths: &'a [String], clock: &Clock) -> JsonId<'a> {
-    let s = &row.summary;
-    JsonId {
-        id: s.id.canonical(row.kind),
-        kind: row.kind.name(),
-        version: s.id.version(row.kind),
-        created: row.created_ms.map(|ms| clock.format(ms)),
-        lines: s.lines(),
-        occurrences: s.occurrences(),
-        files: s
-            .files()
+/// What a [`MachineRow`] borrows from, kept across rows.
+#[derive(Default)]
+struct RowBuffers {
+    /// The ID, then the created, first and last times, end to end.
+    text: Vec<u8>,
+    files: Vec<u32>,
+}
+
+impl RowBuffers {
+    /// Fills the buffers for `row` and hands the machine row to `emit`.
+    fn with_row<R>(
+        &mut self,
+        row: &Row,
+        paths: &[String],
+        clock: &Clock,
+        emit: impl FnOnce(&MachineRow) -> R,
+    ) -> R {
+        let s = &row.summary;
+        let text = &mut self.text;
+        text.clear();
+        s.id.write_canonical(row.kind, text);
+        let mut ends = [text.len(); 4];
+        for (n, ms) in [row.created_ms, s.first_ms(), s.last_ms()]
             .into_iter()
-            .map(|f| paths[f as usize].as_str())
-            .collect(),
-        fields: s
+            .enumerate()
+        {
+            if let Some(ms) = ms {
+                clock.write(ms, text);
+            }
+            ends[n + 1] = text.len();
+        }
+        let text = std::str::from_utf8(text).expect("IDs and times render as ASCII");
+        let time = |n: usize, ms: Option<i64>| ms.map(|_| &text[ends[n]..ends[n + 1]]);
+        self.files.clear();
+        self.files.extend(s.files());
+        let mut fields: Vec<(Cow<str>, u32)> = s
             .fields()
             .into_iter()
-            .map(|(name, n)| (String::from_utf8_lossy(name).into_owned(), n))
-            .collect(),
-        forms: s.forms().into_iter().map(|(f, n)| (f.name(), n)).collect(),
-        first_seen: s.first_ms().map(|ms| clock.format(ms)),
-        last_seen: s.last_ms().map(|ms| clock.format(ms)),
+            .map(|(name, n)| (String::from_utf8_lossy(name), n))
+            .collect();
+        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        fields.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 = kept.1.saturating_add(later.1);
+            }
+            same
+        });
+        let forms = s.forms();
+        emit(&MachineRow {
+            id: &text[..ends[0]],
+            kind: row.kind.name(),
+            version: s.id.version(row.kind),
+            created: time(0, row.created_ms),
+            lines: s.lines(),
+            occurrences: s.occurrences(),
+            files: &self.files,
+            paths,
+            fields: &fields,
+            forms: &forms,
+            first_seen: time(1, s.first_ms()),
+            last_seen: time(2, s.last_ms()),
+        })
+    }
+}
+
+impl Serialize for MachineRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Files<'a>(&'a [u32], &'a [String]);
+        impl Serialize for Files<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(|&f| &self.1[f as usize]))
+            }
+        }
+        struct Fields<'a>(&'a [(Cow<'a, str>, u32)]);
+        impl Serialize for Fields<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_map(self.0.iter().map(|(name, n)| (name, n)))
+            }
+        }
+        struct Forms<'a>(&'a [(Form, u32)]);
+        impl Serialize for Forms<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut forms: Vec<(&str, u32)> =
+                    self.0.iter().map(|&(f, n)| (f.name(), n)).collect();
+                forms.sort_unstable();
+                s.collect_map(forms)
+            }
+        }
+        let mut row = serializer.serialize_struct("MachineRow", 11)?;
+        row.serialize_field("id", self.id)?;
+        row.serialize_field("kind", self.kind)?;
+        row.serialize_field("version", &self.version)?;
+        row.serialize_field("created", &self.created)?;
+        row.serialize_field("lines", &self.lines)?;
+        row.serialize_field("occurrences", &self.occurrences)?;
+        row.serialize_field("files", &Files(self.files, self.paths))?;
+        row.serialize_field("fields", &Fields(self.fields))?;
+        row.serialize_field("forms", &Forms(self.forms))?;
+        row.serialize_field("first_seen", &self.first_seen)?;
+        row.serialize_field("last_seen", &self.last_seen)?;
+        row.end()
     }
 }
 
@@ -255,10 +352,19 @@ pub fn write_json(
     threads: usize,
 ) -> std::io::Result<()> {
     let clock = Clock::utc();
-    write_rows(out, inventory, threads, |summary, line| {
-        serde_json::to_writer(&mut *line, &json_row(&Row::new(summary), paths, &clock))?;
-        line.push(b'\n');
-        Ok(())
+    write_chunks(out, inventory, threads, |rows| {
+        let mut buf = Vec::with_capacity(rows.len() * 320);
+        let mut buffers = RowBuffers::default();
+        for i in rows {
+            inventory.prefetch(i + 16, false);
+            inventory.prefetch(i + 8, true);
+            let row = Row::new(inventory.get(i));
+            buffers.with_row(&row, paths, &clock, |row| {
+                serde_json::to_writer(&mut buf, row)
+            })?;
+            buf.push(b'\n');
+        }
+        Ok(buf)
     })
 }
 
@@ -278,42 +384,97 @@ pub const CSV_HEADER: [&str; 12] = [
     "last_seen",
 ];
 
-/// RFC 4180 CSV with a header row; lists are `;`-separated, counts as `name=count`.
+/// RFC 4180 CSV with a header row; lists are `;`-separated, counts as `name=count`. Rows are
+/// formatted on `threads` threads, like the other views.
 pub fn write_csv(
     out: &mut dyn Write,
     inventory: &Inventory,
     paths: &[String],
+    threads: usize,
 ) -> std::io::Result<()> {
     let clock = Clock::utc();
-    let mut writer = csv::Writer::from_writer(out);
-    writer.write_record(CSV_HEADER)?;
-    for summary in inventory.summaries() {
-        let row = json_row(&Row::new(summary), paths, &clock);
-        let join = |pairs: Vec<String>| pairs.join(";");
-        let record = [
-            row.id,
-            row.kind.to_string(),
-            row.version.map_or(String::new(), |v| v.to_string()),
-            row.created.unwrap_or_default(),
-            row.lines.to_string(),
-            row.occurrences.to_string(),
-            row.files.len().to_string(),
-            row.files.join(";"),
-            join(row.fields.iter().map(|(k, v)| format!("{k}={v}")).collect()),
-            join(row.forms.iter().map(|(k, v)| format!("{k}={v}")).collect()),
-            row.first_seen.unwrap_or_default(),
-            row.last_seen.unwrap_or_default(),
-        ];
-        writer.write_record(record.iter().map(|c| csv_cell(c).into_owned()))?;
-    }
-    writer.flush()
+    let mut header = csv::Writer::from_writer(Vec::new());
+    header.write_record(CSV_HEADER)?;
+    out.write_all(&header.into_inner().map_err(|e| e.into_error())?)?;
+    write_chunks(out, inventory, threads, |rows| {
+        let mut writer = csv::Writer::from_writer(Vec::with_capacity(rows.len() * 256));
+        let mut buffers = RowBuffers::default();
+        let mut cell = Vec::new();
+        for i in rows {
+            inventory.prefetch(i + 16, false);
+            inventory.prefetch(i + 8, true);
+            let row = Row::new(inventory.get(i));
+            buffers.with_row(&row, paths, &clock, |row| {
+                write_csv_row(&mut writer, &mut cell, row)
+            })?;
+        }
+        writer.into_inner().map_err(|e| e.into_error())
+    })
+}
+
+/// One ID's CSV record, each cell through [`csv_cell_bytes`], built in `cell`.
+fn write_csv_row(
+    writer: &mut csv::Writer<Vec<u8>>,
+    cell: &mut Vec<u8>,
+    row: &MachineRow,
+) -> csv::Result<()> {
+    let mut field = |fill: &mut dyn FnMut(&mut Vec<u8>)| {
+        cell.clear();
+        fill(cell);
+        writer.write_field(csv_cell_bytes(cell))
+    };
+    field(&mut |c| c.extend_from_slice(row.id.as_bytes()))?;
+    field(&mut |c| c.extend_from_slice(row.kind.as_bytes()))?;
+    field(&mut |c| {
+        if let Some(v) = row.version {
+            push_decimal(c, v.into(), 0);
+        }
+    })?;
+    field(&mut |c| c.extend_from_slice(row.created.unwrap_or("").as_bytes()))?;
+    field(&mut |c| push_decimal(c, row.lines.into(), 0))?;
+    field(&mut |c| push_decimal(c, row.occurrences.into(), 0))?;
+    field(&mut |c| push_decimal(c, row.files.len() as u64, 0))?;
+    field(&mut |c| {
+        for (n, &f) in row.files.iter().enumerate() {
+            if n > 0 {
+                c.push(b';');
+            }
+            c.extend_from_slice(row.paths[f as usize].as_bytes());
+        }
+    })?;
+    field(&mut |c| {
+        for (n, (name, count)) in row.fields.iter().enumerate() {
+            if n > 0 {
+                c.push(b';');
+            }
+            c.extend_from_slice(name.as_bytes());
+            c.push(b'=');
+            push_decimal(c, (*count).into(), 0);
+        }
+    })?;
+    field(&mut |c| {
+        let mut forms: Vec<(&str, u32)> = row.forms.iter().map(|&(f, n)| (f.name(), n)).collect();
+        forms.sort_unstable();
+        for (n, (name, count)) in forms.into_iter().enumerate() {
+            if n > 0 {
+                c.push(b';');
+            }
+            c.extend_from_slice(name.as_bytes());
+            c.push(b'=');
+            push_decimal(c, count.into(), 0);
+        }
+    })?;
+    field(&mut |c| c.extend_from_slice(row.first_seen.unwrap_or("").as_bytes()))?;
+    field(&mut |c| c.extend_from_slice(row.last_seen.unwrap_or("").as_bytes()))?;
+    writer.write_record(None::<&[u8]>)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::group::{Occurrence, Tallies};
-    use crate::id::{Form, Id};
+    use crate::id::Id;
+    use crate::output::csv_cell;
 
     /// The ID and LINES columns are as wide as the widest row needs, also when that row is
     /// not the first: here a ULID seen once sorts first, and a UUID seen on 123,456 lines
@@ -348,5 +509,123 @@ mod tests {
         let lines_end = rows[0].find("LINES").unwrap() + "LINES".len();
         assert!(rows[1][..lines_end].ends_with("      1"), "{text}");
         assert!(rows[2][..lines_end].ends_with(" 123456"), "{text}");
+    }
+
+    /// The JSON and CSV rows say what each ID's summary says, across several chunks formatted
+    /// on two threads, and field names that are not UTF-8 but read the same once shown are one
+    /// field with their counts added (a map cannot hold the name twice).
+    #[test]
+    fn machine_rows_match_the_summaries_across_chunks_and_threads() {
+        let tallies = Tallies::new(true);
+        let mut tally = tallies.tally();
+        let names: Vec<_> = [&b"order_id"[..], b"batch", b"k\xff", b"k\xfe", b"=sum"]
+            .iter()
+            .map(|name| tally.field(name))
+            .collect();
+        let ids = 3 * CHUNK_ROWS as u128 + 5;
+        for id in 1..=ids {
+            for line in 0..(id % 4 + 1) {
+                let occurrence = Occurrence {
+                    id: Id(id << 80 | id),
+                    form: [Form::UlidLower, Form::UuidLower, Form::UuidBraced]
+                        [(id + line) as usize % 3],
+                    field: (id % 7 != 0).then_some(names[((id + line) % 5) as usize]),
+                };
+                let time = (line % 2 == 0).then_some(1_795_000_000_000 + id as i64);
+                tally.add_line(((id + line) % 3) as u32, time, &[occurrence]);
+            }
+        }
+        tally.done();
+        let mut inventory = tallies.finish(1);
+        inventory.sort_by(|_| (), None, 1);
+        let paths = ["a.log", "-b.log", "c.log"].map(String::from);
+        let clock = Clock::utc();
+
+        let expected: Vec<serde_json::Value> = inventory
+            .summaries()
+            .map(|s| {
+                let kind = s.kind();
+                let mut fields = BTreeMap::new();
+                for (name, n) in s.fields() {
+                    *fields
+                        .entry(String::from_utf8_lossy(name).into_owned())
+                        .or_insert(0) += n;
+                }
+                let forms: BTreeMap<&str, u32> =
+                    s.forms().into_iter().map(|(f, n)| (f.name(), n)).collect();
+                let files: Vec<&str> = s
+                    .files()
+                    .iter()
+                    .map(|&f| paths[f as usize].as_str())
+                    .collect();
+                serde_json::json!({
+                    "id": s.id.canonical(kind),
+                    "kind": kind.name(),
+                    "version": s.id.version(kind),
+                    "created": s.id.unix_ms(kind).map(|ms| clock.format(ms)),
+                    "lines": s.lines(),
+                    "occurrences": s.occurrences(),
+                    "files": files,
+                    "fields": fields,
+                    "forms": forms,
+                    "first_seen": s.first_ms().map(|ms| clock.format(ms)),
+                    "last_seen": s.last_ms().map(|ms| clock.format(ms)),
+                })
+            })
+            .collect();
+        assert_eq!(expected.len(), ids as usize);
+        let merged = expected
+            .iter()
+            .filter(|e| e["fields"].get("k\u{fffd}").is_some())
+            .count();
+        assert!(merged > 1000, "the test should merge names: {merged}");
+
+        let mut json = Vec::new();
+        write_json(&mut json, &inventory, &paths, 2).unwrap();
+        let rows: Vec<serde_json::Value> = String::from_utf8(json)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(rows, expected);
+
+        let mut csv = Vec::new();
+        write_csv(&mut csv, &inventory, &paths, 2).unwrap();
+        let mut reader = csv::Reader::from_reader(&csv[..]);
+        assert_eq!(
+            reader.headers().unwrap(),
+            &csv::StringRecord::from(CSV_HEADER.to_vec())
+        );
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), expected.len());
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::Null => String::new(),
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let pairs = |v: &serde_json::Value| {
+            let map = v.as_object().unwrap();
+            let pairs: Vec<String> = map.iter().map(|(k, n)| format!("{k}={n}")).collect();
+            pairs.join(";")
+        };
+        for (row, e) in rows.iter().zip(&expected) {
+            let files: Vec<String> = e["files"].as_array().unwrap().iter().map(text).collect();
+            let cells = [
+                text(&e["id"]),
+                text(&e["kind"]),
+                text(&e["version"]),
+                text(&e["created"]),
+                text(&e["lines"]),
+                text(&e["occurrences"]),
+                files.len().to_string(),
+                files.join(";"),
+                pairs(&e["fields"]),
+                pairs(&e["forms"]),
+                text(&e["first_seen"]),
+                text(&e["last_seen"]),
+            ];
+            let cells: Vec<String> = cells.iter().map(|c| csv_cell(c).into_owned()).collect();
+            assert_eq!(row, &csv::StringRecord::from(cells));
+        }
     }
 }

@@ -320,10 +320,27 @@ pub fn paint(out: &mut Vec<u8>, on: bool, color: &[u8], body: impl FnOnce(&mut V
 /// or carriage return, which some spreadsheets skip before those) gets a leading `'`, the
 /// OWASP advice against formula injection.
 pub fn csv_cell(cell: &str) -> Cow<'_, str> {
-    match cell.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => Cow::Owned(format!("'{cell}")),
-        _ => Cow::Borrowed(cell),
+    if runs_as_formula(cell.as_bytes()) {
+        Cow::Owned(format!("'{cell}"))
+    } else {
+        Cow::Borrowed(cell)
     }
+}
+
+/// [`csv_cell`] for a cell built as bytes.
+pub fn csv_cell_bytes(cell: &[u8]) -> Cow<'_, [u8]> {
+    if runs_as_formula(cell) {
+        Cow::Owned([b"'", cell].concat())
+    } else {
+        Cow::Borrowed(cell)
+    }
+}
+
+fn runs_as_formula(cell: &[u8]) -> bool {
+    matches!(
+        cell.first(),
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r')
+    )
 }
 
 #[cfg(test)]
@@ -356,6 +373,13 @@ mod tests {
         }
         assert_eq!(csv_cell("order_id"), "order_id");
         assert_eq!(csv_cell(""), "");
+        for bad in ["=1+1", "-2", "\r=1"] {
+            assert_eq!(
+                *csv_cell_bytes(bad.as_bytes()),
+                *format!("'{bad}").as_bytes()
+            );
+        }
+        assert_eq!(*csv_cell_bytes(b"order_id"), *b"order_id");
     }
 
     fn escaped(bytes: &[u8]) -> String {
