@@ -22,7 +22,7 @@
 //! somewhere in the inputs, unless the caller asks for all of them: values written only
 //! undashed are counted like the others and dropped at the end.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasher;
 use std::sync::Mutex;
 
@@ -391,7 +391,13 @@ pub struct Tally<'t> {
     names: LocalNames<'t>,
     /// One batch per shard.
     batches: Vec<Vec<Pending>>,
+    /// The IDs seen so far on a line with many occurrences.
+    on_line: HashSet<u128, foldhash::fast::FixedState>,
 }
+
+/// Up to this many occurrences on a line, [`Tally::add_line`] finds an ID's first one by
+/// comparing it with those before it.
+const FEW_OCCURRENCES: usize = 16;
 
 /// One occurrence waiting in the batch, with what its line said about it.
 struct Pending {
@@ -423,6 +429,7 @@ impl Tallies {
             tallies: self,
             names: LocalNames::new(&self.names),
             batches: (0..SHARDS).map(|_| Vec::with_capacity(BATCH)).collect(),
+            on_line: HashSet::default(),
         }
     }
 
@@ -482,7 +489,19 @@ impl Tally<'_> {
 
     /// Counts one line of file number `file`, with its own time if it has one.
     pub fn add_line(&mut self, file: u32, time_ms: Option<i64>, occurrences: &[Occurrence]) {
+        // A line counts once per ID: for a few occurrences the earlier ones are compared, for
+        // many (a line listing thousands of IDs) a set remembers them, as the comparisons
+        // would take quadratic time.
+        let many = occurrences.len() > FEW_OCCURRENCES;
+        if many {
+            self.on_line.clear();
+        }
         for (i, occ) in occurrences.iter().enumerate() {
+            let new_line = if many {
+                self.on_line.insert(occ.id.0)
+            } else {
+                !occurrences[..i].iter().any(|o| o.id == occ.id)
+            };
             let hash = hash(occ.id.0);
             // The low bits pick the shard; a table's slot comes from the high bits.
             let shard = hash as usize % SHARDS;
@@ -493,7 +512,7 @@ impl Tally<'_> {
                 file,
                 field: occ.field.map_or(NONE, |f| f.0),
                 form: occ.form,
-                new_line: !occurrences[..i].iter().any(|o| o.id == occ.id),
+                new_line,
             });
             if self.batches[shard].len() >= BATCH {
                 self.flush(shard);
@@ -1137,10 +1156,18 @@ mod tests {
             .map(|_| {
                 let file = (next() % 4) as u32 * 150;
                 let time = (next() % 3 != 0).then(|| (next() % 1000) as i64);
-                let hits = (0..1 + next() % 4)
+                // Now and then a line of many occurrences, with repeats, past the count that
+                // `add_line` compares one by one.
+                let (count, distinct) = if next() % 40 == 0 {
+                    (FEW_OCCURRENCES as u64 + 1 + next() % 40, 1 + next() % 12)
+                } else {
+                    (1 + next() % 4, values)
+                };
+                let first = next() % values;
+                let hits = (0..count)
                     .map(|_| {
                         // Spread over the whole key space, as IDs are.
-                        let value = ((next() % values) as u128)
+                        let value = (((first + next() % distinct) % values) as u128)
                             .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
                         let form = Form::ALL[(next() % Form::ALL.len() as u64) as usize];
                         (value, form, fields[(next() % fields.len() as u64) as usize])

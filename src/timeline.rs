@@ -458,7 +458,10 @@ fn finish(
     }
     let mut fields: Vec<FastMap<String, u64>> = vec![FastMap::default(); ids.len()];
     let mut lines = Vec::with_capacity(found.len());
-    for ((f, via), (time_ms, rule)) in found.into_iter().zip(placed) {
+    // The last line that listed each ID: a line may hold an ID many times, and a test of the
+    // line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
+    let mut listed_on = vec![usize::MAX; ids.len()];
+    for (n, ((f, via), (time_ms, rule))) in found.into_iter().zip(placed).enumerate() {
         if !in_window(time_ms, config) {
             continue;
         }
@@ -480,7 +483,8 @@ fn finish(
             if let Some(name) = token.field {
                 *fields[k].entry(name).or_default() += 1;
             }
-            if !line_ids.contains(&k) {
+            if listed_on[k] != n {
+                listed_on[k] = n;
                 line_ids.push(k);
             }
         }
@@ -594,6 +598,10 @@ struct FileTimes {
     last_ms: Option<i64>,
 }
 
+/// Up to this many hits on a line, [`scan_one`] lists their queries by comparing each with
+/// those listed.
+const FEW_HITS: usize = 16;
+
 #[allow(clippy::too_many_arguments)]
 fn scan_one(
     worker: &mut Worker,
@@ -634,11 +642,23 @@ fn scan_one(
         text: config.text,
     };
     let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {
+        // Each query once, in the order of the hits; a set for a line with many (a test of
+        // the list for each took quadratic time on a line of 200,000 related IDs).
         let mut queries = Vec::new();
-        for hit in m.hits {
-            if !queries.contains(&hit.query) {
-                queries.push(hit.query);
+        if m.hits.len() <= FEW_HITS {
+            for hit in m.hits {
+                if !queries.contains(&hit.query) {
+                    queries.push(hit.query);
+                }
             }
+        } else {
+            let mut seen = FastSet::default();
+            queries.extend(
+                m.hits
+                    .iter()
+                    .map(|hit| hit.query)
+                    .filter(|&q| seen.insert(q)),
+            );
         }
         let mut wanted = false;
         for &q in &queries {

@@ -291,6 +291,50 @@ fn related_ids_are_followed_hop_by_hop_and_fan_out_ids_are_listed_only() {
     assert!(row.contains("\u{2026}e0c67744"), "{row}");
 }
 
+/// A line that lists an ID many times counts once for it, and a line found through several
+/// related IDs names the first of them on the line as its way in, also past the number of hits
+/// compared one by one.
+#[test]
+fn long_lists_count_a_line_once_and_keep_the_first_id_as_the_way_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let others: Vec<String> = (0..20)
+        .map(|i| format!("01m8nr1vtwq721e8401s6ag{i:03}"))
+        .collect();
+    let lines = [
+        format!(
+            "ts=2026-11-30T08:00:00Z shipment={SHIPMENT} items=\"[{} {}]\"",
+            vec![LABEL; 20].join(" "),
+            others.join(" ")
+        ),
+        format!("ts=2026-11-30T08:01:00Z shipment={SHIPMENT} item={LABEL}"),
+        format!(
+            "ts=2026-11-30T08:02:00Z note={} items=\"[{}]\"",
+            others[5],
+            vec![LABEL; 17].join(" ")
+        ),
+    ];
+    let path = dir.path().join("x.log");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let path = path.to_str().unwrap();
+
+    let found = ndjson(&run(&[
+        "timeline",
+        SHIPMENT,
+        path,
+        "--related",
+        "--format",
+        "ndjson",
+    ]));
+    let ways: Vec<(u64, &str)> = found.iter().map(|l| (l.line, l.via.as_str())).collect();
+    let shipment = SHIPMENT.to_lowercase();
+    assert_eq!(ways, [(1, &*shipment), (2, &*shipment), (3, &*others[5])]);
+    let text = stdout(&run(&["timeline", SHIPMENT, path, "--related"]));
+    let row = |id: &str| text.lines().find(|l| l.contains(id)).unwrap().to_string();
+    assert!(row(LABEL).contains("3 lines  followed"), "{text}");
+    assert!(row(&others[5]).contains("2 lines  followed"), "{text}");
+    assert!(row(&others[6]).contains("1 line   followed"), "{text}");
+}
+
 #[test]
 fn since_and_until_keep_a_window() {
     let f = Fixture::new();
