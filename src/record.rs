@@ -892,10 +892,13 @@ fn analyse_logfmt(
     let mut next = 0;
     walk_logfmt(line, |pair| {
         let key = &line[pair.key.0..pair.key.1];
-        spans_within(spans, &mut next, pair.key.0, pair.key.1, |_| {});
-        spans_within(spans, &mut next, pair.value.0, pair.value.1, |k| {
-            out.set_field(k, key);
-        });
+        // Most pairs hold no ID: the next one starts past them.
+        if spans.get(next).is_some_and(|span| span.0 < pair.value.1) {
+            spans_within(spans, &mut next, pair.key.0, pair.key.1, |_| {});
+            spans_within(spans, &mut next, pair.value.0, pair.value.1, |k| {
+                out.set_field(k, key);
+            });
+        }
         if want_time && out.time_ms.is_none() && is_time_key(key) {
             out.time_ms = time_value(&line[pair.value.0..pair.value.1], ctx);
         }
@@ -910,58 +913,88 @@ fn analyse_logfmt(
 const MAX_WORD: usize = 128;
 
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+    BYTE_CLASS[b as usize] & WORD != 0
 }
 
 /// Bytes that may stand between a key and its value, or before a word: quotes, opening
 /// brackets and the backslash of an escaped quote.
 fn is_opener(b: u8) -> bool {
-    matches!(b, b'"' | b'\'' | b'[' | b'(' | b'{' | b'<' | b'\\')
+    BYTE_CLASS[b as usize] & OPENER != 0
 }
 
 /// Bytes of a URL or file path segment.
 fn is_segment_byte(b: u8) -> bool {
-    b > b' '
-        && !matches!(
-            b,
-            b'/' | b'"'
-                | b'\''
-                | b'='
-                | b':'
-                | b'('
-                | b')'
-                | b'['
-                | b']'
-                | b'{'
-                | b'}'
-                | b'<'
-                | b'>'
-                | b','
-                | b';'
-                | b'\\'
-        )
+    BYTE_CLASS[b as usize] & SEGMENT != 0
 }
 
 /// Bytes that may separate the occurrences of a list.
 fn is_list_separator(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t'
-            | b','
-            | b';'
-            | b'|'
-            | b'"'
-            | b'\''
-            | b'['
-            | b']'
-            | b'('
-            | b')'
-            | b'{'
-            | b'}'
-            | b'<'
-            | b'>'
-    )
+    BYTE_CLASS[b as usize] & LIST_SEPARATOR != 0
 }
+
+const WORD: u8 = 1;
+const OPENER: u8 = 2;
+const SEGMENT: u8 = 4;
+const LIST_SEPARATOR: u8 = 8;
+
+/// The classes above for every byte, looked up rather than tested byte by byte: the plain
+/// rules walk back over words and segments for every occurrence.
+static BYTE_CLASS: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-') {
+            table[b] |= WORD;
+        }
+        if matches!(c, b'"' | b'\'' | b'[' | b'(' | b'{' | b'<' | b'\\') {
+            table[b] |= OPENER;
+        }
+        if c > b' '
+            && !matches!(
+                c,
+                b'/' | b'"'
+                    | b'\''
+                    | b'='
+                    | b':'
+                    | b'('
+                    | b')'
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+                    | b'<'
+                    | b'>'
+                    | b','
+                    | b';'
+                    | b'\\'
+            )
+        {
+            table[b] |= SEGMENT;
+        }
+        if matches!(
+            c,
+            b' ' | b'\t'
+                | b','
+                | b';'
+                | b'|'
+                | b'"'
+                | b'\''
+                | b'['
+                | b']'
+                | b'('
+                | b')'
+                | b'{'
+                | b'}'
+                | b'<'
+                | b'>'
+        ) {
+            table[b] |= LIST_SEPARATOR;
+        }
+        b += 1;
+    }
+    table
+};
 
 /// Hex digits and separators, with a digit, 5 bytes or more: a hash, an ID or a number
 /// rather than a word.
@@ -1310,12 +1343,12 @@ fn month_at(line: &[u8], i: usize) -> Option<u8> {
 
 /// Syslog `Nov 29 10:00:00` (or `Jul  1 09:00:55`) at `i`.
 fn syslog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
-    let month = month_at(line, i)?;
-    let mut j = i + 3;
-    if !byte_is(line, j, b' ') {
+    // The blank first: it turns most lines away before the month names are tried.
+    if !byte_is(line, i + 3, b' ') {
         return None;
     }
-    j += 1;
+    let month = month_at(line, i)?;
+    let mut j = i + 4;
     if byte_is(line, j, b' ') {
         j += 1;
     }
