@@ -57,8 +57,8 @@ fn build_overrides(globs: &[String]) -> Result<ignore::overrides::Override, Stri
     builder.build().map_err(|e| e.to_string())
 }
 
-/// Expands the command-line paths into inputs: directories recursively in sorted order, files
-/// as given, `-` as standard input.
+/// Expands the command-line paths into inputs: directories recursively in sorted order (their
+/// regular files), paths given as files as they are, `-` as standard input.
 pub fn walk(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, String> {
     let overrides = build_overrides(&options.globs)?;
     let mut inputs = Vec::new();
@@ -85,6 +85,12 @@ pub fn walk(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, Stri
                     }
                     if file_type.is_symlink() && entry.depth() > 0 {
                         // Not followed without -L (with -L the walker resolves links itself).
+                        continue;
+                    }
+                    if !file_type.is_file() && entry.depth() > 0 {
+                        // A FIFO, socket or device met in a directory, as ripgrep skips them:
+                        // a FIFO would block the run until something writes to it. Named on
+                        // the command line, it is read.
                         continue;
                     }
                     inputs.push(Input::File(entry.into_path()));

@@ -510,6 +510,56 @@ fn walk_includes_hidden_files_skips_links_unless_asked_and_honours_globs() {
     assert!(stderr(&bad).contains("invalid glob"));
 }
 
+/// A FIFO or a socket inside a searched directory is skipped, as ripgrep does (reading the FIFO
+/// would wait forever for a writer); every view finishes and finds the ID in the log beside
+/// them.
+#[cfg(unix)]
+#[test]
+fn fifos_and_sockets_met_in_a_walk_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = "01kbmjneh9nj0n4csmzgsm8hxn";
+    std::fs::write(dir.path().join("a.log"), format!("order_id={id}\n")).unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let _socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock")).unwrap();
+    let path = dir.path().to_str().unwrap();
+    for args in [
+        vec!["-c", id, path],
+        vec!["ids", path],
+        vec!["audit", path],
+        vec!["timeline", id, path],
+    ] {
+        let mut child = idgrep()
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{args:?} is still waiting on the FIFO");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).is_empty(), "{args:?}: {}", stderr(&out));
+        let shown = stdout(&out);
+        match args[0] {
+            "-c" => assert!(shown.ends_with("a.log:1\n"), "{shown}"),
+            "audit" => {}
+            _ => assert!(shown.contains(id), "{args:?}: {shown}"),
+        }
+    }
+}
+
 #[test]
 fn a_broken_pipe_ends_quietly() {
     let dir = tempfile::tempdir().unwrap();
