@@ -579,6 +579,9 @@ struct Tally<'n> {
     occurrences: u64,
 }
 
+/// Up to this many hits on a line, [`Tally::add_line`] compares each with the others.
+const FEW_HITS: usize = 16;
+
 impl<'n> Tally<'n> {
     fn new(names: &'n FieldNames) -> Tally<'n> {
         Tally {
@@ -608,7 +611,8 @@ impl<'n> Tally<'n> {
         self.fields[i].get_or_insert_with(Box::default)
     }
 
-    /// Counts the ID tokens of one line.
+    /// Counts the ID tokens of one line. Past [`FEW_HITS`] hits, a line's values are looked
+    /// up in a map rather than among the other hits.
     fn add_line(
         &mut self,
         file: u32,
@@ -627,17 +631,36 @@ impl<'n> Tally<'n> {
                 .map(|h| Form::of(h.shape, m.line, h.start, h.end)),
         );
         let upper = |f: Form| matches!(f, Form::UlidUpper | Form::UlidMixed);
+        // For a line of many hits, each value's first upper-case hit and whether it is also
+        // written lowercase, from one pass: comparing every hit with all the others took
+        // quadratic time on a line of 100,000 upper-case ULIDs.
+        let many = (m.hits.len() > FEW_HITS).then(|| {
+            let mut values: HashMap<u128, (Option<usize>, bool)> = HashMap::new();
+            for (j, hit) in m.hits.iter().enumerate() {
+                let value = values.entry(hit.id.0).or_insert((None, false));
+                if upper(forms[j]) && value.0.is_none() {
+                    value.0 = Some(j);
+                }
+                value.1 |= forms[j] == Form::UlidLower;
+            }
+            values
+        });
         for (i, hit) in m.hits.iter().enumerate() {
             let field = analysis.field(i).map_or(NO_FIELD, |name| self.field(name));
             let form = forms[i];
             // The first upper-case occurrence of a value on a line with no lowercase one
             // counts the line as missed by a grep for the lowercase form.
-            let same = |j: &usize| m.hits[*j].id == hit.id;
             let missed_line = upper(form)
-                && !(0..i).filter(same).any(|j| upper(forms[j]))
-                && !(0..m.hits.len())
-                    .filter(same)
-                    .any(|j| forms[j] == Form::UlidLower);
+                && match &many {
+                    Some(values) => values[&hit.id.0] == (Some(i), false),
+                    None => {
+                        let same = |j: &usize| m.hits[*j].id == hit.id;
+                        !(0..i).filter(same).any(|j| upper(forms[j]))
+                            && !(0..m.hits.len())
+                                .filter(same)
+                                .any(|j| forms[j] == Form::UlidLower)
+                    }
+                };
             let occurrence = Occurrence {
                 id: hit.id,
                 form,

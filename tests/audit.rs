@@ -2,7 +2,7 @@
 //! (`testdata/audit-clean/`) read back from `--json` into typed structs; the same report for
 //! any thread count; the `--deny` gate, `--skew`, `--clump`, exit codes and escaping.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Output, Stdio};
 
@@ -483,6 +483,65 @@ fn deny_gates_on_the_named_rules() {
     for name in RULES {
         assert!(err.contains(name), "{err} names {name}");
     }
+}
+
+/// `missed_lines` against a plain count, on generated lines of a few and of many ULIDs in
+/// random cases: for each ULID also written lowercase somewhere, the lines that hold it only
+/// in upper or mixed case.
+#[test]
+fn missed_lines_match_a_plain_count_on_short_and_long_lines() {
+    let mut rng = Rng(41);
+    let pool: Vec<String> = (0..30)
+        .map(|_| {
+            ulid::Ulid((rng.u128() >> 2) | 1 << 120)
+                .to_string()
+                .to_lowercase()
+        })
+        .collect();
+    let mut text = String::new();
+    let mut lines: Vec<Vec<(usize, u8)>> = Vec::new();
+    for _ in 0..200 {
+        let hits = if rng.below(4) == 0 {
+            17 + rng.below(30)
+        } else {
+            1 + rng.below(4)
+        };
+        // 0 lowercase, 1 upper case, 2 mixed case.
+        let line: Vec<(usize, u8)> = (0..hits)
+            .map(|_| (rng.below(pool.len()), rng.below(3) as u8))
+            .collect();
+        let tokens: Vec<String> = line
+            .iter()
+            .map(|&(v, case)| match case {
+                0 => pool[v].clone(),
+                1 => pool[v].to_uppercase(),
+                _ => pool[v][..13].to_uppercase() + &pool[v][13..],
+            })
+            .collect();
+        text += &format!("batch items={}\n", tokens.join(","));
+        lines.push(line);
+    }
+    let lower_somewhere: BTreeSet<usize> = lines
+        .iter()
+        .flatten()
+        .filter(|(_, case)| *case == 0)
+        .map(|(v, _)| *v)
+        .collect();
+    let mut want = 0;
+    for line in &lines {
+        for &v in &lower_somewhere {
+            let upper = line.iter().any(|&(w, case)| w == v && case != 0);
+            let lower = line.iter().any(|&(w, case)| w == v && case == 0);
+            want += u64::from(upper && !lower);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("items.log");
+    std::fs::write(&path, text).unwrap();
+    let (report, _) = audit(&[path.to_str().unwrap()]);
+    let mixed = &report.rules["ulid-mixed-case"];
+    assert!(want > 100, "the generated lines should miss some: {want}");
+    assert_eq!(mixed.missed_lines, Some(want));
 }
 
 #[test]
