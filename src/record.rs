@@ -22,6 +22,8 @@
 //! - **logfmt**: the whole line is blank-separated `key=value` or `key="quoted value"` pairs.
 //!   The field is the key, for every ID inside the value (`sources="[X Y Z]"` gives `sources`
 //!   three times).
+//! - A JSON key path or logfmt key longer than 256 bytes gives no field, and
+//!   [`for_each_pair`] leaves its pair out.
 //! - **Plain** text, anything else. Per occurrence, the first rule that applies:
 //!   1. `key=ID`, `key: ID`, `"key":"ID"`, `[key: ID]`, `\"key\": \"ID\"`: the key before the
 //!      `=` or `:` (quotes, brackets and blanks between are skipped). A `urn:uuid:` before the
@@ -287,27 +289,38 @@ struct Path<'a> {
 }
 
 impl Path<'_> {
-    /// Appends the path: keys joined with `.`, `[]` for an array's members.
-    fn write(&self, out: &mut Vec<u8>) {
+    /// Appends the path: keys joined with `.`, `[]` for an array's members. False, with
+    /// nothing appended, for a path longer than [`MAX_FIELD`]; the walk stops there, so a
+    /// path costs at most that much whatever the nesting or the key's length.
+    fn write(&self, out: &mut Vec<u8>) -> bool {
         let start = out.len();
         for (n, frame) in self.frames.iter().enumerate() {
             if !frame.object {
                 out.extend_from_slice(b"[]");
-                continue;
-            }
-            if n + 1 == self.frames.len() && !self.last_key {
+            } else if n + 1 == self.frames.len() && !self.last_key {
                 break;
-            }
-            if out.len() > start {
-                out.push(b'.');
-            }
-            let raw = &self.line[frame.key.0..frame.key.1];
-            if frame.escaped {
-                unescape(raw, out);
             } else {
-                out.extend_from_slice(raw);
+                if out.len() > start {
+                    out.push(b'.');
+                }
+                let raw = &self.line[frame.key.0..frame.key.1];
+                // An escape shrinks at most six bytes (`\u0041`) to one.
+                if raw.len() > MAX_FIELD * 6 {
+                    out.truncate(start);
+                    return false;
+                }
+                if frame.escaped {
+                    unescape(raw, out);
+                } else {
+                    out.extend_from_slice(raw);
+                }
+            }
+            if out.len() - start > MAX_FIELD {
+                out.truncate(start);
+                return false;
             }
         }
+        true
     }
 
     /// The key of a member of the top-level object. An escaped key is left out: no time key
@@ -739,8 +752,7 @@ impl JsonFields<'_> {
         } = self;
         spans_within(spans, &mut next, start, end, |k| {
             let at = names.len();
-            path.write(names);
-            if names.len() > at {
+            if path.write(names) && names.len() > at {
                 fields[k] = Some((at, names.len()));
             }
         });
@@ -896,7 +908,9 @@ fn analyse_logfmt(
         if spans.get(next).is_some_and(|span| span.0 < pair.value.1) {
             spans_within(spans, &mut next, pair.key.0, pair.key.1, |_| {});
             spans_within(spans, &mut next, pair.value.0, pair.value.1, |k| {
-                out.set_field(k, key);
+                if key.len() <= MAX_FIELD {
+                    out.set_field(k, key);
+                }
             });
         }
         if want_time && out.time_ms.is_none() && is_time_key(key) {
@@ -911,6 +925,11 @@ fn analyse_logfmt(
 /// Longest word the rules look back over; longer runs are not field names, and the bound
 /// keeps the backward walks short on huge lines.
 const MAX_WORD: usize = 128;
+
+/// Longest JSON key path or logfmt key that names a field. Longer ones name none: they are
+/// data rather than names, and copying one per ID made a long key over many IDs, or deep
+/// nesting, cost time and memory quadratic in the line.
+const MAX_FIELD: usize = 256;
 
 fn is_word_byte(b: u8) -> bool {
     BYTE_CLASS[b as usize] & WORD != 0
@@ -1641,7 +1660,9 @@ pub fn for_each_pair(line: &[u8], buffers: &mut PairBuffers, mut f: impl FnMut(&
         walk_logfmt(line, |pair| {
             let key = &line[pair.key.0..pair.key.1];
             let raw = &line[pair.value.0..pair.value.1];
-            report_text_value(key, raw, pair.quoted, pair.escaped, text, &mut f);
+            if key.len() <= MAX_FIELD {
+                report_text_value(key, raw, pair.quoted, pair.escaped, text, &mut f);
+            }
         });
         return;
     }
@@ -1699,7 +1720,9 @@ impl<F: FnMut(&[u8], Value<'_>)> Visit for JsonPairs<'_, F> {
 
     fn value(&mut self, at: Path<'_>, value: Value<'_>, escaped: bool, _: usize, _: usize) {
         self.path.clear();
-        at.write(self.path);
+        if !at.write(self.path) {
+            return;
+        }
         match value {
             Value::Str(raw) if escaped => {
                 self.text.clear();
@@ -2493,7 +2516,8 @@ mod tests {
         );
         let g = got(&line);
         assert_eq!(g.format, Format::Json);
-        assert_eq!(g.fields[0].as_ref().unwrap().len(), 1 + 2 * depth);
+        // `a` and 100,000 `[]` is past the longest path that names a field.
+        assert_eq!(g.fields, vec![None]);
         let unclosed = format!(r#"{{"a":{}"{ULID}"}}"#, "[".repeat(depth));
         assert_eq!(got(&unclosed).format, Format::Plain);
     }
@@ -2569,6 +2593,55 @@ mod tests {
                 let _ = out.field(i);
             }
             for_each_pair(&line, &mut buffers, |_, _| {});
+        }
+    }
+
+    /// A JSON key path or logfmt key names a field up to 256 bytes, and no longer: so a long
+    /// key over many IDs or deep nesting costs each ID at most that much.
+    #[test]
+    fn field_names_end_at_256_bytes() {
+        let key = |n: usize| "k".repeat(n);
+        for (n, named) in [(1, true), (256, true), (257, false), (5000, false)] {
+            let want = named.then(|| key(n));
+            let json = format!(r#"{{"{}":["{ULID}","{ULID2}"]}}"#, key(n));
+            // The path of an array's members adds `[]`, past the bound for a 256-byte key.
+            let field = want
+                .as_ref()
+                .map(|k| format!("{k}[]"))
+                .filter(|p| p.len() <= 256);
+            assert_eq!(fields(&json), vec![field.clone(), field], "json {n}");
+            let logfmt = format!(r#"{}="{ULID} {ULID2}" ts=1"#, key(n));
+            assert_eq!(
+                fields(&logfmt),
+                vec![want.clone(), want.clone()],
+                "logfmt {n}"
+            );
+            let shown: Vec<String> = pairs(&logfmt).into_iter().map(|(k, _)| k).collect();
+            let expected: Vec<String> = want.iter().cloned().chain(["ts".to_string()]).collect();
+            assert_eq!(shown, expected, "pairs {n}");
+        }
+        // The path counts every level: 127 levels of `a` and a key `k` is 255 bytes, one more
+        // level is past the bound.
+        for (depth, named) in [(127, true), (128, false), (20_000, false)] {
+            let line = format!(
+                r#"{}{{"k":"{ULID}"}}{}"#,
+                r#"{"a":"#.repeat(depth),
+                "}".repeat(depth)
+            );
+            let want = named.then(|| "a.".repeat(depth) + "k");
+            let deepest = pairs(&line)
+                .into_iter()
+                .map(|(k, _)| k)
+                .max_by_key(String::len);
+            assert_eq!(fields(&line), vec![want.clone()], "depth {depth}");
+            if named {
+                assert_eq!(deepest, want, "depth {depth}");
+            } else {
+                assert!(
+                    deepest.is_some_and(|k| k.len() <= MAX_FIELD),
+                    "depth {depth}"
+                );
+            }
         }
     }
 
