@@ -554,7 +554,7 @@ pub fn scan_all<S: Send>(
 ) -> (Vec<S>, Vec<(usize, Notice)>) {
     // Largest first, so that no thread is left with a big file while the others wait.
     let mut queue: Vec<usize> = (0..inputs.len()).collect();
-    queue.sort_by_key(|&i| std::cmp::Reverse(source::size(&inputs[i])));
+    queue.sort_by_cached_key(|&i| std::cmp::Reverse(source::size(&inputs[i])));
     let next = AtomicUsize::new(0);
     let threads = threads.min(inputs.len()).max(1);
     let results: Vec<(S, Vec<(usize, Notice)>)> = std::thread::scope(|scope| {
