@@ -2620,6 +2620,19 @@ mod tests {
             let expected: Vec<String> = want.iter().cloned().chain(["ts".to_string()]).collect();
             assert_eq!(shown, expected, "pairs {n}");
         }
+        // Exactly 256 bytes names a field, 257 does not, the `[]` of an array's members
+        // included.
+        for (n, named) in [(254, true), (255, false)] {
+            let json = format!(r#"{{"{}":["{ULID}"]}}"#, key(n));
+            let want = named.then(|| format!("{}[]", key(n)));
+            assert_eq!(fields(&json), vec![want], "array key {n}");
+        }
+        // The bound is on the unescaped name: `\u00e9` is six bytes written, two read.
+        for (n, named) in [(128, true), (129, false)] {
+            let json = format!(r#"{{"{}":"{ULID}"}}"#, r"\u00e9".repeat(n));
+            let want = named.then(|| "\u{e9}".repeat(n));
+            assert_eq!(fields(&json), vec![want], "escaped key {n}");
+        }
         // The path counts every level: 127 levels of `a` and a key `k` is 255 bytes, one more
         // level is past the bound.
         for (depth, named) in [(127, true), (128, false), (20_000, false)] {

@@ -8,7 +8,7 @@ use std::process::{Output, Stdio};
 use regex::bytes::Regex;
 use serde::Deserialize;
 
-use crate::support::{decompressed, files_under, idgrep, testdata};
+use crate::support::{Rng, decompressed, files_under, idgrep, testdata};
 
 /// One `ids --json` object. Unknown keys fail the test: the schema is documented and stable.
 #[derive(Debug, Deserialize)]
@@ -611,4 +611,49 @@ fn stdin_and_all_hex() {
     let all = run_stdin(&["ids", "--csv", "--all-hex"]);
     assert_eq!(all.lines().count(), 3, "{all}");
     assert!(all.contains("54fadb41-2c4e-40cd-baed-9335e4c35a9e"));
+}
+
+/// Every view of a large inventory ends quietly with exit 0 when its reader stops early, as
+/// a search does (`ids --csv` used to report the broken pipe and exit 2).
+#[test]
+fn views_end_quietly_on_a_broken_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("orders.log");
+    let mut rng = Rng(7);
+    let text: String = (0..100_000)
+        .map(|_| {
+            format!(
+                "order={}\n",
+                ulid::Ulid(rng.u128() >> 2).to_string().to_lowercase()
+            )
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    for format in ["--color=never", "--json", "--csv"] {
+        let o = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "set -o pipefail; '{}' ids {format} '{}' | head -n 1",
+                env!("CARGO_BIN_EXE_idgrep"),
+                path.display()
+            ))
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{format}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout).lines().count(),
+            1,
+            "{format}"
+        );
+        assert!(
+            o.stderr.is_empty(),
+            "{format}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }
