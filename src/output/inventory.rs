@@ -135,12 +135,20 @@ fn write_rows(
 ) -> std::io::Result<()> {
     write_chunks(out, inventory, threads, |rows| {
         let mut buf = Vec::with_capacity(CHUNK_ROWS * 160);
-        for i in rows {
-            inventory.prefetch(i + 16, false);
-            inventory.prefetch(i + 8, true);
-            row(inventory.get(i), &mut buf)?;
+        for summary in summaries_ahead(inventory, rows) {
+            row(summary, &mut buf)?;
         }
         Ok(buf)
+    })
+}
+
+/// The summaries of the IDs numbered in `rows`, each entry and side record asked for a few
+/// rows ahead of its use.
+fn summaries_ahead(inventory: &Inventory, rows: Range<usize>) -> impl Iterator<Item = Summary<'_>> {
+    rows.map(move |i| {
+        inventory.prefetch(i + 16, false);
+        inventory.prefetch(i + 8, true);
+        inventory.get(i)
     })
 }
 
@@ -266,18 +274,16 @@ impl RowBuffers {
         let text = &mut self.text;
         text.clear();
         s.id.write_canonical(row.kind, text);
-        let mut ends = [text.len(); 4];
-        for (n, ms) in [row.created_ms, s.first_ms(), s.last_ms()]
-            .into_iter()
-            .enumerate()
-        {
-            if let Some(ms) = ms {
+        let id_end = text.len();
+        let times = [row.created_ms, s.first_ms(), s.last_ms()].map(|ms| {
+            ms.map(|ms| {
+                let start = text.len();
                 clock.write(ms, text);
-            }
-            ends[n + 1] = text.len();
-        }
+                start..text.len()
+            })
+        });
         let text = std::str::from_utf8(text).expect("IDs and times render as ASCII");
-        let time = |n: usize, ms: Option<i64>| ms.map(|_| &text[ends[n]..ends[n + 1]]);
+        let [created, first_seen, last_seen] = times.map(|range| range.map(|r| &text[r]));
         self.files.clear();
         self.files.extend(s.files());
         let mut fields: Vec<(Cow<str>, u32)> = s
@@ -297,18 +303,18 @@ impl RowBuffers {
             s.forms().into_iter().map(|(f, n)| (f.name(), n)).collect();
         forms.sort_unstable();
         emit(&MachineRow {
-            id: &text[..ends[0]],
+            id: &text[..id_end],
             kind: row.kind.name(),
             version: s.id.version(row.kind),
-            created: time(0, row.created_ms),
+            created,
             lines: s.lines(),
             occurrences: s.occurrences(),
             files: &self.files,
             paths,
             fields: &fields,
             forms: &forms,
-            first_seen: time(1, s.first_ms()),
-            last_seen: time(2, s.last_ms()),
+            first_seen,
+            last_seen,
         })
     }
 }
@@ -321,14 +327,9 @@ impl Serialize for MachineRow<'_> {
                 s.collect_seq(self.0.iter().map(|&f| &self.1[f as usize]))
             }
         }
-        struct Fields<'a>(&'a [(Cow<'a, str>, u32)]);
-        impl Serialize for Fields<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_map(self.0.iter().map(|(name, n)| (name, n)))
-            }
-        }
-        struct Forms<'a>(&'a [(&'static str, u32)]);
-        impl Serialize for Forms<'_> {
+        /// Names with counts, as a JSON object in the order given.
+        struct Counts<'a, K>(&'a [(K, u32)]);
+        impl<K: Serialize> Serialize for Counts<'_, K> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.collect_map(self.0.iter().map(|(name, n)| (name, n)))
             }
@@ -341,8 +342,8 @@ impl Serialize for MachineRow<'_> {
         row.serialize_field("lines", &self.lines)?;
         row.serialize_field("occurrences", &self.occurrences)?;
         row.serialize_field("files", &Files(self.files, self.paths))?;
-        row.serialize_field("fields", &Fields(self.fields))?;
-        row.serialize_field("forms", &Forms(self.forms))?;
+        row.serialize_field("fields", &Counts(self.fields))?;
+        row.serialize_field("forms", &Counts(self.forms))?;
         row.serialize_field("first_seen", &self.first_seen)?;
         row.serialize_field("last_seen", &self.last_seen)?;
         row.end()
@@ -361,10 +362,8 @@ pub fn write_json(
     write_chunks(out, inventory, threads, |rows| {
         let mut buf = Vec::with_capacity(rows.len() * 320);
         let mut buffers = RowBuffers::default();
-        for i in rows {
-            inventory.prefetch(i + 16, false);
-            inventory.prefetch(i + 8, true);
-            let row = Row::new(inventory.get(i));
+        for summary in summaries_ahead(inventory, rows) {
+            let row = Row::new(summary);
             buffers.with_row(&row, paths, &clock, |row| {
                 serde_json::to_writer(&mut buf, row)
             })?;
@@ -406,16 +405,26 @@ pub fn write_csv(
         let mut writer = csv::Writer::from_writer(Vec::with_capacity(rows.len() * 256));
         let mut buffers = RowBuffers::default();
         let mut cell = Vec::new();
-        for i in rows {
-            inventory.prefetch(i + 16, false);
-            inventory.prefetch(i + 8, true);
-            let row = Row::new(inventory.get(i));
+        for summary in summaries_ahead(inventory, rows) {
+            let row = Row::new(summary);
             buffers.with_row(&row, paths, &clock, |row| {
                 write_csv_row(&mut writer, &mut cell, row)
             })?;
         }
         writer.into_inner().map_err(|e| e.into_error())
     })
+}
+
+/// `name=count` pairs, `;`-separated: the CSV's cell for a count map.
+fn push_counts<'a>(cell: &mut Vec<u8>, counts: impl Iterator<Item = (&'a str, u32)>) {
+    for (n, (name, count)) in counts.enumerate() {
+        if n > 0 {
+            cell.push(b';');
+        }
+        cell.extend_from_slice(name.as_bytes());
+        cell.push(b'=');
+        push_decimal(cell, count.into(), 0);
+    }
 }
 
 /// One ID's CSV record, each cell through [`csv_cell_bytes`], built in `cell`.
@@ -448,26 +457,8 @@ fn write_csv_row(
             c.extend_from_slice(row.paths[f as usize].as_bytes());
         }
     })?;
-    field(&mut |c| {
-        for (n, (name, count)) in row.fields.iter().enumerate() {
-            if n > 0 {
-                c.push(b';');
-            }
-            c.extend_from_slice(name.as_bytes());
-            c.push(b'=');
-            push_decimal(c, (*count).into(), 0);
-        }
-    })?;
-    field(&mut |c| {
-        for (n, (name, count)) in row.forms.iter().enumerate() {
-            if n > 0 {
-                c.push(b';');
-            }
-            c.extend_from_slice(name.as_bytes());
-            c.push(b'=');
-            push_decimal(c, (*count).into(), 0);
-        }
-    })?;
+    field(&mut |c| push_counts(c, row.fields.iter().map(|(name, n)| (&**name, *n))))?;
+    field(&mut |c| push_counts(c, row.forms.iter().copied()))?;
     field(&mut |c| c.extend_from_slice(row.first_seen.unwrap_or("").as_bytes()))?;
     field(&mut |c| c.extend_from_slice(row.last_seen.unwrap_or("").as_bytes()))?;
     writer.write_record(None::<&[u8]>)
