@@ -396,6 +396,8 @@ pub struct Tally<'t> {
     batches: Vec<Vec<Pending>>,
     /// The IDs seen so far on a line with many occurrences.
     on_line: HashSet<u128, foldhash::fast::FixedState>,
+    /// The hashes of the current line's IDs.
+    line_hashes: Vec<u64>,
 }
 
 /// Up to this many occurrences on a line, [`Tally::add_line`] finds an ID's first one by
@@ -443,6 +445,7 @@ impl Tallies {
             recent: vec![Pending::EMPTY; RECENT],
             batches: (0..SHARDS).map(|_| Vec::with_capacity(BATCH)).collect(),
             on_line: HashSet::default(),
+            line_hashes: Vec::new(),
         }
     }
 
@@ -515,53 +518,47 @@ impl Tally<'_> {
         if many {
             self.on_line.clear();
         }
-        for occ in occurrences.iter().take(FEW_OCCURRENCES) {
-            prefetch(&self.recent[(hash(occ.id.0) >> 16) as usize % RECENT]);
+        // The line's cache slots are asked for before the first is needed. (Taken out of
+        // `self` while the line is counted, which pushes to the batches.)
+        let mut hashes = std::mem::take(&mut self.line_hashes);
+        hashes.clear();
+        for occ in occurrences {
+            let hash = hash(occ.id.0);
+            if hashes.len() < FEW_OCCURRENCES {
+                prefetch(&self.recent[recent_slot(hash)]);
+            }
+            hashes.push(hash);
         }
-        for (i, occ) in occurrences.iter().enumerate() {
+        for (i, (occ, &hash)) in occurrences.iter().zip(&hashes).enumerate() {
             let new_line = if many {
                 self.on_line.insert(occ.id.0)
             } else {
                 !occurrences[..i].iter().any(|o| o.id == occ.id)
             };
-            let hash = hash(occ.id.0);
-            let field = occ.field.map_or(NONE, |f| f.0);
             let time_ms = time_ms.filter(|_| new_line);
-            // The low bits pick the shard and a table's slot comes from the high bits, so the
-            // slot here comes from bits in between.
-            let slot = &mut self.recent[(hash >> 16) as usize % RECENT];
-            if slot.occurrences > 0
-                && slot.key == occ.id.0
-                && slot.file == file
-                && slot.field == field
-                && slot.form == occ.form
-            {
-                slot.occurrences = slot.occurrences.saturating_add(1);
-                slot.lines = slot.lines.saturating_add(new_line as u32);
-                if let Some(ms) = time_ms {
-                    slot.first_ms = slot.first_ms.min(ms);
-                    slot.last_ms = slot.last_ms.max(ms);
-                }
+            let pending = Pending {
+                key: occ.id.0,
+                hash,
+                first_ms: time_ms.unwrap_or(i64::MAX),
+                last_ms: time_ms.unwrap_or(i64::MIN),
+                file,
+                field: occ.field.map_or(NONE, |f| f.0),
+                lines: new_line as u32,
+                occurrences: 1,
+                form: occ.form,
+            };
+            let slot = &mut self.recent[recent_slot(hash)];
+            if slot.occurrences > 0 && slot.counts_with(&pending) {
+                pending.note_lines(&mut slot.lines, &mut slot.first_ms, &mut slot.last_ms);
+                slot.occurrences = slot.occurrences.saturating_add(pending.occurrences);
                 continue;
             }
-            let evicted = std::mem::replace(
-                slot,
-                Pending {
-                    key: occ.id.0,
-                    hash,
-                    first_ms: time_ms.unwrap_or(i64::MAX),
-                    last_ms: time_ms.unwrap_or(i64::MIN),
-                    file,
-                    field,
-                    lines: new_line as u32,
-                    occurrences: 1,
-                    form: occ.form,
-                },
-            );
+            let evicted = std::mem::replace(slot, pending);
             if evicted.occurrences > 0 {
                 self.push(evicted);
             }
         }
+        self.line_hashes = hashes;
     }
 
     /// Puts `pending` in its shard's batch, counting the batch when it is full.
@@ -575,8 +572,7 @@ impl Tally<'_> {
 
     /// Hands the last batches over; the counts are complete when every tally is done.
     pub fn done(mut self) {
-        for at in 0..RECENT {
-            let pending = std::mem::replace(&mut self.recent[at], Pending::EMPTY);
+        for pending in std::mem::take(&mut self.recent) {
             if pending.occurrences > 0 {
                 self.push(pending);
             }
@@ -607,6 +603,12 @@ impl Tally<'_> {
 
 fn hash(key: u128) -> u64 {
     foldhash::fast::FixedState::default().hash_one(key)
+}
+
+/// The slot of [`Tally::recent`] for an ID with this hash. The low bits pick the shard and a
+/// table's slot comes from the high bits, so this one comes from bits in between.
+fn recent_slot(hash: u64) -> usize {
+    (hash >> 16) as usize % RECENT
 }
 
 /// Entries are allocated in chunks of this many, so that they never move (the table's index
@@ -856,6 +858,14 @@ impl Pending {
         occurrences: 0,
         form: Form::UlidLower,
     };
+
+    /// Whether `other` goes with these occurrences: the same ID, file, field and form.
+    fn counts_with(&self, other: &Pending) -> bool {
+        self.key == other.key
+            && self.file == other.file
+            && self.field == other.field
+            && self.form == other.form
+    }
 
     /// Adds the lines these occurrences are first of their value on, and their times.
     fn note_lines(&self, lines: &mut u32, first_ms: &mut i64, last_ms: &mut i64) {
