@@ -396,8 +396,6 @@ pub struct Tally<'t> {
     batches: Vec<Vec<Pending>>,
     /// The IDs seen so far on a line with many occurrences.
     on_line: HashSet<u128, foldhash::fast::FixedState>,
-    /// The hashes of the current line's IDs.
-    line_hashes: Vec<u64>,
 }
 
 /// Up to this many occurrences on a line, [`Tally::add_line`] finds an ID's first one by
@@ -445,7 +443,6 @@ impl Tallies {
             recent: vec![Pending::EMPTY; RECENT],
             batches: (0..SHARDS).map(|_| Vec::with_capacity(BATCH)).collect(),
             on_line: HashSet::default(),
-            line_hashes: Vec::new(),
         }
     }
 
@@ -503,6 +500,16 @@ impl Tally<'_> {
         FieldId(self.names.index(name))
     }
 
+    /// Asks for the cache slots of a line's first IDs. Called before the line is read as a
+    /// record, which takes long enough for a slot the tables have pushed out of the caches
+    /// to come back before [`Tally::add_line`] needs it (asked for in `add_line` itself, the
+    /// slots arrived too late to help).
+    pub fn prefetch(&self, ids: impl Iterator<Item = Id>) {
+        for id in ids.take(FEW_OCCURRENCES) {
+            prefetch(&self.recent[recent_slot(hash(id.0))]);
+        }
+    }
+
     /// Counts one line of file number `file`, with its own time if it has one.
     ///
     /// The counts are too large for the caches, so what costs is the memory an occurrence
@@ -518,18 +525,8 @@ impl Tally<'_> {
         if many {
             self.on_line.clear();
         }
-        // The line's cache slots are asked for before the first is needed. (Taken out of
-        // `self` while the line is counted, which pushes to the batches.)
-        let mut hashes = std::mem::take(&mut self.line_hashes);
-        hashes.clear();
-        for occ in occurrences {
+        for (i, occ) in occurrences.iter().enumerate() {
             let hash = hash(occ.id.0);
-            if hashes.len() < FEW_OCCURRENCES {
-                prefetch(&self.recent[recent_slot(hash)]);
-            }
-            hashes.push(hash);
-        }
-        for (i, (occ, &hash)) in occurrences.iter().zip(&hashes).enumerate() {
             let new_line = if many {
                 self.on_line.insert(occ.id.0)
             } else {
@@ -558,7 +555,6 @@ impl Tally<'_> {
                 self.push(evicted);
             }
         }
-        self.line_hashes = hashes;
     }
 
     /// Puts `pending` in its shard's batch, counting the batch when it is full.

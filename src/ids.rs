@@ -118,6 +118,7 @@ fn scan_one(
         occurrences,
     } = worker;
     let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {
+        tally.prefetch(m.hits.iter().map(|hit| hit.id));
         record::analyse_hits(m.line, m.hits, &context, analysis);
         occurrences.clear();
         for (i, hit) in m.hits.iter().enumerate() {
