@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 
 use serde::Serialize;
 use serde::ser::SerializeStruct;
@@ -133,12 +133,11 @@ fn write_rows(
     threads: usize,
     row: impl Fn(Summary, &mut Vec<u8>) -> std::io::Result<()> + Sync,
 ) -> std::io::Result<()> {
-    write_chunks(out, inventory, threads, |rows| {
-        let mut buf = Vec::with_capacity(CHUNK_ROWS * 160);
+    write_chunks(out, inventory, threads, |rows, buf| {
         for summary in summaries_ahead(inventory, rows) {
-            row(summary, &mut buf)?;
+            row(summary, buf)?;
         }
-        Ok(buf)
+        Ok(())
     })
 }
 
@@ -152,35 +151,54 @@ fn summaries_ahead(inventory: &Inventory, rows: Range<usize>) -> impl Iterator<I
     })
 }
 
-/// Formats the rows of the IDs numbered in each range with `format_chunk` on `threads`
-/// threads, a chunk at a time each, while this thread writes the chunks in order: with a
-/// million IDs, formatting was a third of a two-thread run, and writing to a file a tenth.
+/// Formats the rows of the IDs numbered in each range with `format_chunk`, which appends
+/// them to an empty buffer, on `threads` threads, a chunk at a time each, while this thread
+/// writes the chunks in order: with a million IDs, formatting was a third of a two-thread
+/// run, and writing to a file a tenth.
+///
+/// Written buffers go back to the formatters, so that each grows once: a fresh buffer per
+/// chunk, sized by a guess per row, was copied as it grew whenever the guess fell short (a
+/// table chunk of 16,384 rows outgrew its 2.6 MB by a few percent on the bench corpus).
 fn write_chunks(
     out: &mut dyn Write,
     inventory: &Inventory,
     threads: usize,
-    format_chunk: impl Fn(Range<usize>) -> std::io::Result<Vec<u8>> + Sync,
+    format_chunk: impl Fn(Range<usize>, &mut Vec<u8>) -> std::io::Result<()> + Sync,
 ) -> std::io::Result<()> {
     let chunks = inventory.len().div_ceil(CHUNK_ROWS);
     let rows = |chunk: usize| chunk * CHUNK_ROWS..((chunk + 1) * CHUNK_ROWS).min(inventory.len());
     if threads < 2 || chunks < 2 {
+        let mut buf = Vec::new();
         for chunk in 0..chunks {
-            out.write_all(&format_chunk(rows(chunk))?)?;
+            buf.clear();
+            format_chunk(rows(chunk), &mut buf)?;
+            out.write_all(&buf)?;
         }
         return Ok(());
     }
     let next = AtomicUsize::new(0);
+    let spare: Mutex<Vec<Vec<u8>>> = Mutex::default();
     std::thread::scope(|scope| {
         // A few chunks in flight at most: memory stays bounded whatever the output's pace.
         let (done, formatted) = mpsc::sync_channel(threads);
         for _ in 0..threads {
             let done = done.clone();
-            let (next, format_chunk, rows) = (&next, &format_chunk, &rows);
+            let (next, format_chunk, rows, spare) = (&next, &format_chunk, &rows, &spare);
             scope.spawn(move || {
                 loop {
                     let chunk = next.fetch_add(1, Ordering::Relaxed);
+                    if chunk >= chunks {
+                        break;
+                    }
+                    let mut buf = spare
+                        .lock()
+                        .ok()
+                        .and_then(|mut s| s.pop())
+                        .unwrap_or_default();
+                    buf.clear();
+                    let formatted = format_chunk(rows(chunk), &mut buf).map(|()| buf);
                     // A send fails once the writer has stopped on an error.
-                    if chunk >= chunks || done.send((chunk, format_chunk(rows(chunk)))).is_err() {
+                    if done.send((chunk, formatted)).is_err() {
                         break;
                     }
                 }
@@ -192,7 +210,11 @@ fn write_chunks(
         for (chunk, buf) in formatted {
             waiting.insert(chunk, buf);
             while let Some(buf) = waiting.remove(&want) {
-                out.write_all(&buf?)?;
+                let buf = buf?;
+                out.write_all(&buf)?;
+                if let Ok(mut spare) = spare.lock() {
+                    spare.push(buf);
+                }
                 want += 1;
             }
         }
@@ -359,17 +381,16 @@ pub fn write_json(
     threads: usize,
 ) -> std::io::Result<()> {
     let clock = Clock::utc();
-    write_chunks(out, inventory, threads, |rows| {
-        let mut buf = Vec::with_capacity(rows.len() * 320);
+    write_chunks(out, inventory, threads, |rows, buf| {
         let mut buffers = RowBuffers::default();
         for summary in summaries_ahead(inventory, rows) {
             let row = Row::new(summary);
             buffers.with_row(&row, paths, &clock, |row| {
-                serde_json::to_writer(&mut buf, row)
+                serde_json::to_writer(&mut *buf, row)
             })?;
             buf.push(b'\n');
         }
-        Ok(buf)
+        Ok(())
     })
 }
 
@@ -401,8 +422,8 @@ pub fn write_csv(
     let mut header = csv::Writer::from_writer(Vec::new());
     header.write_record(CSV_HEADER)?;
     out.write_all(&header.into_inner().map_err(|e| e.into_error())?)?;
-    write_chunks(out, inventory, threads, |rows| {
-        let mut writer = csv::Writer::from_writer(Vec::with_capacity(rows.len() * 256));
+    write_chunks(out, inventory, threads, |rows, buf| {
+        let mut writer = csv::Writer::from_writer(buf);
         let mut buffers = RowBuffers::default();
         let mut cell = Vec::new();
         for summary in summaries_ahead(inventory, rows) {
@@ -411,7 +432,7 @@ pub fn write_csv(
                 write_csv_row(&mut writer, &mut cell, row)
             })?;
         }
-        writer.into_inner().map_err(|e| e.into_error())
+        writer.flush()
     })
 }
 
@@ -429,7 +450,7 @@ fn push_counts<'a>(cell: &mut Vec<u8>, counts: impl Iterator<Item = (&'a str, u3
 
 /// One ID's CSV record, each cell through [`csv_cell_bytes`], built in `cell`.
 fn write_csv_row(
-    writer: &mut csv::Writer<Vec<u8>>,
+    writer: &mut csv::Writer<&mut Vec<u8>>,
     cell: &mut Vec<u8>,
     row: &MachineRow,
 ) -> csv::Result<()> {
