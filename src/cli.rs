@@ -84,7 +84,7 @@ struct InputArgs {
 
 #[derive(Args, Debug)]
 struct IdsArgs {
-    /// Files or directories; with none, standard input when it is not a terminal, else the
+    /// Files or directories; with none, standard input when it is a file or pipe, else the
     /// current directory
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -133,7 +133,7 @@ struct TimelineArgs {
     #[arg(value_name = "ID")]
     id: String,
 
-    /// Files or directories; with none, standard input when it is not a terminal, else the
+    /// Files or directories; with none, standard input when it is a file or pipe, else the
     /// current directory
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -173,7 +173,7 @@ struct TimelineArgs {
 
 #[derive(Args, Debug)]
 struct AuditArgs {
-    /// Files or directories; with none, standard input when it is not a terminal, else the
+    /// Files or directories; with none, standard input when it is a file or pipe, else the
     /// current directory
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -235,7 +235,7 @@ struct DecodeArgs {
 #[derive(Args, Debug)]
 struct SearchArgs {
     /// The ID to search for (unless -e or -f is given), then files or directories; with no
-    /// path, standard input when it is not a terminal, else the current directory
+    /// path, standard input when it is a file or pipe, else the current directory
     #[arg(value_name = "ID | PATH")]
     positional: Vec<String>,
 
@@ -399,6 +399,9 @@ fn parse_kind_filter(s: &str) -> Result<KindFilter, String> {
 pub struct InputConfig {
     /// Paths as given; empty means standard input.
     pub paths: Vec<PathBuf>,
+    /// No path was given and standard input holds nothing to read, so the paths are `.`,
+    /// whose files are named without the `./`, as ripgrep names them.
+    pub implicit_cwd: bool,
     pub globs: Vec<String>,
     pub follow_links: bool,
     pub threads: usize,
@@ -538,12 +541,9 @@ fn input_config(
     color_allowed: bool,
 ) -> Result<InputConfig, UsageError> {
     crate::source::check_globs(&args.globs).map_err(UsageError)?;
-    let paths = if paths.is_empty() {
-        if std::io::stdin().is_terminal() || stdin_taken {
-            vec![PathBuf::from(".")]
-        } else {
-            Vec::new()
-        }
+    let implicit_cwd = paths.is_empty() && (stdin_taken || !crate::source::stdin_is_readable());
+    let paths = if implicit_cwd {
+        vec![PathBuf::from(".")]
     } else {
         paths
     };
@@ -572,6 +572,7 @@ fn input_config(
     };
     Ok(InputConfig {
         paths,
+        implicit_cwd,
         globs: args.globs,
         follow_links: args.follow,
         threads,

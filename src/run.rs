@@ -110,6 +110,7 @@ pub fn inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
     let options = WalkOptions {
         globs: config.globs.clone(),
         follow_links: config.follow_links,
+        implicit_cwd: config.implicit_cwd,
     };
     let inputs = source::walk(&config.paths, &options).map_err(|e| {
         report(&e);

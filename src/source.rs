@@ -15,6 +15,30 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 
+/// Whether standard input holds something to search: a file, a pipe or a socket, as ripgrep
+/// judges it. A terminal is not, and neither is a device such as `/dev/null`, the standard
+/// input of cron jobs and many CI steps, where `idgrep ID` with no path is meant to search
+/// the working directory.
+pub fn stdin_is_readable() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        File::from(fd).metadata().is_ok_and(|meta| {
+            let kind = meta.file_type();
+            kind.is_file() || kind.is_fifo() || kind.is_socket()
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::IsTerminal;
+        !io::stdin().is_terminal()
+    }
+}
+
 /// One thing to do, in output order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
@@ -40,6 +64,8 @@ pub struct WalkOptions {
     /// `-g` globs in ripgrep's syntax: a plain glob includes, `!glob` excludes.
     pub globs: Vec<String>,
     pub follow_links: bool,
+    /// The path is `.` because none was given: files are named without the `./`.
+    pub implicit_cwd: bool,
 }
 
 /// Checks the globs up front, so a bad one is an argument error before anything is read.
@@ -93,18 +119,28 @@ pub fn walk(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, Stri
                         // the command line, it is read.
                         continue;
                     }
-                    inputs.push(Input::File(entry.into_path()));
+                    inputs.push(Input::File(shown(entry.into_path(), options)));
                 }
-                Err(err) => inputs.push(walk_error(path, err)),
+                Err(err) => inputs.push(walk_error(path, err, options)),
             }
         }
     }
     Ok(inputs)
 }
 
+/// `path` as output names it: `./logs/a.log` is `logs/a.log` when no path was given.
+fn shown(path: PathBuf, options: &WalkOptions) -> PathBuf {
+    match path.strip_prefix(".") {
+        Ok(relative) if options.implicit_cwd && !relative.as_os_str().is_empty() => {
+            relative.to_path_buf()
+        }
+        _ => path,
+    }
+}
+
 /// Turns a walk error into an input that reports it; the walker's message names the path, so
 /// we take the path out of it and keep the reason.
-fn walk_error(root: &Path, err: ignore::Error) -> Input {
+fn walk_error(root: &Path, err: ignore::Error, options: &WalkOptions) -> Input {
     fn innermost(err: &ignore::Error) -> (Option<PathBuf>, String) {
         match err {
             ignore::Error::WithPath { path, err } => {
@@ -122,7 +158,8 @@ fn walk_error(root: &Path, err: ignore::Error) -> Input {
         }
     }
     let (path, reason) = innermost(&err);
-    Input::Error(path.unwrap_or_else(|| root.to_path_buf()), reason)
+    let path = path.unwrap_or_else(|| root.to_path_buf());
+    Input::Error(shown(path, options), reason)
 }
 
 /// An I/O error as a short lowercase reason, without Rust's `(os error N)` suffix.

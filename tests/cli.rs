@@ -214,6 +214,36 @@ fn stdin_is_searched_when_no_path_is_given() {
     child.stdin.take().unwrap().write_all(&gz).unwrap();
     let out = stdout(&child.wait_with_output().unwrap());
     assert_eq!(out.lines().filter(|l| l.starts_with("<stdin>:")).count(), 4);
+
+    // A redirected file is standard input too.
+    let file = std::fs::File::open(testdata("logs/payments/payments.log")).unwrap();
+    let o = idgrep().arg(HOT).stdin(file).output().unwrap();
+    assert_eq!(
+        stdout(&o),
+        stdout(&run(&[HOT, "testdata/logs/payments/payments.log"]))
+    );
+}
+
+/// Under cron and in many CI steps standard input is `/dev/null`: with no path, that is no
+/// input, and the working directory is searched, its files named without `./` (as ripgrep).
+#[test]
+fn dev_null_stdin_searches_the_working_directory() {
+    let at_logs = |args: &[&str]| {
+        let mut cmd = idgrep();
+        cmd.current_dir(testdata("logs"))
+            .args(args)
+            .stdin(Stdio::null());
+        cmd.output().unwrap()
+    };
+    let implicit = at_logs(&["-c", HOT]);
+    let explicit = at_logs(&["-c", HOT, "."]);
+    assert_eq!(implicit.status.code(), Some(0));
+    let named = stdout(&explicit).replace("./", "");
+    assert!(named.lines().count() >= 5, "{named}");
+    assert_eq!(stdout(&implicit), named);
+    let ids = at_logs(&["ids", "--json"]);
+    assert_eq!(ids.status.code(), Some(0));
+    assert!(stdout(&ids).contains("\"payments/payments.log\""));
 }
 
 #[test]
