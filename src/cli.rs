@@ -195,7 +195,7 @@ struct AuditArgs {
     skew: i64,
 
     /// backfill-clump: how many distinct IDs in one embedded millisecond make a clump
-    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(2..))]
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = parse_clump)]
     clump: u64,
 }
 
@@ -377,6 +377,14 @@ pub enum KindFilter {
 
 const KIND_FILTERS: &str = "ulid, uuid, uuid1 ... uuid8, nil, max";
 
+/// `--clump N`: one ID alone in its millisecond is no clump.
+fn parse_clump(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n >= 2 => Ok(n),
+        _ => Err("a clump is at least 2 IDs (accepted: a whole number from 2)".to_string()),
+    }
+}
+
 fn parse_kind_filter(s: &str) -> Result<KindFilter, String> {
     let filter = match s.to_ascii_lowercase().as_str() {
         "ulid" => KindFilter::Ulid,
@@ -388,7 +396,7 @@ fn parse_kind_filter(s: &str) -> Result<KindFilter, String> {
             .and_then(|v| v.parse::<u8>().ok())
         {
             Some(v @ 1..=8) => KindFilter::UuidVersion(v),
-            _ => return Err(format!("accepted kinds: {KIND_FILTERS}")),
+            _ => return Err(format!("not a kind (accepted: {KIND_FILTERS})")),
         },
     };
     Ok(filter)

@@ -64,12 +64,16 @@ pub fn run(config: IdsConfig) -> Exit {
         worker.tally.done();
     }
     let mut inventory = tallies.finish(config.input.threads);
-    if inventory.dropped_undashed > 0 {
-        run::report(&format!(
-            "{} 32-hex tokens not counted: their values are written in no other form \
-             (trace IDs, digests; --all-hex counts them)",
-            inventory.dropped_undashed
-        ));
+    match inventory.dropped_undashed {
+        0 => {}
+        1 => run::report(
+            "1 32-hex token not counted: its value is written in no other form \
+             (a trace ID or digest; --all-hex counts it)",
+        ),
+        n => run::report(&format!(
+            "{n} 32-hex tokens not counted: their values are written in no other form \
+             (trace IDs, digests; --all-hex counts them)"
+        )),
     }
     select(&mut inventory, &config);
     // Like a search: 0 when something is shown, after the filters.

@@ -619,8 +619,9 @@ fn exit_codes_and_errors() {
     let none = run(&["audit", dir.path().to_str().unwrap()]);
     assert_eq!(none.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&none.stdout).contains("0 ID occurrences"),
-        "the report is printed"
+        String::from_utf8_lossy(&none.stdout)
+            .starts_with("idgrep audit: 1 input, 0 lines with IDs, 0 ID occurrences"),
+        "the report is printed, in the singular for one"
     );
 
     std::fs::write(dir.path().join("ints.log"), "job_id=7\n").unwrap();
@@ -647,6 +648,14 @@ fn exit_codes_and_errors() {
 
     let binary = run(&["audit", "testdata/edge/binary.bin"]);
     assert!(String::from_utf8_lossy(&binary.stderr).contains("binary file"));
+
+    let clump = run(&["audit", "--clump", "1", "testdata/audit"]);
+    assert_eq!(clump.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&clump.stderr);
+    assert!(
+        err.contains("at least 2 IDs (accepted: a whole number from 2)"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -517,7 +517,10 @@ fn filters_and_sort_orders() {
 
     let bad = run(&["ids", "--kind", "uuid9", "testdata/logs"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("ulid, uuid, uuid1 ... uuid8, nil, max"));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("not a kind (accepted: ulid, uuid, uuid1 ... uuid8, nil, max)")
+    );
 }
 
 #[test]
@@ -590,6 +593,7 @@ fn stdin_and_all_hex() {
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         use std::io::Write;
@@ -600,15 +604,20 @@ fn stdin_and_all_hex() {
             .write_all(input.as_bytes())
             .unwrap();
         let out = child.wait_with_output().unwrap();
-        String::from_utf8(out.stdout).unwrap()
+        let err = String::from_utf8(out.stderr).unwrap();
+        (String::from_utf8(out.stdout).unwrap(), err)
     };
-    let plain = run_stdin(&["ids", "--csv"]);
+    let (plain, err) = run_stdin(&["ids", "--csv"]);
     assert_eq!(
         plain.lines().count(),
         2,
         "a lone 32-hex token is not counted: {plain}"
     );
-    let all = run_stdin(&["ids", "--csv", "--all-hex"]);
+    assert!(
+        err.starts_with("idgrep: 1 32-hex token not counted: its value"),
+        "{err}"
+    );
+    let (all, _) = run_stdin(&["ids", "--csv", "--all-hex"]);
     assert_eq!(all.lines().count(), 3, "{all}");
     assert!(all.contains("54fadb41-2c4e-40cd-baed-9335e4c35a9e"));
 }

@@ -503,7 +503,14 @@ fn trace_is_chrome_trace_event_json() {
         #[serde(rename = "displayTimeUnit")]
         display_time_unit: String,
         #[serde(rename = "otherData")]
-        other_data: std::collections::BTreeMap<String, String>,
+        other_data: OtherData,
+    }
+    #[derive(Deserialize)]
+    struct OtherData {
+        id: String,
+        origin: String,
+        unplaced_lines: u64,
+        generator: String,
     }
     #[derive(Deserialize)]
     struct Event {
@@ -521,8 +528,10 @@ fn trace_is_chrome_trace_event_json() {
     assert_eq!(o.status.code(), Some(0));
     let trace: Trace = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(trace.display_time_unit, "ms");
-    assert_eq!(trace.other_data["origin"], "2026-11-30T08:00:00.000Z");
-    assert_eq!(trace.other_data["id"], SHIPMENT.to_lowercase());
+    assert_eq!(trace.other_data.origin, "2026-11-30T08:00:00.000Z");
+    assert_eq!(trace.other_data.id, SHIPMENT.to_lowercase());
+    assert_eq!(trace.other_data.generator, "idgrep timeline");
+    assert_eq!(trace.other_data.unplaced_lines, 0);
     let tracks: Vec<&Event> = trace
         .trace_events
         .iter()
@@ -549,12 +558,32 @@ fn trace_is_chrome_trace_event_json() {
             .ends_with("legacy/export.txt")
     );
     assert_eq!(instants[0].args["rule"], "id_time");
+    // Every event names its field, null when there is none.
+    assert!(instants.iter().all(|e| e.args.contains_key("field")));
+    assert!(instants.iter().any(|e| e.args["field"].is_null()));
+    assert!(instants.iter().any(|e| e.args["field"].is_string()));
     let spans: Vec<&Event> = trace.trace_events.iter().filter(|e| e.ph == "X").collect();
     let parcel = spans.iter().find(|e| e.name == PARCEL).unwrap();
     assert_eq!(parcel.pid, 2);
     assert_eq!(parcel.ts, Some(120_000));
     assert_eq!(parcel.dur, Some(1_200_000_000 - 120_000));
     assert!(spans.iter().all(|e| e.dur.unwrap() >= 1));
+
+    // A UUIDv4 has no time of its own: its line in a file without times has no place on the
+    // axis and is counted instead.
+    let dir = tempfile::tempdir().unwrap();
+    let refund = "5f0c2a1e-8a4b-4c3d-9e2f-1a2b3c4d5e6f";
+    let logged = format!("ts=2026-11-30T08:00:00Z msg=refunded refund={refund}\n");
+    std::fs::write(dir.path().join("a.log"), logged).unwrap();
+    let note = format!("handover: refund {refund} checked by hand\n");
+    std::fs::write(dir.path().join("note.txt"), note).unwrap();
+    let root = dir.path().to_str().unwrap();
+    let trace = run(&["timeline", refund, root, "--format", "trace"]);
+    let trace: Trace = serde_json::from_slice(&trace.stdout).unwrap();
+    let lines = ndjson(&run(&["timeline", refund, root, "--format", "ndjson"]));
+    assert_eq!(lines.iter().filter(|l| l.ts.is_none()).count(), 1);
+    assert_eq!(trace.other_data.unplaced_lines, 1);
+    assert_eq!(trace.trace_events.iter().filter(|e| e.ph == "i").count(), 1);
 }
 
 /// Runs `cmd`, killing it after `limit`.

@@ -31,10 +31,20 @@ pub fn write_text(
     let text = Text { clock, color };
     let mut buf = Vec::with_capacity(8 * 1024);
     let t = &report.totals;
+    let s = |n: u64| if n == 1 { "" } else { "s" };
     let _ = writeln!(
         buf,
-        "idgrep audit: {} inputs, {} lines with IDs, {} ID occurrences of {} distinct IDs, {} fields",
-        t.inputs, t.lines_with_ids, t.occurrences, t.distinct_ids, t.fields
+        "idgrep audit: {} input{}, {} line{} with IDs, {} ID occurrence{} of {} distinct ID{}, {} field{}",
+        t.inputs,
+        s(t.inputs as u64),
+        t.lines_with_ids,
+        s(t.lines_with_ids),
+        t.occurrences,
+        s(t.occurrences),
+        t.distinct_ids,
+        s(t.distinct_ids),
+        t.fields,
+        s(t.fields as u64)
     );
     if t.integer_values > 0 {
         let _ = writeln!(

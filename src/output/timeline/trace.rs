@@ -25,7 +25,18 @@ struct Trace<'a> {
     #[serde(rename = "displayTimeUnit")]
     display_time_unit: &'static str,
     #[serde(rename = "otherData")]
-    other_data: BTreeMap<&'static str, String>,
+    other_data: OtherData,
+}
+
+/// What the trace is of, for a reader of the file.
+#[derive(Serialize)]
+struct OtherData {
+    id: String,
+    /// The first line's time, UTC, which `ts` 0 stands for.
+    origin: String,
+    /// Lines without a time, which have no place on a time axis.
+    unplaced_lines: usize,
+    generator: &'static str,
 }
 
 #[derive(Serialize)]
@@ -105,17 +116,15 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
         } else {
             text.clone()
         };
-        let mut args = BTreeMap::from([
+        let args = BTreeMap::from([
             ("time", utc.format(t).into()),
             ("rule", line.rule.name().into()),
             ("path", timeline.paths[line.file].clone().into()),
             ("line", line.line_no.into()),
             ("via", canonical(&timeline.ids[line.via]).into()),
             ("text", text.into_owned().into()),
+            ("field", line.field.clone().into()),
         ]);
-        if let Some(field) = &line.field {
-            args.insert("field", field.clone().into());
-        }
         events.push(Event {
             name,
             ph: "i",
@@ -135,17 +144,15 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
         let name = canonical(e);
         events.push(meta("thread_name", 2, k + 1, "name", name.clone().into()));
         events.push(meta("thread_sort_index", 2, k + 1, "sort_index", k.into()));
-        let mut args = BTreeMap::from([
+        let args = BTreeMap::from([
             ("kind", e.id.describe(e.kind).into()),
             ("lines", e.lines.into()),
             ("hop", e.hop.into()),
             ("status", status_text(e, timeline).into()),
             ("first", utc.format(first).into()),
             ("last", utc.format(last).into()),
+            ("field", e.field.clone().into()),
         ]);
-        if let Some(field) = &e.field {
-            args.insert("field", field.clone().into());
-        }
         events.push(Event {
             name: Cow::Owned(name),
             ph: "X",
@@ -163,12 +170,12 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
     let trace = Trace {
         trace_events: events,
         display_time_unit: "ms",
-        other_data: BTreeMap::from([
-            ("id", canonical(root)),
-            ("origin", utc.format(origin)),
-            ("unplaced_lines", unplaced.to_string()),
-            ("generator", "idgrep timeline".to_string()),
-        ]),
+        other_data: OtherData {
+            id: canonical(root),
+            origin: utc.format(origin),
+            unplaced_lines: unplaced,
+            generator: "idgrep timeline",
+        },
     };
     serde_json::to_writer(&mut *out, &trace)?;
     out.write_all(b"\n")
