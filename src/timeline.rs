@@ -144,6 +144,8 @@ pub struct Timeline {
     pub paths: Vec<String>,
     pub hops: u32,
     pub max_fanout: u64,
+    /// Lines that mention a listed ID but fall outside `--since`/`--until`.
+    pub outside_window: usize,
 }
 
 impl Timeline {
@@ -461,8 +463,10 @@ fn finish(
     // The last line that listed each ID: a line may hold an ID many times, and a test of the
     // line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
     let mut listed_on = vec![usize::MAX; ids.len()];
+    let mut outside_window = 0;
     for (n, ((f, via), (time_ms, rule))) in found.into_iter().zip(placed).enumerate() {
         if !in_window(time_ms, config) {
+            outside_window += 1;
             continue;
         }
         let via_id = known[via].id;
@@ -521,6 +525,7 @@ fn finish(
         paths: inputs.iter().map(Input::display_name).collect(),
         hops: config.hops,
         max_fanout: config.max_fanout,
+        outside_window,
     }
 }
 

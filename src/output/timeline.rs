@@ -219,6 +219,10 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
             rows.push(("last", clock.format(last)));
             rows.push(("duration", duration(last - first)));
         }
+        None if timeline.lines.is_empty() && timeline.outside_window > 0 => {
+            rows.push(("first", "no line within --since/--until".to_string()));
+        }
+        None if timeline.lines.is_empty() => rows.push(("first", "no line".to_string())),
         None => rows.push(("first", "no line has a time".to_string())),
     }
     let counts = rule_counts(timeline);
@@ -238,6 +242,12 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
         }
     }
     let mut lines = timeline.lines.len().to_string();
+    if timeline.outside_window > 0 {
+        placed.push(format!(
+            "{} more outside --since/--until",
+            timeline.outside_window
+        ));
+    }
     if !placed.is_empty() {
         lines.push_str(&format!(" ({})", placed.join(", ")));
     }
