@@ -271,8 +271,24 @@ struct SearchArgs {
     with_filename: bool,
 
     /// Do not print line numbers
-    #[arg(short = 'N', long = "no-line-number")]
+    #[arg(short = 'N', long = "no-line-number", overrides_with = "line_number")]
     no_line_number: bool,
+
+    /// Print line numbers (the default; undoes an earlier -N)
+    #[arg(short = 'n', long = "line-number", overrides_with = "no_line_number")]
+    line_number: bool,
+
+    /// Accepted from ripgrep habits, always so: an ID matches in any case
+    #[arg(short = 'i', long = "ignore-case")]
+    _ignore_case: bool,
+
+    /// Accepted from ripgrep habits, always so: an ID matches as a whole token
+    #[arg(short = 'w', long = "word-regexp")]
+    _word_regexp: bool,
+
+    /// Accepted from ripgrep habits, always so: an ID is a fixed string
+    #[arg(short = 'F', long = "fixed-strings")]
+    _fixed_strings: bool,
 
     /// One JSON object per matching line (schema in the README)
     #[arg(long)]

@@ -442,6 +442,27 @@ fn count_names_quiet_and_no_filename() {
     assert_eq!(bare.lines().count(), 63);
 }
 
+/// ripgrep habits: -n (the last of -n and -N wins), and -i, -w, -F, which an ID search always
+/// is, change nothing.
+#[test]
+fn ripgrep_habits_are_accepted() {
+    let plain = stdout(&run(&[HOT, "testdata/logs"]));
+    assert!(
+        plain.starts_with("testdata/logs/api/api.jsonl:2:"),
+        "{plain}"
+    );
+    assert_eq!(
+        stdout(&run(&["-n", "-i", "-w", "-F", HOT, "testdata/logs"])),
+        plain
+    );
+    assert_eq!(stdout(&run(&["-N", "-n", HOT, "testdata/logs"])), plain);
+    let unnumbered = stdout(&run(&["-n", "-N", HOT, "testdata/logs"]));
+    assert!(
+        unnumbered.starts_with("testdata/logs/api/api.jsonl:{"),
+        "{unnumbered}"
+    );
+}
+
 #[test]
 fn control_characters_never_reach_the_terminal() {
     for color in ["never", "always"] {
