@@ -221,8 +221,9 @@ fn parse_duration(s: &str) -> Result<i64, String> {
 
 #[derive(Args, Debug)]
 struct DecodeArgs {
-    /// IDs to decode: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:)
-    #[arg(required = true, value_name = "ID")]
+    /// IDs to decode: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:); with
+    /// none, the blank-separated words of standard input when it is a file or pipe
+    #[arg(value_name = "ID")]
     ids: Vec<String>,
     /// One JSON object per ID
     #[arg(long)]
@@ -515,7 +516,7 @@ pub fn parse_args() -> Result<Command, UsageError> {
     };
     match cli.command {
         Some(Sub::Decode(d)) => Ok(Command::Decode {
-            inputs: d.ids,
+            inputs: ids_to_decode(d.ids)?,
             json: d.json,
             color: d.color.resolve() && !d.json,
         }),
@@ -841,6 +842,26 @@ fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
             || (!args.no_line_number && mode == OutputMode::Lines),
         terminal: std::io::stdout().is_terminal(),
     })
+}
+
+/// The IDs `decode` was given, or with none the words of standard input (`idgrep ids --json
+/// | jq -r .id | idgrep decode`).
+fn ids_to_decode(given: Vec<String>) -> Result<Vec<String>, UsageError> {
+    if !given.is_empty() {
+        return Ok(given);
+    }
+    if !crate::source::stdin_is_readable() {
+        return Err(UsageError(
+            "decode: give one or more IDs, or pipe them in (blank-separated)".to_string(),
+        ));
+    }
+    let text = std::io::read_to_string(std::io::stdin()).map_err(|e| {
+        UsageError(format!(
+            "decode: standard input: {}",
+            crate::source::io_reason(&e)
+        ))
+    })?;
+    Ok(text.split_whitespace().map(str::to_string).collect())
 }
 
 /// Reads `-f FILE`: one ID per line; each comes back with its `FILE:LINE` origin for errors.

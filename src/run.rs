@@ -509,7 +509,12 @@ pub fn decode(inputs: &[String], json: bool, color: bool) -> Exit {
         }
         _ => {}
     }
-    if errored { Exit::Error } else { Exit::Found }
+    match (errored, inputs.is_empty()) {
+        (true, _) => Exit::Error,
+        // Standard input held no word: nothing decoded, as a search that finds nothing.
+        (false, true) => Exit::NotFound,
+        (false, false) => Exit::Found,
+    }
 }
 
 /// Something to tell the user about one input, after a scan.

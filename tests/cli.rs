@@ -301,7 +301,10 @@ fn a_bad_flag_is_one_line_naming_what_is_accepted() {
             vec!["accepted: auto, always, never"],
         ),
         (vec!["--versio"], vec!["'--version'"]),
-        (vec!["decode"], vec!["not provided: <ID>"]),
+        (
+            vec!["decode"],
+            vec!["decode: give one or more IDs, or pipe them in"],
+        ),
     ] {
         let o = run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -679,6 +682,27 @@ fn decode_reports_both_renderings_and_the_time() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stdout(&bad).contains(HOT));
     assert!(stderr(&bad).contains("length 25"));
+
+    // With no argument, the words of a pipe: the same rows as the arguments give.
+    let piped = |input: &str| {
+        let mut child = idgrep()
+            .args(["decode", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let from_pipe = piped(&format!("{HOT}\n  017F22E2-79B0-7CC3-98C4-DC0C0C07398F\n"));
+    assert_eq!(from_pipe.status.code(), Some(0));
+    assert_eq!(stdout(&from_pipe), stdout(&o));
+    assert_eq!(piped("\n").status.code(), Some(1), "nothing to decode");
 }
 
 #[test]
