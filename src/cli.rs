@@ -84,7 +84,7 @@ struct InputArgs {
 
 #[derive(Args, Debug)]
 struct IdsArgs {
-    /// Files or directories; with none, standard input when it is a file or pipe, else the
+    /// Files or directories; with none, standard input when it is a file, pipe or socket, else the
     /// current directory
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -133,7 +133,7 @@ struct TimelineArgs {
     #[arg(value_name = "ID")]
     id: String,
 
-    /// Files or directories; with none, standard input when it is a file or pipe, else the
+    /// Files or directories; with none, standard input when it is a file, pipe or socket, else the
     /// current directory
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -173,7 +173,7 @@ struct TimelineArgs {
 
 #[derive(Args, Debug)]
 struct AuditArgs {
-    /// Files or directories; with none, standard input when it is a file or pipe, else the
+    /// Files or directories; with none, standard input when it is a file, pipe or socket, else the
     /// current directory
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -222,7 +222,7 @@ fn parse_duration(s: &str) -> Result<i64, String> {
 #[derive(Args, Debug)]
 struct DecodeArgs {
     /// IDs to decode: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:); with
-    /// none, the blank-separated words of standard input when it is a file or pipe
+    /// none, the blank-separated words of standard input (a file, pipe or socket)
     #[arg(value_name = "ID")]
     ids: Vec<String>,
     /// One JSON object per ID
@@ -236,7 +236,7 @@ struct DecodeArgs {
 #[derive(Args, Debug)]
 struct SearchArgs {
     /// The ID to search for (unless -e or -f is given), then files or directories; with no
-    /// path, standard input when it is a file or pipe, else the current directory
+    /// path, standard input when it is a file, pipe or socket, else the current directory
     #[arg(value_name = "ID | PATH")]
     positional: Vec<String>,
 
@@ -322,6 +322,7 @@ impl ColorChoice {
 pub enum Command {
     Search(SearchConfig),
     Decode {
+        /// The IDs given; none means the words of standard input.
         inputs: Vec<String>,
         json: bool,
         color: bool,
@@ -398,7 +399,8 @@ const KIND_FILTERS: &str = "ulid, uuid, uuid1 ... uuid8, nil, max";
 fn parse_clump(s: &str) -> Result<u64, String> {
     match s.parse::<u64>() {
         Ok(n) if n >= 2 => Ok(n),
-        _ => Err("a clump is at least 2 IDs (accepted: a whole number from 2)".to_string()),
+        Ok(_) => Err("a clump is at least 2 IDs (accepted: a whole number from 2)".to_string()),
+        Err(_) => Err("not a whole number (accepted: a whole number from 2)".to_string()),
     }
 }
 
@@ -424,8 +426,9 @@ fn parse_kind_filter(s: &str) -> Result<KindFilter, String> {
 pub struct InputConfig {
     /// Paths as given; empty means standard input.
     pub paths: Vec<PathBuf>,
-    /// No path was given and standard input holds nothing to read, so the paths are `.`,
-    /// whose files are named without the `./`, as ripgrep names them.
+    /// No path was given and standard input is not the log (a terminal or a device such as
+    /// `/dev/null`, or already read by `-f -`), so the paths are `.`, whose files are named
+    /// without the `./`, as ripgrep names them.
     pub implicit_cwd: bool,
     pub globs: Vec<String>,
     pub follow_links: bool,
@@ -844,24 +847,15 @@ fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
     })
 }
 
-/// The IDs `decode` was given, or with none the words of standard input (`idgrep ids --json
-/// | jq -r .id | idgrep decode`).
+/// The IDs `decode` was given; with none, standard input has to be something to read (a
+/// file, a pipe or a socket), whose words are then decoded.
 fn ids_to_decode(given: Vec<String>) -> Result<Vec<String>, UsageError> {
-    if !given.is_empty() {
-        return Ok(given);
-    }
-    if !crate::source::stdin_is_readable() {
+    if given.is_empty() && !crate::source::stdin_is_readable() {
         return Err(UsageError(
             "decode: give one or more IDs, or pipe them in (blank-separated)".to_string(),
         ));
     }
-    let text = std::io::read_to_string(std::io::stdin()).map_err(|e| {
-        UsageError(format!(
-            "decode: standard input: {}",
-            crate::source::io_reason(&e)
-        ))
-    })?;
-    Ok(text.split_whitespace().map(str::to_string).collect())
+    Ok(given)
 }
 
 /// Reads `-f FILE`: one ID per line; each comes back with its `FILE:LINE` origin for errors.

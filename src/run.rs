@@ -9,7 +9,7 @@
 //! inputs.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
@@ -473,47 +473,111 @@ impl Drop for Abandon<'_, '_> {
     }
 }
 
-/// `idgrep decode`: one block (or JSON object) per ID; an invalid one is reported and makes
-/// the exit code 2, the others are still decoded.
+/// `idgrep decode`: one block (or JSON object) per ID, from the arguments or, with none, from
+/// standard input; an invalid one is reported and makes the exit code 2, the others are still
+/// decoded.
 pub fn decode(inputs: &[String], json: bool, color: bool) -> Exit {
-    let mut out = Vec::new();
-    let mut errored = false;
-    for (i, input) in inputs.iter().enumerate() {
-        match crate::id::parse(input).map(|p| output::Decoded::new(input, p)) {
-            Ok(decoded) => {
-                if json {
-                    serde_json::to_writer(&mut out, &decoded)
-                        .expect("writing JSON to memory cannot fail");
-                    out.push(b'\n');
-                } else {
-                    if i > 0 {
-                        out.push(b'\n');
-                    }
-                    decoded.write_text(&mut out, color);
-                }
-            }
-            Err(e) => {
-                errored = true;
-                report(&format!(
-                    "{input:?}: {e}; accepted forms: {}",
-                    crate::id::ACCEPTED_FORMS
-                ));
-            }
-        }
-    }
-    let mut stdout = io::stdout().lock();
-    match stdout.write_all(&out).and_then(|_| stdout.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+    let mut decoder = Decoder {
+        out: io::stdout().lock(),
+        json,
+        color,
+        decoded: 0,
+        errored: false,
+    };
+    let written = if inputs.is_empty() {
+        decoder.stdin_words()
+    } else {
+        inputs.iter().try_for_each(|input| decoder.one(input))
+    };
+    let written = written.and_then(|()| Ok(decoder.out.flush()?));
+    match written {
+        Err(Failure::Output(e)) if e.kind() != io::ErrorKind::BrokenPipe => {
             report(&format!("error writing output: {}", source::io_reason(&e)));
+            return Exit::Error;
+        }
+        Err(Failure::Input(e)) => {
+            report(&format!("standard input: {}", source::io_reason(&e)));
             return Exit::Error;
         }
         _ => {}
     }
-    match (errored, inputs.is_empty()) {
+    match (decoder.errored, decoder.decoded) {
         (true, _) => Exit::Error,
         // Standard input held no word: nothing decoded, as a search that finds nothing.
-        (false, true) => Exit::NotFound,
-        (false, false) => Exit::Found,
+        (false, 0) => Exit::NotFound,
+        (false, _) => Exit::Found,
+    }
+}
+
+/// `decode`'s output and what it has met so far.
+struct Decoder<'a> {
+    out: io::StdoutLock<'a>,
+    json: bool,
+    color: bool,
+    decoded: usize,
+    errored: bool,
+}
+
+/// Why `decode` stopped early: standard input failed, or the output did.
+enum Failure {
+    Input(io::Error),
+    Output(io::Error),
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Failure {
+        Failure::Output(e)
+    }
+}
+
+impl Decoder<'_> {
+    /// Decodes the blank-separated words of standard input as they come, a line at a time,
+    /// so that a pipe that stays open (`tail -f`) gets its answers and memory stays flat.
+    /// A word that is not UTF-8 is reported like any other invalid ID.
+    fn stdin_words(&mut self) -> Result<(), Failure> {
+        let mut stdin = io::stdin().lock();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if stdin.read_until(b'\n', &mut line).map_err(Failure::Input)? == 0 {
+                return Ok(());
+            }
+            for word in line
+                .split(u8::is_ascii_whitespace)
+                .filter(|w| !w.is_empty())
+            {
+                self.one(&String::from_utf8_lossy(word))?;
+            }
+            self.out.flush()?;
+        }
+    }
+
+    /// Prints what `input` holds, or reports why it is not an ID.
+    fn one(&mut self, input: &str) -> Result<(), Failure> {
+        let decoded = match crate::id::parse(input) {
+            Ok(parsed) => output::Decoded::new(input, parsed),
+            Err(e) => {
+                self.errored = true;
+                report(&format!(
+                    "{input:?}: {e}; accepted forms: {}",
+                    crate::id::ACCEPTED_FORMS
+                ));
+                return Ok(());
+            }
+        };
+        let mut text = Vec::new();
+        if self.json {
+            serde_json::to_writer(&mut text, &decoded).expect("writing JSON to memory cannot fail");
+            text.push(b'\n');
+        } else {
+            if self.decoded > 0 {
+                text.push(b'\n');
+            }
+            decoded.write_text(&mut text, self.color);
+        }
+        self.decoded += 1;
+        self.out.write_all(&text)?;
+        Ok(())
     }
 }
 

@@ -144,8 +144,10 @@ pub struct Timeline {
     pub paths: Vec<String>,
     pub hops: u32,
     pub max_fanout: u64,
-    /// Lines that mention a listed ID but fall outside `--since`/`--until`.
+    /// Lines left out by `--since`/`--until`: with a time outside the window, and without a
+    /// time (a window cannot hold them).
     pub outside_window: usize,
+    pub untimed_outside_window: usize,
 }
 
 impl Timeline {
@@ -463,10 +465,13 @@ fn finish(
     // The last line that listed each ID: a line may hold an ID many times, and a test of the
     // line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
     let mut listed_on = vec![usize::MAX; ids.len()];
-    let mut outside_window = 0;
+    let (mut outside_window, mut untimed_outside_window) = (0, 0);
     for (n, ((f, via), (time_ms, rule))) in found.into_iter().zip(placed).enumerate() {
         if !in_window(time_ms, config) {
-            outside_window += 1;
+            match time_ms {
+                Some(_) => outside_window += 1,
+                None => untimed_outside_window += 1,
+            }
             continue;
         }
         let via_id = known[via].id;
@@ -526,6 +531,7 @@ fn finish(
         hops: config.hops,
         max_fanout: config.max_fanout,
         outside_window,
+        untimed_outside_window,
     }
 }
 

@@ -684,25 +684,28 @@ fn decode_reports_both_renderings_and_the_time() {
     assert!(stderr(&bad).contains("length 25"));
 
     // With no argument, the words of a pipe: the same rows as the arguments give.
-    let piped = |input: &str| {
+    let piped = |input: &[u8]| {
         let mut child = idgrep()
             .args(["decode", "--json"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
         child.wait_with_output().unwrap()
     };
-    let from_pipe = piped(&format!("{HOT}\n  017F22E2-79B0-7CC3-98C4-DC0C0C07398F\n"));
+    let from_pipe = piped(format!("{HOT}\n  017F22E2-79B0-7CC3-98C4-DC0C0C07398F\n").as_bytes());
     assert_eq!(from_pipe.status.code(), Some(0));
     assert_eq!(stdout(&from_pipe), stdout(&o));
-    assert_eq!(piped("\n").status.code(), Some(1), "nothing to decode");
+    assert_eq!(piped(b"\n").status.code(), Some(1), "nothing to decode");
+    // A bad word, here not even UTF-8, is reported; the words around it are still decoded.
+    let mut input = format!("{HOT} caf").into_bytes();
+    input.extend_from_slice(b"\xe9x\n017F22E2-79B0-7CC3-98C4-DC0C0C07398F");
+    let mixed = piped(&input);
+    assert_eq!(mixed.status.code(), Some(2));
+    assert_eq!(stdout(&mixed), stdout(&o));
+    assert_eq!(stderr(&mixed).lines().count(), 1, "{}", stderr(&mixed));
 }
 
 #[test]

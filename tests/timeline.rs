@@ -602,6 +602,13 @@ fn trace_is_chrome_trace_event_json() {
     assert_eq!(lines.iter().filter(|l| l.ts.is_none()).count(), 1);
     assert_eq!(trace.other_data.unplaced_lines, 1);
     assert_eq!(trace.trace_events.iter().filter(|e| e.ph == "i").count(), 1);
+    // A window leaves such a line out, and the summary says why: not as outside the window.
+    let windowed = run(&["timeline", refund, root, "--since", "2000-01-01T00:00:00Z"]);
+    let summary = stdout(&windowed);
+    assert!(
+        summary.contains("lines     1 (1 more without a time, which --since/--until leaves out)"),
+        "{summary}"
+    );
 }
 
 /// Runs `cmd`, killing it after `limit`.

@@ -222,7 +222,9 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
         None if timeline.lines.is_empty() && timeline.outside_window > 0 => {
             rows.push(("first", "no line within --since/--until".to_string()));
         }
-        None if timeline.lines.is_empty() => rows.push(("first", "no line".to_string())),
+        None if timeline.lines.is_empty() && timeline.untimed_outside_window == 0 => {
+            rows.push(("first", "no line".to_string()));
+        }
         None => rows.push(("first", "no line has a time".to_string())),
     }
     let counts = rule_counts(timeline);
@@ -246,6 +248,12 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
         placed.push(format!(
             "{} more outside --since/--until",
             timeline.outside_window
+        ));
+    }
+    if timeline.untimed_outside_window > 0 {
+        placed.push(format!(
+            "{} more without a time, which --since/--until leaves out",
+            timeline.untimed_outside_window
         ));
     }
     if !placed.is_empty() {
