@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use crate::cli::{Format, IdsConfig, KindFilter, SortKey};
 use crate::group::{Inventory, Occurrence, Summary, Tallies, Tally};
 use crate::id::{Form, Kind, Variant};
-use crate::output::inventory;
+use crate::output::{self, inventory};
 use crate::progress::Progress;
 use crate::record::{self, Analysis, TimeContext};
 use crate::run::{self, Exit, Notice};
@@ -64,16 +64,14 @@ pub fn run(config: IdsConfig) -> Exit {
         worker.tally.done();
     }
     let mut inventory = tallies.finish(config.input.threads);
-    match inventory.dropped_undashed {
-        0 => {}
-        1 => run::report(
-            "1 32-hex token not counted: its value is written in no other form \
-             (a trace ID or digest; --all-hex counts it)",
-        ),
-        n => run::report(&format!(
-            "{n} 32-hex tokens not counted: their values are written in no other form \
-             (trace IDs, digests; --all-hex counts them)"
-        )),
+    let dropped = inventory.dropped_undashed;
+    if dropped > 0 {
+        let hint = if dropped == 1 {
+            "a trace ID or digest; --all-hex counts it"
+        } else {
+            "trace IDs, digests; --all-hex counts them"
+        };
+        run::report(&format!("{} ({hint})", output::uncounted_hex(dropped)));
     }
     select(&mut inventory, &config);
     // Like a search: 0 when something is shown, after the filters.

@@ -31,7 +31,7 @@ pub fn write_text(
     let text = Text { clock, color };
     let mut buf = Vec::with_capacity(8 * 1024);
     let t = &report.totals;
-    let s = |n: u64| if n == 1 { "" } else { "s" };
+    let s = super::plural;
     let _ = writeln!(
         buf,
         "idgrep audit: {} input{}, {} line{} with IDs, {} ID occurrence{} of {} distinct ID{}, {} field{}",
@@ -53,17 +53,8 @@ pub fn write_text(
             t.integer_values
         );
     }
-    match t.undashed_ignored {
-        0 => {}
-        1 => buf.extend_from_slice(
-            b"  (1 32-hex token not counted: its value is written in no other form)\n",
-        ),
-        n => {
-            let _ = writeln!(
-                buf,
-                "  ({n} 32-hex tokens not counted: their values are written in no other form)"
-            );
-        }
+    if t.undashed_ignored > 0 {
+        let _ = writeln!(buf, "  ({})", super::uncounted_hex(t.undashed_ignored));
     }
     buf.push(b'\n');
     for rule in &report.rules {
@@ -250,7 +241,7 @@ fn kinds_matter(rule: Rule) -> bool {
 /// The rule's finding in one sentence.
 fn summary(r: &RuleReport) -> String {
     let n = r.count;
-    let s = |n: u64| if n == 1 { "" } else { "s" };
+    let s = super::plural;
     match r.rule {
         Rule::UlidUppercase => format!(
             "{n} occurrence{} of {} ULID{} in upper case",

@@ -206,6 +206,20 @@ impl Printer {
     }
 }
 
+/// The `s` that makes a noun plural for a count of `n`.
+pub fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The 32-hex tokens left out as IDs, in the words `ids` and `audit` both use.
+pub fn uncounted_hex(n: u64) -> String {
+    if n == 1 {
+        "1 32-hex token not counted: its value is written in no other form".to_string()
+    } else {
+        format!("{n} 32-hex tokens not counted: their values are written in no other form")
+    }
+}
+
 /// True for characters that a terminal would act on rather than show.
 fn is_unsafe_char(c: char) -> bool {
     (c.is_control() && c != '\t')

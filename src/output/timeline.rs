@@ -165,7 +165,7 @@ fn canonical(entry: &IdEntry) -> String {
 fn status_text(entry: &IdEntry, timeline: &Timeline) -> String {
     match entry.status {
         Status::Root => "the timeline's ID".to_string(),
-        Status::Followed(n) => format!("followed ({n} line{})", if n == 1 { "" } else { "s" }),
+        Status::Followed(n) => format!("followed ({n} line{})", super::plural(n)),
         Status::FanOut(n) => format!(
             "not followed: {n} lines > --max-fanout {}",
             timeline.max_fanout
@@ -274,14 +274,14 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
         .iter()
         .filter(|e| matches!(e.status, Status::FanOut(_)))
         .count();
-    let mut text = format!("{related} ID{}", if related == 1 { "" } else { "s" });
+    let mut text = format!("{related} ID{}", super::plural(related as u64));
     if timeline.hops == 0 {
         text.push_str(" (listed; --related follows them)");
     } else {
         text.push_str(&format!(
             " ({followed} followed in {} hop{}",
             timeline.hops,
-            if timeline.hops == 1 { "" } else { "s" }
+            super::plural(u64::from(timeline.hops))
         ));
         if fan_out > 0 {
             text.push_str(&format!(
