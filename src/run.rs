@@ -478,28 +478,21 @@ impl Drop for Abandon<'_, '_> {
 /// decoded.
 pub fn decode(inputs: &[String], json: bool, color: bool) -> Exit {
     let mut decoder = Decoder {
-        out: io::stdout().lock(),
         json,
         color,
+        text: Vec::new(),
         decoded: 0,
         errored: false,
     };
-    let written = if inputs.is_empty() {
-        decoder.stdin_words()
-    } else {
-        inputs.iter().try_for_each(|input| decoder.one(input))
-    };
-    let written = written.and_then(|()| Ok(decoder.out.flush()?));
-    match written {
-        Err(Failure::Output(e)) if e.kind() != io::ErrorKind::BrokenPipe => {
-            report(&format!("error writing output: {}", source::io_reason(&e)));
-            return Exit::Error;
+    let written = write_stdout(|out| {
+        if inputs.is_empty() {
+            decoder.stdin_words(out)
+        } else {
+            inputs.iter().try_for_each(|input| decoder.one(input, out))
         }
-        Err(Failure::Input(e)) => {
-            report(&format!("standard input: {}", source::io_reason(&e)));
-            return Exit::Error;
-        }
-        _ => {}
+    });
+    if let Err(exit) = written {
+        return exit;
     }
     match (decoder.errored, decoder.decoded) {
         (true, _) => Exit::Error,
@@ -509,51 +502,47 @@ pub fn decode(inputs: &[String], json: bool, color: bool) -> Exit {
     }
 }
 
-/// `decode`'s output and what it has met so far.
-struct Decoder<'a> {
-    out: io::StdoutLock<'a>,
+/// `decode`'s settings and what it has met so far.
+struct Decoder {
     json: bool,
     color: bool,
+    /// One ID's output, reused.
+    text: Vec<u8>,
     decoded: usize,
     errored: bool,
 }
 
-/// Why `decode` stopped early: standard input failed, or the output did.
-enum Failure {
-    Input(io::Error),
-    Output(io::Error),
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Failure {
-        Failure::Output(e)
-    }
-}
-
-impl Decoder<'_> {
+impl Decoder {
     /// Decodes the blank-separated words of standard input as they come, a line at a time,
     /// so that a pipe that stays open (`tail -f`) gets its answers and memory stays flat.
-    /// A word that is not UTF-8 is reported like any other invalid ID.
-    fn stdin_words(&mut self) -> Result<(), Failure> {
+    /// A word that is not UTF-8 is reported like any other invalid ID, and a failed read
+    /// like an unreadable input.
+    fn stdin_words(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let mut stdin = io::stdin().lock();
         let mut line = Vec::new();
         loop {
             line.clear();
-            if stdin.read_until(b'\n', &mut line).map_err(Failure::Input)? == 0 {
-                return Ok(());
+            match stdin.read_until(b'\n', &mut line) {
+                Ok(0) => return Ok(()),
+                Ok(_) => {}
+                Err(e) => {
+                    report(&format!("standard input: {}", source::io_reason(&e)));
+                    self.errored = true;
+                    return Ok(());
+                }
             }
             for word in line
                 .split(u8::is_ascii_whitespace)
                 .filter(|w| !w.is_empty())
             {
-                self.one(&String::from_utf8_lossy(word))?;
+                self.one(&String::from_utf8_lossy(word), out)?;
             }
-            self.out.flush()?;
+            out.flush()?;
         }
     }
 
     /// Prints what `input` holds, or reports why it is not an ID.
-    fn one(&mut self, input: &str) -> Result<(), Failure> {
+    fn one(&mut self, input: &str, out: &mut dyn Write) -> io::Result<()> {
         let decoded = match crate::id::parse(input) {
             Ok(parsed) => output::Decoded::new(input, parsed),
             Err(e) => {
@@ -565,19 +554,20 @@ impl Decoder<'_> {
                 return Ok(());
             }
         };
-        let mut text = Vec::new();
+        let text = &mut self.text;
+        text.clear();
         if self.json {
-            serde_json::to_writer(&mut text, &decoded).expect("writing JSON to memory cannot fail");
+            serde_json::to_writer(&mut *text, &decoded)
+                .expect("writing JSON to memory cannot fail");
             text.push(b'\n');
         } else {
             if self.decoded > 0 {
                 text.push(b'\n');
             }
-            decoded.write_text(&mut text, self.color);
+            decoded.write_text(text, self.color);
         }
         self.decoded += 1;
-        self.out.write_all(&text)?;
-        Ok(())
+        out.write_all(text)
     }
 }
 
