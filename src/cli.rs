@@ -84,8 +84,8 @@ struct InputArgs {
 
 #[derive(Args, Debug)]
 struct IdsArgs {
-    /// Files or directories; with none, standard input when it is a file, pipe or socket, else the
-    /// current directory
+    /// Files or directories; with none, standard input when it is a file, pipe or socket,
+    /// else the current directory
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
 
@@ -133,8 +133,8 @@ struct TimelineArgs {
     #[arg(value_name = "ID")]
     id: String,
 
-    /// Files or directories; with none, standard input when it is a file, pipe or socket, else the
-    /// current directory
+    /// Files or directories; with none, standard input when it is a file, pipe or socket,
+    /// else the current directory
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
 
@@ -173,8 +173,8 @@ struct TimelineArgs {
 
 #[derive(Args, Debug)]
 struct AuditArgs {
-    /// Files or directories; with none, standard input when it is a file, pipe or socket, else the
-    /// current directory
+    /// Files or directories; with none, standard input when it is a file, pipe or socket,
+    /// else the current directory
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
 
