@@ -2,15 +2,16 @@
 # benches/ids.sh owns the `idgrep ids` benchmark: on the deterministic corpus it times
 # `idgrep ids` against what a user does today without it,
 #   rg -o -i '\b[0-9A-HJKMNP-TV-Z]{26}\b' corpus/ | LC_ALL=C sort | uniq -c | sort -rn
-# (which finds less: no UUIDs, no fields, no times), in the same hyperfine run, both writing
-# to /dev/null, and prints a markdown table of medians, the ratio, throughput, peak RSS and
-# bytes of peak RSS per distinct ID counted.
+# (which finds less: no UUIDs, no fields, no times), and against the least any `ids` must do
+# (benches/ids_floor.rs: idgrep's token scan and a count per value, nothing else), in the
+# same hyperfine run, all writing to /dev/null, and prints a markdown table of medians, the
+# ratio, throughput, peak RSS and bytes of peak RSS per distinct ID counted.
 #
 # usage: benches/ids.sh                                     # the 1 GiB corpus
 #        CORPUS=target/bench-corpus-10m DISTINCT_IDS=10000000 benches/ids.sh   # memory per ID
 #
 # Environment: as benches/compare.sh (CORPUS, SIZE, SEED, DISTINCT_IDS, THREADS_LIST, RUNS,
-# IDGREP, RG, RESULTS). IDS_ONLY=1 skips the pipeline (for the memory run).
+# IDGREP, RG, RESULTS). IDS_ONLY=1 skips the pipeline and the floor (for the memory run).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,7 +23,17 @@ warm_corpus
 
 PATTERN='\b[0-9A-HJKMNP-TV-Z]{26}\b'
 names=("idgrep ids")
-[[ -z ${IDS_ONLY:-} ]] && names+=("rg -o -i | sort | uniq -c | sort -rn")
+if [[ -z ${IDS_ONLY:-} ]]; then
+    names+=("rg -o -i | sort | uniq -c | sort -rn" "floor: tokens counted per value, nothing else")
+    log "building benches/ids_floor.rs"
+    FLOOR=$(cargo bench --quiet --no-run --bench ids_floor --message-format=json |
+        python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "ids_floor":
+        print(m["executable"])')
+fi
 
 # Timed with the output to /dev/null, as the issue states the bar; the run for peak RSS
 # writes it to a file, for the count of IDs listed. (Writing 160 MB to a file replaced on
@@ -30,9 +41,10 @@ names=("idgrep ids")
 commands_for() {
     local j=$1 out=$2
     echo "$IDGREP ids -j$j --color never $CORPUS > ${out:-/dev/null}${out:+/ids.idgrep.j$j}"
-    [[ -z ${IDS_ONLY:-} ]] &&
+    if [[ -z ${IDS_ONLY:-} ]]; then
         echo "$RG -j$j -o -i '$PATTERN' $CORPUS | LC_ALL=C sort | uniq -c | sort -rn > ${out:-/dev/null}${out:+/ids.pipeline.j$j}"
-    return 0
+        echo "$FLOOR $j $CORPUS 2>/dev/null > ${out:-/dev/null}${out:+/ids.floor.j$j}"
+    fi
 }
 
 for j in $THREADS_LIST; do
@@ -53,7 +65,7 @@ for j in threads.split():
     for i, r in enumerate(runs):
         med = statistics.median(r["times"])
         rss = int(open(f"{results}/ids-rss.{i}.j{j}").read().split()[-1]) * 1024
-        out = "idgrep" if i == 0 else "pipeline"
+        out = ["idgrep", "pipeline", "floor"][i]
         listed = sum(1 for _ in open(f"{results}/ids.{out}.j{j}", "rb")) - (1 if i == 0 else 0)
         per_id = f"{rss / listed:.0f}" if i == 0 and listed else "-"
         print(f"| `{r['command']}` | {j} | {med:.3f} | {med / base:.2f} | {total / med / 1e9:.2f} "
