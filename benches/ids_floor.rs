@@ -154,6 +154,7 @@ fn main() -> io::Result<()> {
     let options = SearchOptions {
         line_numbers: false,
         text: false,
+        ..SearchOptions::default()
     };
     let per_thread: Vec<io::Result<(Counts, u64)>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)

@@ -1683,6 +1683,7 @@ impl Scan<'_> {
         let options = SearchOptions {
             line_numbers: true,
             text: self.config.input.text,
+            ..SearchOptions::default()
         };
         let outcome = search::search_with_chunks(
             self.matcher,

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::audit::Rule;
 use crate::id::{self, Parsed};
+use crate::search::Context;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -291,6 +292,18 @@ struct SearchArgs {
     #[arg(short = 'F', long = "fixed-strings")]
     _fixed_strings: bool,
 
+    /// Show NUM lines after each matching line
+    #[arg(short = 'A', long = "after-context", value_name = "NUM", value_parser = parse_line_count)]
+    after_context: Option<usize>,
+
+    /// Show NUM lines before each matching line
+    #[arg(short = 'B', long = "before-context", value_name = "NUM", value_parser = parse_line_count)]
+    before_context: Option<usize>,
+
+    /// Show NUM lines before and after each matching line (-A and -B override it)
+    #[arg(short = 'C', long = "context", value_name = "NUM", value_parser = parse_line_count)]
+    context: Option<usize>,
+
     /// One JSON object per matching line (schema in the README)
     #[arg(long)]
     json: bool,
@@ -404,6 +417,11 @@ fn parse_clump(s: &str) -> Result<u64, String> {
     }
 }
 
+fn parse_line_count(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .map_err(|_| "not a number of lines (accepted: a whole number from 0)".to_string())
+}
+
 fn parse_kind_filter(s: &str) -> Result<KindFilter, String> {
     let filter = match s.to_ascii_lowercase().as_str() {
         "ulid" => KindFilter::Ulid,
@@ -502,6 +520,8 @@ pub struct SearchConfig {
     /// `None`: decide from the inputs (names shown for a directory or several paths).
     pub with_filename: Option<bool>,
     pub line_numbers: bool,
+    /// Lines shown around each match (none for -c, -l, -q).
+    pub context: Context,
     /// Standard output is a terminal: the query header is shown.
     pub terminal: bool,
 }
@@ -843,6 +863,15 @@ fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
         // JSON always carries the line number; -N only hides it from text lines.
         line_numbers: mode == OutputMode::Json
             || (!args.no_line_number && mode == OutputMode::Lines),
+        // As ripgrep: context is for printed lines, not for counts or names.
+        context: if matches!(mode, OutputMode::Lines | OutputMode::Json) {
+            Context {
+                before: args.before_context.or(args.context).unwrap_or(0),
+                after: args.after_context.or(args.context).unwrap_or(0),
+            }
+        } else {
+            Context::default()
+        },
         terminal: std::io::stdout().is_terminal(),
     })
 }

@@ -35,6 +35,7 @@ pub fn run(config: IdsConfig) -> Exit {
     let options = SearchOptions {
         line_numbers: false,
         text: config.input.text,
+        ..SearchOptions::default()
     };
     let (workers, notices) = run::scan_all(
         &inputs,

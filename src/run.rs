@@ -17,7 +17,7 @@ use crate::cli::{InputConfig, OutputMode, SearchConfig};
 use crate::output::{self, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
-use crate::search::{self, Scratch, SearchOptions};
+use crate::search::{self, Context, Scratch, SearchOptions};
 use crate::source::{self, Input, WalkOptions};
 
 /// The process exit status, as grep and ripgrep define it.
@@ -58,9 +58,25 @@ struct Done {
 struct Writer {
     stdout: io::Stdout,
     broken: bool,
+    /// Context lines are shown: an input's output is set off from the output before it.
+    separate_inputs: bool,
+    /// The input whose output was written last.
+    last_input: Option<usize>,
 }
 
 impl Writer {
+    /// Writes output of input number `input` (in the order of the inputs).
+    fn write_input(&mut self, input: usize, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        if self.separate_inputs && self.last_input.is_some_and(|last| last != input) {
+            self.write(output::CONTEXT_BREAK)?;
+        }
+        self.last_input = Some(input);
+        self.write(bytes)
+    }
+
     fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.broken || bytes.is_empty() {
             return Ok(());
@@ -144,10 +160,13 @@ pub fn search(config: SearchConfig) -> Exit {
     let options = SearchOptions {
         line_numbers: config.line_numbers,
         text: config.input.text,
+        context: config.context,
     };
     let mut writer = Writer {
         stdout: io::stdout(),
         broken: false,
+        separate_inputs: config.mode == OutputMode::Lines && config.context != Context::default(),
+        last_input: None,
     };
     if config.terminal && config.mode == OutputMode::Lines {
         let mut header = Vec::new();
@@ -255,8 +274,15 @@ impl Job<'_> {
     }
 
     /// Prints one input's result; returns whether it matched and whether it errored.
-    fn emit(&self, input: &Input, done: Done, writer: &mut Writer) -> io::Result<(bool, bool)> {
-        writer.write(&done.out)?;
+    fn emit(
+        &self,
+        inputs: &[Input],
+        i: usize,
+        done: Done,
+        writer: &mut Writer,
+    ) -> io::Result<(bool, bool)> {
+        let input = &inputs[i];
+        writer.write_input(i, &done.out)?;
         let reason = match input {
             Input::Error(_, reason) => Some(reason.clone()),
             _ => done.error,
@@ -273,13 +299,13 @@ impl Job<'_> {
     fn sequential(&self, inputs: &[Input], writer: &mut Writer) -> io::Result<(bool, bool)> {
         let mut scratch = ThreadScratch::default();
         let (mut matched, mut errored) = (false, false);
-        for input in inputs {
+        for (i, input) in inputs.iter().enumerate() {
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
             let mut write_error = None;
             let done = self.run_one(input, &mut scratch, &mut |out| {
-                let result = writer.write(out);
+                let result = writer.write_input(i, out);
                 out.clear();
                 match result {
                     Ok(()) => !writer.broken,
@@ -292,7 +318,7 @@ impl Job<'_> {
             if let Some(e) = write_error {
                 return Err(e);
             }
-            let (m, e) = self.emit(input, done, writer)?;
+            let (m, e) = self.emit(inputs, i, done, writer)?;
             matched |= m;
             errored |= e;
         }
@@ -419,7 +445,7 @@ impl Turn<'_> {
     /// should stop.
     fn write(&mut self, out: &mut Vec<u8>, stop: &AtomicBool) -> bool {
         if self.failure.is_none()
-            && let Err(e) = self.writer.write(out)
+            && let Err(e) = self.writer.write_input(self.next, out)
         {
             self.failure = Some(e);
             stop.store(true, Ordering::Relaxed);
@@ -433,7 +459,7 @@ impl Turn<'_> {
         let mut done = Some(done);
         while let Some(d) = done {
             if let (Some(d), None) = (d, &self.failure) {
-                match job.emit(&inputs[self.next], d, self.writer) {
+                match job.emit(inputs, self.next, d, self.writer) {
                     Ok((m, e)) => {
                         self.matched |= m;
                         self.errored |= e;

@@ -7,6 +7,7 @@
 //! of the buffer for the next read, so an ID that straddles two reads is still found; a line
 //! longer than the buffer grows it.
 
+use std::collections::VecDeque;
 use std::io::{self, Read};
 
 use memchr::{memchr, memrchr};
@@ -27,6 +28,11 @@ pub struct LineMatch<'a> {
     /// nearest last. A caller that needs context (the time of an earlier line) reads back
     /// through them instead of reading the input again; they may not reach the input's start.
     pub before: &'a [u8],
+    /// A line reported around a match (`-A`, `-B`), not a match itself: `hits` is empty.
+    pub context: bool,
+    /// With context lines only: lines of this input were passed over between the line
+    /// reported before this one and this one (where ripgrep prints `--`).
+    pub after_gap: bool,
 }
 
 /// A run of whole lines as read, for callers that look at every line and not only at the
@@ -39,12 +45,22 @@ pub struct Chunk<'a> {
 }
 
 /// How to search.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct SearchOptions {
     /// Count lines (`false` for -c, -l, -q, where no number is shown).
     pub line_numbers: bool,
     /// `-a`: treat binary files as text.
     pub text: bool,
+    /// Lines around each matching line that are reported too.
+    pub context: Context,
+}
+
+/// How many lines before and after each matching line are reported with it, as ripgrep's
+/// `-B` and `-A`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Context {
+    pub before: usize,
+    pub after: usize,
 }
 
 /// What became of one input.
@@ -107,6 +123,10 @@ pub fn search_with_chunks(
         line_hits,
         numbering,
         report: true,
+        after_left: 0,
+        carry: VecDeque::new(),
+        reported_any: false,
+        skipped: false,
     };
     let mut len = 0;
     let mut first_block = true;
@@ -161,6 +181,15 @@ struct LineState<'a> {
     line_hits: &'a mut Vec<Hit>,
     numbering: &'a mut Numbering,
     report: bool,
+    /// After-context lines still owed to the last match.
+    after_left: usize,
+    /// The last lines of the chunks read so far that were not reported, with their numbers:
+    /// the before-context of a match early in the next chunk. At most `context.before`.
+    carry: VecDeque<(u64, Vec<u8>)>,
+    /// A line of this input has been reported.
+    reported_any: bool,
+    /// A line has been passed over since the last one reported.
+    skipped: bool,
 }
 
 impl LineState<'_> {
@@ -184,6 +213,11 @@ impl LineState<'_> {
         } else {
             self.matcher.find(chunk, self.hits);
         }
+        let with_context = self.report && self.options.context != Context::default();
+        // With context: lines before `cursor` (numbered from `cursor_no`) are reported or
+        // passed over.
+        let mut cursor = 0;
+        let mut cursor_no = first_line_no;
         let mut i = 0;
         while i < self.hits.len() {
             let first = self.hits[i];
@@ -194,6 +228,11 @@ impl LineState<'_> {
             if self.options.line_numbers {
                 // No newline lies between the line's start and its first hit.
                 self.line_no = first_line_no + self.numbering.before[i];
+            }
+            if with_context
+                && !self.context_before(chunk, &mut cursor, &mut cursor_no, line_start, on_line)
+            {
+                return false;
             }
             while i < self.hits.len() && self.hits[i].start < line_end {
                 let mut hit = self.hits[i];
@@ -208,19 +247,181 @@ impl LineState<'_> {
                 if let [rest @ .., b'\r'] = line {
                     line = rest;
                 }
+                let after_gap = with_context && self.take_gap();
                 let m = LineMatch {
                     line_no: self.line_no,
                     line,
                     hits: self.line_hits,
                     before: &chunk[..line_start],
+                    context: false,
+                    after_gap,
                 };
                 if !on_line(&m) {
                     return false;
                 }
             }
+            if with_context {
+                cursor = (line_end + 1).min(chunk.len());
+                cursor_no = self.line_no + 1;
+                self.after_left = self.options.context.after;
+            }
         }
+        let end_no = first_line_no + self.numbering.total;
         if self.options.line_numbers {
-            self.line_no = first_line_no + self.numbering.total;
+            self.line_no = end_no;
+        }
+        !with_context || self.context_at_end(chunk, cursor, cursor_no, end_no, on_line)
+    }
+
+    /// Whether the next line reported follows a gap; it is reported now.
+    fn take_gap(&mut self) -> bool {
+        let gap = self.skipped && self.reported_any;
+        self.skipped = false;
+        self.reported_any = true;
+        gap
+    }
+
+    /// Reports one context line (`line` may end in `\n` or `\r\n`).
+    fn context_line(
+        &mut self,
+        line_no: u64,
+        line: &[u8],
+        before: &[u8],
+        on_line: &mut dyn FnMut(&LineMatch) -> bool,
+    ) -> bool {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let m = LineMatch {
+            line_no,
+            line,
+            hits: &[],
+            before,
+            context: true,
+            after_gap: self.take_gap(),
+        };
+        on_line(&m)
+    }
+
+    /// Reports the after-context owed from `cursor` on, up to `limit`.
+    fn context_after(
+        &mut self,
+        chunk: &[u8],
+        cursor: &mut usize,
+        cursor_no: &mut u64,
+        limit: usize,
+        on_line: &mut dyn FnMut(&LineMatch) -> bool,
+    ) -> bool {
+        while self.after_left > 0 && *cursor < limit {
+            let end = memchr(b'\n', &chunk[*cursor..limit]).map_or(limit, |p| *cursor + p + 1);
+            if !self.context_line(*cursor_no, &chunk[*cursor..end], &chunk[..*cursor], on_line) {
+                return false;
+            }
+            *cursor = end;
+            *cursor_no += 1;
+            self.after_left -= 1;
+        }
+        true
+    }
+
+    /// Before the matching line at `line_start`: the after-context owed to the match before
+    /// it, then its own before-context, from this chunk and the lines carried from the chunk
+    /// before.
+    fn context_before(
+        &mut self,
+        chunk: &[u8],
+        cursor: &mut usize,
+        cursor_no: &mut u64,
+        line_start: usize,
+        on_line: &mut dyn FnMut(&LineMatch) -> bool,
+    ) -> bool {
+        if !self.context_after(chunk, cursor, cursor_no, line_start, on_line) {
+            return false;
+        }
+        let wanted = self.options.context.before;
+        let mut start = line_start;
+        let mut in_chunk = 0;
+        while in_chunk < wanted && start > *cursor {
+            start = memrchr(b'\n', &chunk[*cursor..start - 1]).map_or(*cursor, |p| *cursor + p + 1);
+            in_chunk += 1;
+        }
+        let line_no = self.line_no;
+        let first_no = line_no - in_chunk as u64;
+        if start > *cursor {
+            self.skipped = true;
+        }
+        // The carried lines are the ones just before this chunk: some of them are context
+        // if this chunk has too few lines before the match, the others are passed over.
+        let carried = std::mem::take(&mut self.carry);
+        if *cursor == 0 && !carried.is_empty() {
+            let from_carry = if start == 0 {
+                (wanted - in_chunk).min(carried.len())
+            } else {
+                0
+            };
+            if from_carry < carried.len() {
+                self.skipped = true;
+            }
+            for (no, line) in carried.iter().skip(carried.len() - from_carry) {
+                if !self.context_line(*no, line, b"", on_line) {
+                    return false;
+                }
+            }
+        }
+        self.carry = carried;
+        self.carry.clear();
+        let mut at = start;
+        for no in first_no..line_no {
+            let end = memchr(b'\n', &chunk[at..line_start]).map_or(line_start, |p| at + p + 1);
+            if !self.context_line(no, &chunk[at..end], &chunk[..at], on_line) {
+                return false;
+            }
+            at = end;
+        }
+        true
+    }
+
+    /// After the chunk's last match: the after-context owed, then the lines that may be
+    /// before-context for a match in the next chunk are carried (the others are passed over).
+    /// `end_no` numbers the line that starts after the chunk.
+    fn context_at_end(
+        &mut self,
+        chunk: &[u8],
+        mut cursor: usize,
+        mut cursor_no: u64,
+        end_no: u64,
+        on_line: &mut dyn FnMut(&LineMatch) -> bool,
+    ) -> bool {
+        if !self.context_after(chunk, &mut cursor, &mut cursor_no, chunk.len(), on_line) {
+            return false;
+        }
+        if cursor == chunk.len() {
+            return true;
+        }
+        let wanted = self.options.context.before;
+        // The last `wanted` lines, walked back from the end (a chunk ends with a newline,
+        // unless it is the input's last).
+        let mut lines = Vec::new();
+        let mut end = chunk.len();
+        while lines.len() < wanted && end > cursor {
+            let start = memrchr(b'\n', &chunk[cursor..end - 1]).map_or(cursor, |p| cursor + p + 1);
+            lines.push((start, end));
+            end = start;
+        }
+        if end > cursor {
+            self.skipped = true;
+        }
+        let last_no = if chunk.ends_with(b"\n") {
+            end_no - 1
+        } else {
+            end_no
+        };
+        for (k, &(start, end)) in lines.iter().enumerate().rev() {
+            self.carry
+                .push_back((last_no - k as u64, chunk[start..end].to_vec()));
+        }
+        while self.carry.len() > wanted {
+            self.carry.pop_front();
+            self.skipped = true;
         }
         true
     }
@@ -253,6 +454,7 @@ mod tests {
         let options = SearchOptions {
             line_numbers: true,
             text: false,
+            ..SearchOptions::default()
         };
         let mut found = Vec::new();
         let outcome = search(
@@ -302,6 +504,7 @@ mod tests {
         let options = SearchOptions {
             line_numbers: true,
             text: false,
+            ..SearchOptions::default()
         };
         let mut chunks = Vec::new();
         let mut lines = Vec::new();
@@ -344,6 +547,7 @@ mod tests {
         let options = SearchOptions {
             line_numbers: true,
             text: false,
+            ..SearchOptions::default()
         };
         let data = format!("t1 one\r\nt2 two\nx {ULID}\n");
         let mut before = Vec::new();
@@ -358,6 +562,90 @@ mod tests {
             },
         );
         assert_eq!(before, b"t1 one\r\nt2 two\n");
+    }
+
+    /// What `search` reports with `context`: (number, text, is context, after a gap).
+    fn run_context(data: &[u8], step: usize, context: Context) -> Vec<(u64, String, bool, bool)> {
+        let matcher = Matcher::new(&[id::parse(ULID).unwrap().id]);
+        let options = SearchOptions {
+            line_numbers: true,
+            context,
+            ..SearchOptions::default()
+        };
+        let mut found = Vec::new();
+        search(
+            &matcher,
+            options,
+            &mut Trickle { data, step },
+            &mut Scratch::default(),
+            &mut |m| {
+                let text = String::from_utf8_lossy(m.line).into_owned();
+                found.push((m.line_no, text, m.context, m.after_gap));
+                true
+            },
+        );
+        found
+    }
+
+    /// The same from the whole input at once: every line within `before` lines before or
+    /// `after` lines after a matching line, a gap wherever a line between two is left out.
+    fn context_reference(data: &str, context: Context) -> Vec<(u64, String, bool, bool)> {
+        let mut lines: Vec<&str> = data.split('\n').collect();
+        if data.ends_with('\n') {
+            lines.pop();
+        }
+        let is_match: Vec<bool> = lines.iter().map(|l| l.contains(ULID)).collect();
+        let shown = |i: usize| {
+            (i.saturating_sub(context.after)..=i + context.before)
+                .any(|m| is_match.get(m) == Some(&true))
+        };
+        let mut expected = Vec::new();
+        let mut last: Option<usize> = None;
+        for (i, line) in lines.iter().enumerate() {
+            if shown(i) {
+                // Without context, no gap is marked: every line is a group of its own.
+                let gap = context != Context::default() && last.is_some_and(|l| l + 1 != i);
+                let text = line.strip_suffix('\r').unwrap_or(line).to_string();
+                expected.push((i as u64 + 1, text, !is_match[i], gap));
+                last = Some(i);
+            }
+        }
+        expected
+    }
+
+    #[test]
+    fn context_lines_agree_with_a_whole_input_reference_at_every_read_size() {
+        // A small generator, so that the inputs are the same on every run.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for round in 0..60 {
+            let mut data = String::new();
+            for l in 0..next(40) {
+                match next(6) {
+                    0 => data.push_str(&format!("m{l} {ULID}")),
+                    1 => data.push_str(&format!("w{l}\r")),
+                    _ => data.push_str(&format!("x{l}")),
+                }
+                data.push('\n');
+            }
+            if next(2) == 0 {
+                data.push_str(&format!("last {ULID}"));
+            }
+            let context = Context {
+                before: next(4) as usize,
+                after: next(4) as usize,
+            };
+            let expected = context_reference(&data, context);
+            for step in [1, 2, 5, 13, 1 << 20] {
+                let found = run_context(data.as_bytes(), step, context);
+                assert_eq!(found, expected, "round {round}, {context:?}, step {step}");
+            }
+        }
     }
 
     #[test]

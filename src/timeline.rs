@@ -651,6 +651,7 @@ fn scan_one(
     let options = SearchOptions {
         line_numbers: true,
         text: config.text,
+        ..SearchOptions::default()
     };
     let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {
         // Each query once, in the order of the hits; a set for a line with many (a test of

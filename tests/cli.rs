@@ -302,6 +302,10 @@ fn a_bad_flag_is_one_line_naming_what_is_accepted() {
         ),
         (vec!["--versio"], vec!["'--version'"]),
         (
+            vec!["-C", "x", HOT],
+            vec!["'x'", "--context", "accepted: a whole number from 0"],
+        ),
+        (
             vec!["decode"],
             vec!["decode: give one or more IDs, or pipe them in"],
         ),
@@ -443,6 +447,87 @@ fn count_names_quiet_and_no_filename() {
     let bare = stdout(&run(&["--no-filename", HOT, "testdata/logs"]));
     assert!(bare.lines().all(|l| !l.starts_with("testdata")));
     assert_eq!(bare.lines().count(), 63);
+}
+
+/// -A, -B and -C print the lines around each match as grep and ripgrep do: `-` after the name
+/// and number of a context line, `--` between groups that are not adjacent and between files.
+/// The expected output is built from the files themselves and the regex oracle's matches.
+#[test]
+fn context_lines_around_matches_as_grep_prints_them() {
+    let matches = oracle_lines(HOT);
+    let plain = stdout(&run(&[HOT, "testdata/logs"]));
+    let mut files: Vec<&str> = Vec::new();
+    for line in plain.lines() {
+        let path = line.split(':').next().unwrap();
+        if files.last() != Some(&path) {
+            files.push(path);
+        }
+    }
+    for (flags, before, after) in [
+        (vec!["-C1"], 1, 1),
+        (vec!["-A", "2"], 0, 2),
+        (vec!["-B3", "-A0"], 3, 0),
+        (vec!["-C", "2", "-B0"], 0, 2),
+    ] {
+        let mut expected = Vec::new();
+        for path in &files {
+            let data = decompressed(std::path::Path::new(path));
+            let mut lines: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+            if data.ends_with(b"\n") {
+                lines.pop();
+            }
+            let is_match = |i: usize| matches.contains(&format!("{path}:{}", i + 1));
+            let mut last = None;
+            for (i, text) in lines.iter().enumerate() {
+                let near = (i.saturating_sub(after)..=i + before).any(&is_match);
+                if !near {
+                    continue;
+                }
+                if last.is_some_and(|l| l + 1 != i) || (last.is_none() && !expected.is_empty()) {
+                    expected.extend_from_slice(b"--\n");
+                }
+                let mark = if is_match(i) { ':' } else { '-' };
+                expected.extend_from_slice(format!("{path}{mark}{}{mark}", i + 1).as_bytes());
+                // Log text is printed escaped (the worker log holds an escape sequence).
+                idgrep::output::escape_into(
+                    &mut expected,
+                    text.strip_suffix(b"\r").unwrap_or(text),
+                );
+                expected.push(b'\n');
+                last = Some(i);
+            }
+        }
+        for threads in ["-j1", "-j2"] {
+            let o = run(&[&[threads, HOT, "testdata/logs"], &flags[..]].concat());
+            assert_eq!(o.status.code(), Some(0), "{flags:?}");
+            assert!(
+                o.stdout == expected,
+                "{flags:?} {threads}:\n{}\nexpected:\n{}",
+                stdout(&o),
+                String::from_utf8_lossy(&expected)
+            );
+        }
+    }
+
+    // JSON: a context line is marked, with no matches; a match line has no such key.
+    let json = stdout(&run(&["--json", "-C1", HOT, "testdata/logs"]));
+    let records: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (context, matched): (Vec<_>, Vec<_>) =
+        records.iter().partition(|r| r.get("context").is_some());
+    assert_eq!(matched.len(), 63);
+    assert!(!context.is_empty());
+    for r in &context {
+        assert_eq!(r["context"], true);
+        assert_eq!(r["matches"].as_array().unwrap().len(), 0);
+    }
+    // Counts and names are not changed by context, as in ripgrep.
+    assert_eq!(
+        stdout(&run(&["-c", "-C3", HOT, "testdata/logs"])),
+        stdout(&run(&["-c", HOT, "testdata/logs"]))
+    );
 }
 
 /// ripgrep habits: -n (the last of -n and -N wins), and -i, -w, -F, which an ID search always

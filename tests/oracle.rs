@@ -314,6 +314,7 @@ fn line_numbers_survive_every_read_size() {
         let options = SearchOptions {
             line_numbers: true,
             text: true,
+            ..SearchOptions::default()
         };
         for size in [1, 7, 26, 35, 4096, 65_537, search::BUFFER_SIZE, usize::MAX] {
             let mut got = Vec::new();

@@ -26,6 +26,10 @@ const MATCH_COLOR: &[u8] = b"\x1b[1;31m";
 const HEADER_COLOR: &[u8] = b"\x1b[1m";
 const RESET: &[u8] = b"\x1b[0m";
 
+/// Printed between groups of lines that are not adjacent when context lines are shown, also
+/// between inputs, as grep and ripgrep do.
+pub const CONTEXT_BREAK: &[u8] = b"--\n";
+
 /// Formats search results into a byte buffer.
 pub struct Printer {
     pub mode: OutputMode,
@@ -44,6 +48,9 @@ struct JsonLine<'a> {
     ts: Option<String>,
     text: Cow<'a, str>,
     matches: Vec<JsonMatch<'a>>,
+    /// Present (true) only on lines shown around a match by -A/-B/-C.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    context: bool,
 }
 
 #[derive(Serialize)]
@@ -90,17 +97,22 @@ impl Printer {
     }
 
     fn text_line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch) {
+        if m.after_gap {
+            out.extend_from_slice(CONTEXT_BREAK);
+        }
+        // As grep and ripgrep: `:` after the name and number of a match, `-` of a context line.
+        let separator = if m.context { b'-' } else { b':' };
         if self.with_filename {
             paint(out, self.color, PATH_COLOR, |out| {
                 escape_into(out, path.as_bytes())
             });
-            out.push(b':');
+            out.push(separator);
         }
         if self.line_numbers {
             paint(out, self.color, LINE_NO_COLOR, |out| {
                 let _ = write!(out, "{}", m.line_no);
             });
-            out.push(b':');
+            out.push(separator);
         }
         let mut at = 0;
         for hit in m.hits {
@@ -134,6 +146,7 @@ impl Printer {
                     field: record.and_then(|r| r.field(i)).map(String::from_utf8_lossy),
                 })
                 .collect(),
+            context: m.context,
         };
         serde_json::to_writer(&mut *out, &record).expect("writing JSON to memory cannot fail");
         out.push(b'\n');
