@@ -33,6 +33,7 @@ for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "ids_floor":
         print(m["executable"])')
+    [[ -x $FLOOR ]] || { log "benches/ids_floor.rs did not build"; exit 1; }
 fi
 
 # Timed with the output to /dev/null, as the issue states the bar; the run for peak RSS
@@ -43,7 +44,7 @@ commands_for() {
     echo "$IDGREP ids -j$j --color never $CORPUS > ${out:-/dev/null}${out:+/ids.idgrep.j$j}"
     if [[ -z ${IDS_ONLY:-} ]]; then
         echo "$RG -j$j -o -i '$PATTERN' $CORPUS | LC_ALL=C sort | uniq -c | sort -rn > ${out:-/dev/null}${out:+/ids.pipeline.j$j}"
-        echo "$FLOOR $j $CORPUS 2>/dev/null > ${out:-/dev/null}${out:+/ids.floor.j$j}"
+        echo "$FLOOR $j $CORPUS > ${out:-/dev/null}${out:+/ids.floor.j$j}"
     fi
 }
 

@@ -2,12 +2,14 @@
 //! every ID token found by idgrep's own scanner, its occurrences counted per 128-bit value,
 //! the values sorted by count and printed as 32 hex digits and a count. No line is read as a
 //! record (no field, no time), no written form, file or line is told apart, and undashed
-//! 32-hex values are kept rather than dropped, so whatever this takes is a lower bound on what
-//! `ids` takes on the same machine in the same hour: the floor under the 1 GB/s bar.
+//! 32-hex values are kept rather than dropped. `ids` does all of this and more, so on the same
+//! machine in the same hour it has no realistic way under this program's time: a practical
+//! floor for the 1 GB/s bar (for the designs we know; not a proof).
 //!
-//! Counting is as cheap as this program knows how to make it: a private open-addressing table
-//! per thread, its slots prefetched a batch ahead (the table is far larger than the caches),
-//! zeroed by writing (see `group::Table::reserve` for why), the tables summed at the end.
+//! Counting is as cheap as we know how to make it: a private open-addressing table per
+//! thread, its slots prefetched a batch ahead (the table is far larger than the caches),
+//! zeroed by writing (see `group::Table::reserve` for why), the tables summed at the end. It
+//! spends memory for speed (32-byte slots, half full, one table per thread: more than `ids`).
 //!
 //! `cargo bench --bench ids_floor -- THREADS PATH...` (a file or a directory, walked
 //! recursively); prints the table on stdout and `occurrences distinct` on stderr.

@@ -293,15 +293,15 @@ struct SearchArgs {
     _fixed_strings: bool,
 
     /// Show NUM lines after each matching line
-    #[arg(short = 'A', long = "after-context", value_name = "NUM", value_parser = parse_line_count)]
+    #[arg(short = 'A', long = "after-context", value_name = "NUM", value_parser = parse_line_count, overrides_with = "after_context")]
     after_context: Option<usize>,
 
     /// Show NUM lines before each matching line
-    #[arg(short = 'B', long = "before-context", value_name = "NUM", value_parser = parse_line_count)]
+    #[arg(short = 'B', long = "before-context", value_name = "NUM", value_parser = parse_line_count, overrides_with = "before_context")]
     before_context: Option<usize>,
 
     /// Show NUM lines before and after each matching line (-A and -B override it)
-    #[arg(short = 'C', long = "context", value_name = "NUM", value_parser = parse_line_count)]
+    #[arg(short = 'C', long = "context", value_name = "NUM", value_parser = parse_line_count, overrides_with = "context")]
     context: Option<usize>,
 
     /// One JSON object per matching line (schema in the README)

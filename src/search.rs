@@ -1,11 +1,13 @@
-//! One input, read to the end: its matching lines with their numbers.
+//! One input, read to the end: its matching lines with their numbers, and the lines around
+//! them when context is asked for.
 //!
 //! The reader fills a large buffer; the matcher searches everything up to the last newline in
 //! it at once, and line bounds and numbers are worked out only around hits (the matcher's
 //! vector loops count newlines as they go, see [`crate::scan::Numbering`]; no line is walked
-//! one by one). The partial last line moves to the front
-//! of the buffer for the next read, so an ID that straddles two reads is still found; a line
-//! longer than the buffer grows it.
+//! one by one, except the context lines next to a hit). The partial last line moves to the
+//! front of the buffer for the next read, so an ID that straddles two reads is still found; a
+//! line longer than the buffer grows it. The last lines of a buffer that a hit early in the
+//! next could need as before-context are carried over (at most `-B` of them).
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -40,7 +42,7 @@ pub struct LineMatch<'a> {
 pub struct Chunk<'a> {
     /// Whole lines, each ending in `\n` except perhaps the last line of the input.
     pub bytes: &'a [u8],
-    /// Number of the first line in `bytes` (counted with `line_numbers` only).
+    /// Number of the first line in `bytes` (counted with `line_numbers` or context only).
     pub first_line_no: u64,
 }
 
@@ -67,7 +69,8 @@ pub struct Context {
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub matched_lines: u64,
-    /// A NUL byte in the first block: lines were counted, not reported.
+    /// A NUL byte in the first block ([`BUFFER_SIZE`] bytes): lines were counted, not
+    /// reported.
     pub binary: bool,
     /// The read failed part way; lines before the failure were reported.
     pub error: Option<io::Error>,
@@ -122,14 +125,18 @@ pub fn search_with_chunks(
         hits,
         line_hits,
         numbering,
+        // Context lines are placed by their numbers, shown or not.
+        numbered: options.line_numbers || options.context != Context::default(),
         report: true,
         after_left: 0,
-        carry: VecDeque::new(),
+        carry: Carry::default(),
         reported_any: false,
         skipped: false,
     };
     let mut len = 0;
-    let mut first_block = true;
+    // Bytes still to look at for a NUL: the first block's, however the reads split it (a
+    // decompressing reader hands its magic bytes back as a read of their own).
+    let mut unchecked = if options.text { 0 } else { BUFFER_SIZE };
     loop {
         if len == buf.len() {
             buf.resize(buf.len() * 2, 0);
@@ -147,12 +154,12 @@ pub fn search_with_chunks(
         if n == 0 {
             break;
         }
-        if first_block {
-            first_block = false;
-            if !options.text && memchr(0, &buf[..n]).is_some() {
-                outcome.binary = true;
-                lines.report = false;
-            }
+        let look = n.min(unchecked);
+        unchecked -= look;
+        if look > 0 && memchr(0, &buf[len..len + look]).is_some() {
+            outcome.binary = true;
+            lines.report = false;
+            unchecked = 0;
         }
         let fresh = len;
         len += n;
@@ -180,12 +187,14 @@ struct LineState<'a> {
     hits: &'a mut Vec<Hit>,
     line_hits: &'a mut Vec<Hit>,
     numbering: &'a mut Numbering,
+    /// Lines are counted (for their numbers, or to place context lines).
+    numbered: bool,
     report: bool,
     /// After-context lines still owed to the last match.
     after_left: usize,
-    /// The last lines of the chunks read so far that were not reported, with their numbers:
-    /// the before-context of a match early in the next chunk. At most `context.before`.
-    carry: VecDeque<(u64, Vec<u8>)>,
+    /// The last lines of the chunks read so far that were not reported: the before-context
+    /// of a match early in the next chunk. At most `context.before`.
+    carry: Carry,
     /// A line of this input has been reported.
     reported_any: bool,
     /// A line has been passed over since the last one reported.
@@ -208,7 +217,7 @@ impl LineState<'_> {
             });
         }
         let first_line_no = self.line_no;
-        if self.options.line_numbers {
+        if self.numbered {
             self.matcher.find_numbered(chunk, self.hits, self.numbering);
         } else {
             self.matcher.find(chunk, self.hits);
@@ -225,7 +234,7 @@ impl LineState<'_> {
             let line_end =
                 memchr(b'\n', &chunk[first.end..]).map_or(chunk.len(), |p| first.end + p);
             self.line_hits.clear();
-            if self.options.line_numbers {
+            if self.numbered {
                 // No newline lies between the line's start and its first hit.
                 self.line_no = first_line_no + self.numbering.before[i];
             }
@@ -266,11 +275,10 @@ impl LineState<'_> {
                 self.after_left = self.options.context.after;
             }
         }
-        let end_no = first_line_no + self.numbering.total;
-        if self.options.line_numbers {
-            self.line_no = end_no;
+        if self.numbered {
+            self.line_no = first_line_no + self.numbering.total;
         }
-        !with_context || self.context_at_end(chunk, cursor, cursor_no, end_no, on_line)
+        !with_context || self.context_at_end(chunk, cursor, cursor_no, on_line)
     }
 
     /// Whether the next line reported follows a gap; it is reported now.
@@ -351,7 +359,7 @@ impl LineState<'_> {
         }
         // The carried lines are the ones just before this chunk: some of them are context
         // if this chunk has too few lines before the match, the others are passed over.
-        let carried = std::mem::take(&mut self.carry);
+        let mut carried = std::mem::take(&mut self.carry);
         if *cursor == 0 && !carried.is_empty() {
             let from_carry = if start == 0 {
                 (wanted - in_chunk).min(carried.len())
@@ -361,14 +369,18 @@ impl LineState<'_> {
             if from_carry < carried.len() {
                 self.skipped = true;
             }
-            for (no, line) in carried.iter().skip(carried.len() - from_carry) {
-                if !self.context_line(*no, line, b"", on_line) {
+            carried.keep_last(from_carry);
+            let (bytes, lengths) = carried.lines();
+            let mut at = 0;
+            for (no, &len) in (first_no - from_carry as u64..).zip(lengths) {
+                if !self.context_line(no, &bytes[at..at + len], b"", on_line) {
                     return false;
                 }
+                at += len;
             }
         }
+        carried.clear();
         self.carry = carried;
-        self.carry.clear();
         let mut at = start;
         for no in first_no..line_no {
             let end = memchr(b'\n', &chunk[at..line_start]).map_or(line_start, |p| at + p + 1);
@@ -382,13 +394,11 @@ impl LineState<'_> {
 
     /// After the chunk's last match: the after-context owed, then the lines that may be
     /// before-context for a match in the next chunk are carried (the others are passed over).
-    /// `end_no` numbers the line that starts after the chunk.
     fn context_at_end(
         &mut self,
         chunk: &[u8],
         mut cursor: usize,
         mut cursor_no: u64,
-        end_no: u64,
         on_line: &mut dyn FnMut(&LineMatch) -> bool,
     ) -> bool {
         if !self.context_after(chunk, &mut cursor, &mut cursor_no, chunk.len(), on_line) {
@@ -410,20 +420,56 @@ impl LineState<'_> {
         if end > cursor {
             self.skipped = true;
         }
-        let last_no = if chunk.ends_with(b"\n") {
-            end_no - 1
-        } else {
-            end_no
-        };
-        for (k, &(start, end)) in lines.iter().enumerate().rev() {
-            self.carry
-                .push_back((last_no - k as u64, chunk[start..end].to_vec()));
+        for &(start, end) in lines.iter().rev() {
+            self.carry.push(&chunk[start..end]);
         }
-        while self.carry.len() > wanted {
-            self.carry.pop_front();
+        if self.carry.len() > wanted {
+            self.carry.keep_last(wanted);
             self.skipped = true;
         }
         true
+    }
+}
+
+/// Whole lines in a row, oldest first, as carried from one chunk to the next: one buffer
+/// for their bytes and their lengths, so that a large `-B` holds the lines, not an
+/// allocation per line.
+#[derive(Default)]
+struct Carry {
+    bytes: VecDeque<u8>,
+    lengths: VecDeque<usize>,
+}
+
+impl Carry {
+    fn len(&self) -> usize {
+        self.lengths.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lengths.is_empty()
+    }
+
+    fn push(&mut self, line: &[u8]) {
+        self.bytes.extend(line);
+        self.lengths.push_back(line.len());
+    }
+
+    /// Drops all but the last `n` lines.
+    fn keep_last(&mut self, n: usize) {
+        while self.lengths.len() > n {
+            let len = self.lengths.pop_front().unwrap_or(0);
+            self.bytes.drain(..len);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.lengths.clear();
+    }
+
+    /// The lines' bytes, one after the other, and their lengths.
+    fn lines(&mut self) -> (&[u8], &VecDeque<usize>) {
+        (self.bytes.make_contiguous(), &self.lengths)
     }
 }
 
@@ -565,10 +611,16 @@ mod tests {
     }
 
     /// What `search` reports with `context`: (number, text, is context, after a gap).
-    fn run_context(data: &[u8], step: usize, context: Context) -> Vec<(u64, String, bool, bool)> {
+    /// Lines are numbered with context also when no number is shown (`-N`).
+    fn run_context(
+        data: &[u8],
+        step: usize,
+        context: Context,
+        line_numbers: bool,
+    ) -> Vec<(u64, String, bool, bool)> {
         let matcher = Matcher::new(&[id::parse(ULID).unwrap().id]);
         let options = SearchOptions {
-            line_numbers: true,
+            line_numbers,
             context,
             ..SearchOptions::default()
         };
@@ -642,8 +694,18 @@ mod tests {
             };
             let expected = context_reference(&data, context);
             for step in [1, 2, 5, 13, 1 << 20] {
-                let found = run_context(data.as_bytes(), step, context);
-                assert_eq!(found, expected, "round {round}, {context:?}, step {step}");
+                for numbers in [true, false] {
+                    let mut found = run_context(data.as_bytes(), step, context, numbers);
+                    if !numbers && context == Context::default() {
+                        // Not counted: no number is shown and no context placed.
+                        let numbered = expected.iter().map(|e| e.0);
+                        found.iter_mut().zip(numbered).for_each(|(f, n)| f.0 = n);
+                    }
+                    assert_eq!(
+                        found, expected,
+                        "round {round}, {context:?}, step {step}, numbers {numbers}"
+                    );
+                }
             }
         }
     }

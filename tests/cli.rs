@@ -186,6 +186,20 @@ fn binary_files_are_reported_not_dropped() {
     let out = stdout(&o);
     let numbers: Vec<&str> = out.lines().map(|l| l.split(':').next().unwrap()).collect();
     assert_eq!(numbers, ["2", "4"]);
+    // A NUL past the first bytes, and past the first line, is still in the first block
+    // (the reader that recognises compression reads the first six bytes on their own).
+    let dir = tempfile::tempdir().unwrap();
+    let late = dir.path().join("late.bin");
+    std::fs::write(
+        &late,
+        format!("first line of text\nbin\0ary {HOT}\nx {HOT}\n"),
+    )
+    .unwrap();
+    let o = run(&[HOT, late.to_str().unwrap()]);
+    assert_eq!(
+        stdout(&o),
+        format!("{}: binary file matches (2 lines)\n", late.display())
+    );
 }
 
 #[test]
@@ -468,7 +482,9 @@ fn context_lines_around_matches_as_grep_prints_them() {
         (vec!["-A", "2"], 0, 2),
         (vec!["-B3", "-A0"], 3, 0),
         (vec!["-C", "2", "-B0"], 0, 2),
+        (vec!["-N", "-C2"], 2, 2),
     ] {
+        let numbers = !flags.contains(&"-N");
         let mut expected = Vec::new();
         for path in &files {
             let data = decompressed(std::path::Path::new(path));
@@ -487,7 +503,12 @@ fn context_lines_around_matches_as_grep_prints_them() {
                     expected.extend_from_slice(b"--\n");
                 }
                 let mark = if is_match(i) { ':' } else { '-' };
-                expected.extend_from_slice(format!("{path}{mark}{}{mark}", i + 1).as_bytes());
+                let number = if numbers {
+                    format!("{}{mark}", i + 1)
+                } else {
+                    String::new()
+                };
+                expected.extend_from_slice(format!("{path}{mark}{number}").as_bytes());
                 // Log text is printed escaped (the worker log holds an escape sequence).
                 idgrep::output::escape_into(
                     &mut expected,
@@ -508,6 +529,12 @@ fn context_lines_around_matches_as_grep_prints_them() {
             );
         }
     }
+
+    // As in ripgrep, the last of a repeated flag counts (an alias may hold one).
+    assert_eq!(
+        stdout(&run(&["-C9", "-C1", HOT, "testdata/logs"])),
+        stdout(&run(&["-C1", HOT, "testdata/logs"]))
+    );
 
     // JSON: a context line is marked, with no matches; a match line has no such key.
     let json = stdout(&run(&["--json", "-C1", HOT, "testdata/logs"]));
