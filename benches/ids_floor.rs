@@ -19,6 +19,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use idgrep::id::Id;
+use idgrep::output::inventory::push_decimal;
 use idgrep::scan::Matcher;
 use idgrep::search::{self, Scratch, SearchOptions};
 
@@ -200,27 +202,16 @@ fn main() -> io::Result<()> {
     eprintln!("{occurrences} {}", rows.len());
     rows.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
 
-    // Written by hand, as `ids` writes its rows: `fmt` would cost more than the floor's rest.
+    // Written as `ids` writes its rows: `fmt` would cost more than the floor's rest.
     let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-    let mut row = [0u8; 32 + 1 + 10 + 1];
+    let mut row = Vec::with_capacity(64);
     for (value, count) in rows {
-        for (i, digit) in row[..32].iter_mut().enumerate() {
-            *digit = b"0123456789abcdef"[(value >> (124 - 4 * i)) as usize & 15];
-        }
-        row[32] = b' ';
-        let mut end = row.len() - 1;
-        row[end] = b'\n';
-        let mut n = count;
-        loop {
-            end -= 1;
-            row[end] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        out.write_all(&row[..33])?;
-        out.write_all(&row[end..])?;
+        row.clear();
+        row.extend_from_slice(&Id(value).hex_bytes());
+        row.push(b' ');
+        push_decimal(&mut row, count.into(), 0);
+        row.push(b'\n');
+        out.write_all(&row)?;
     }
     out.flush()
 }

@@ -224,7 +224,7 @@ fn write_chunks(
 
 /// Appends `value` in decimal, right-aligned in `width` bytes (`write!` was a tenth of the
 /// time per row).
-fn push_decimal(line: &mut Vec<u8>, value: u64, width: usize) {
+pub fn push_decimal(line: &mut Vec<u8>, value: u64, width: usize) {
     // The digits at the end of a blank buffer, so that the padding and the number go out in
     // one copy (two small copies were most of the time here).
     let mut text = [b' '; 24];
