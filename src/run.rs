@@ -264,8 +264,7 @@ impl Job<'_> {
             }
             !self.stop.load(Ordering::Relaxed)
         });
-        self.printer
-            .input_end(&mut out, &name, outcome.matched_lines, outcome.binary);
+        self.printer.input_end(&mut out, &name, &outcome);
         Done {
             out,
             matched: outcome.matched_lines > 0,
@@ -620,10 +619,17 @@ impl Notice {
         if let Some(e) = outcome.error {
             return Some(Notice::failed(&e));
         }
-        (outcome.binary && outcome.matched_lines > 0).then(|| Notice {
+        let withheld = outcome.withheld_lines;
+        // `more` when lines before the NUL were taken (see `Outcome::withheld_lines`).
+        let more = if withheld < outcome.matched_lines {
+            " more"
+        } else {
+            ""
+        };
+        (withheld > 0).then(|| Notice {
             message: format!(
-                "binary file: {} matching lines {left_out} (-a reads it as text)",
-                outcome.matched_lines
+                "binary file: {withheld}{more} matching line{} {left_out} (-a reads it as text)",
+                output::plural(withheld)
             ),
             error: false,
         })

@@ -69,9 +69,12 @@ pub struct Context {
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub matched_lines: u64,
-    /// A NUL byte in the first block ([`BUFFER_SIZE`] bytes): lines were counted, not
-    /// reported.
-    pub binary: bool,
+    /// Matching lines not reported because the input is binary: it has a NUL byte in its
+    /// first block ([`BUFFER_SIZE`] bytes), and the lines from there on were counted, not
+    /// reported (lines read before it, from an input that arrives in small pieces such as a
+    /// pipe, were reported as they came, as ripgrep does).
+    pub withheld_lines: u64,
+
     /// The read failed part way; lines before the failure were reported.
     pub error: Option<io::Error>,
 }
@@ -135,7 +138,9 @@ pub fn search_with_chunks(
     };
     let mut len = 0;
     // Bytes still to look at for a NUL: the first block's, however the reads split it (a
-    // decompressing reader hands its magic bytes back as a read of their own).
+    // decompressing reader hands its magic bytes back as a read of their own). Lines are
+    // searched as they arrive, so that a live pipe shows them at once; from one that
+    // arrives in small pieces, lines before a NUL may be reported before it is seen.
     let mut unchecked = if options.text { 0 } else { BUFFER_SIZE };
     loop {
         if len == buf.len() {
@@ -157,7 +162,6 @@ pub fn search_with_chunks(
         let look = n.min(unchecked);
         unchecked -= look;
         if look > 0 && memchr(0, &buf[len..len + look]).is_some() {
-            outcome.binary = true;
             lines.report = false;
             unchecked = 0;
         }
@@ -268,6 +272,8 @@ impl LineState<'_> {
                 if !on_line(&m) {
                     return false;
                 }
+            } else {
+                outcome.withheld_lines += 1;
             }
             if with_context {
                 cursor = (line_end + 1).min(chunk.len());
@@ -711,11 +717,34 @@ mod tests {
     }
 
     #[test]
+    fn a_nul_in_the_first_block_withholds_the_lines_from_there_on_at_every_read_size() {
+        let data = format!(
+            "a {ULID}\nb {ULID}\n{}\0 {ULID}\nc {ULID}\n",
+            "x".repeat(5000)
+        );
+        for step in [1, 2, 7, 64, 4096, 1 << 20] {
+            let (found, outcome) = run(data.as_bytes(), step);
+            assert_eq!(outcome.matched_lines, 4, "step {step}");
+            assert_eq!(
+                found.len() as u64 + outcome.withheld_lines,
+                4,
+                "step {step}"
+            );
+            // Only lines before the NUL's, and only if they came in reads before it.
+            let before: Vec<u64> = found.iter().map(|f| f.0).collect();
+            assert!(before.iter().all(|&n| n <= 2), "step {step}: {before:?}");
+            if step > data.find('\0').unwrap() {
+                assert!(found.is_empty(), "step {step}");
+            }
+        }
+    }
+
+    #[test]
     fn binary_input_is_counted_not_reported() {
         let data = format!("\0bin\n{ULID}\nx {ULID}\n");
         let (found, outcome) = run(data.as_bytes(), 1 << 20);
         assert!(found.is_empty());
-        assert!(outcome.binary);
+        assert_eq!(outcome.withheld_lines, 2);
         assert_eq!(outcome.matched_lines, 2);
     }
 }

@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::cli::OutputMode;
 use crate::id::{Kind, Parsed};
 use crate::record::Analysis;
-use crate::search::LineMatch;
+use crate::search::{LineMatch, Outcome};
 use crate::time::Clock;
 
 const PATH_COLOR: &[u8] = b"\x1b[35m";
@@ -153,7 +153,8 @@ impl Printer {
     }
 
     /// What follows the lines of one input: the count, the name, or the binary notice.
-    pub fn input_end(&self, out: &mut Vec<u8>, path: &str, matched_lines: u64, binary: bool) {
+    pub fn input_end(&self, out: &mut Vec<u8>, path: &str, outcome: &Outcome) {
+        let (matched_lines, withheld) = (outcome.matched_lines, outcome.withheld_lines);
         if matched_lines == 0 {
             return;
         }
@@ -173,16 +174,23 @@ impl Printer {
                 });
                 out.push(b'\n');
             }
-            OutputMode::Lines if binary => {
+            OutputMode::Lines if withheld > 0 => {
                 paint(out, self.color, PATH_COLOR, |out| {
                     escape_into(out, path.as_bytes())
                 });
-                let _ = writeln!(out, ": binary file matches ({matched_lines} lines)");
+                // `more` when lines before the NUL were shown (see `Outcome::withheld_lines`).
+                let more = if withheld < matched_lines {
+                    " more"
+                } else {
+                    ""
+                };
+                let s = plural(withheld);
+                let _ = writeln!(out, ": binary file matches ({withheld}{more} line{s})");
             }
-            OutputMode::Json if binary => {
+            OutputMode::Json if withheld > 0 => {
                 let record = JsonBinary {
                     path,
-                    binary_file_matches: matched_lines,
+                    binary_file_matches: withheld,
                 };
                 serde_json::to_writer(&mut *out, &record)
                     .expect("writing JSON to memory cannot fail");
@@ -373,6 +381,42 @@ fn runs_as_formula(cell: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binary_summary_counts_the_lines_it_did_not_show() {
+        let queries = [crate::id::parse("01M8KBYGM5NG2PSHNY302ZVWBS").unwrap()];
+        let summary = |mode, matched_lines, withheld_lines| {
+            let printer = Printer::new(mode, false, true, true, &queries);
+            let outcome = Outcome {
+                matched_lines,
+                withheld_lines,
+                ..Outcome::default()
+            };
+            let mut out = Vec::new();
+            printer.input_end(&mut out, "p", &outcome);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            summary(OutputMode::Lines, 2, 2),
+            "p: binary file matches (2 lines)\n"
+        );
+        assert_eq!(
+            summary(OutputMode::Lines, 1, 1),
+            "p: binary file matches (1 line)\n"
+        );
+        // Lines before the NUL were shown as they arrived (a pipe).
+        assert_eq!(
+            summary(OutputMode::Lines, 3, 2),
+            "p: binary file matches (2 more lines)\n"
+        );
+        assert_eq!(
+            summary(OutputMode::Json, 3, 2),
+            "{\"path\":\"p\",\"binary_file_matches\":2}\n"
+        );
+        // Nothing withheld (a text file, or a NUL after the last match): no summary.
+        assert_eq!(summary(OutputMode::Lines, 3, 0), "");
+        assert_eq!(summary(OutputMode::Count, 3, 3), "p:3\n");
+    }
 
     #[test]
     fn the_header_shows_the_embedded_time_on_the_display_clock() {
