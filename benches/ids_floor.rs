@@ -155,11 +155,7 @@ fn main() -> io::Result<()> {
 
     let next = AtomicUsize::new(0);
     let matcher = Matcher::every_id();
-    let options = SearchOptions {
-        line_numbers: false,
-        text: false,
-        ..SearchOptions::default()
-    };
+    let options = SearchOptions::default();
     let per_thread: Vec<io::Result<(Counts, u64)>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {

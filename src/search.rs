@@ -505,7 +505,6 @@ mod tests {
         let matcher = Matcher::new(&[id::parse(ULID).unwrap().id]);
         let options = SearchOptions {
             line_numbers: true,
-            text: false,
             ..SearchOptions::default()
         };
         let mut found = Vec::new();
@@ -555,7 +554,6 @@ mod tests {
         let matcher = Matcher::new(&[id::parse(ULID).unwrap().id]);
         let options = SearchOptions {
             line_numbers: true,
-            text: false,
             ..SearchOptions::default()
         };
         let mut chunks = Vec::new();
@@ -598,7 +596,6 @@ mod tests {
         let matcher = Matcher::new(&[id::parse(ULID).unwrap().id]);
         let options = SearchOptions {
             line_numbers: true,
-            text: false,
             ..SearchOptions::default()
         };
         let data = format!("t1 one\r\nt2 two\nx {ULID}\n");

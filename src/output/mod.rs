@@ -396,26 +396,33 @@ mod tests {
             printer.input_end(&mut out, "p", &outcome);
             String::from_utf8(out).unwrap()
         };
-        assert_eq!(
-            summary(OutputMode::Lines, 2, 2),
-            "p: binary file matches (2 lines)\n"
-        );
-        assert_eq!(
-            summary(OutputMode::Lines, 1, 1),
-            "p: binary file matches (1 line)\n"
-        );
-        // Lines before the NUL were shown as they arrived (a pipe).
-        assert_eq!(
-            summary(OutputMode::Lines, 3, 2),
-            "p: binary file matches (2 more lines)\n"
-        );
-        assert_eq!(
-            summary(OutputMode::Json, 3, 2),
-            "{\"path\":\"p\",\"binary_file_matches\":2}\n"
-        );
-        // Nothing withheld (a text file, or a NUL after the last match): no summary.
-        assert_eq!(summary(OutputMode::Lines, 3, 0), "");
-        assert_eq!(summary(OutputMode::Count, 3, 3), "p:3\n");
+        for (mode, matched, withheld, expected) in [
+            (
+                OutputMode::Lines,
+                2,
+                2,
+                "p: binary file matches (2 lines)\n",
+            ),
+            (OutputMode::Lines, 1, 1, "p: binary file matches (1 line)\n"),
+            // Lines before the NUL were shown as they arrived (a pipe).
+            (
+                OutputMode::Lines,
+                3,
+                2,
+                "p: binary file matches (2 more lines)\n",
+            ),
+            (
+                OutputMode::Json,
+                3,
+                2,
+                "{\"path\":\"p\",\"binary_file_matches\":2}\n",
+            ),
+            // Nothing withheld (a text file, or a NUL after the last match): no summary.
+            (OutputMode::Lines, 3, 0, ""),
+            (OutputMode::Count, 3, 3, "p:3\n"),
+        ] {
+            assert_eq!(summary(mode, matched, withheld), expected, "{mode:?}");
+        }
     }
 
     #[test]
