@@ -619,17 +619,10 @@ impl Notice {
         if let Some(e) = outcome.error {
             return Some(Notice::failed(&e));
         }
-        let withheld = outcome.withheld_lines;
-        // `more` when lines before the NUL were taken (see `Outcome::withheld_lines`).
-        let more = if withheld < outcome.matched_lines {
-            " more"
-        } else {
-            ""
-        };
-        (withheld > 0).then(|| Notice {
+        (outcome.withheld_lines > 0).then(|| Notice {
             message: format!(
-                "binary file: {withheld}{more} matching line{} {left_out} (-a reads it as text)",
-                output::plural(withheld)
+                "binary file: {} {left_out} (-a reads it as text)",
+                output::withheld_lines(&outcome, "matching line")
             ),
             error: false,
         })

@@ -74,7 +74,6 @@ pub struct Outcome {
     /// reported (lines read before it, from an input that arrives in small pieces such as a
     /// pipe, were reported as they came, as ripgrep does).
     pub withheld_lines: u64,
-
     /// The read failed part way; lines before the failure were reported.
     pub error: Option<io::Error>,
 }
@@ -325,12 +324,11 @@ impl LineState<'_> {
         limit: usize,
         on_line: &mut dyn FnMut(&LineMatch) -> bool,
     ) -> bool {
-        while self.after_left > 0 && *cursor < limit {
-            let end = memchr(b'\n', &chunk[*cursor..limit]).map_or(limit, |p| *cursor + p + 1);
-            if !self.context_line(*cursor_no, &chunk[*cursor..end], &chunk[..*cursor], on_line) {
+        for line in lines_of(&chunk[*cursor..limit]).take(self.after_left) {
+            if !self.context_line(*cursor_no, line, &chunk[..*cursor], on_line) {
                 return false;
             }
-            *cursor = end;
+            *cursor += line.len();
             *cursor_no += 1;
             self.after_left -= 1;
         }
@@ -352,12 +350,7 @@ impl LineState<'_> {
             return false;
         }
         let wanted = self.options.context.before;
-        let mut start = line_start;
-        let mut in_chunk = 0;
-        while in_chunk < wanted && start > *cursor {
-            start = memrchr(b'\n', &chunk[*cursor..start - 1]).map_or(*cursor, |p| *cursor + p + 1);
-            in_chunk += 1;
-        }
+        let (start, in_chunk) = last_lines(chunk, *cursor, line_start, wanted);
         let line_no = self.line_no;
         let first_no = line_no - in_chunk as u64;
         if start > *cursor {
@@ -388,12 +381,11 @@ impl LineState<'_> {
         carried.clear();
         self.carry = carried;
         let mut at = start;
-        for no in first_no..line_no {
-            let end = memchr(b'\n', &chunk[at..line_start]).map_or(line_start, |p| at + p + 1);
-            if !self.context_line(no, &chunk[at..end], &chunk[..at], on_line) {
+        for (no, line) in (first_no..).zip(lines_of(&chunk[start..line_start])) {
+            if !self.context_line(no, line, &chunk[..at], on_line) {
                 return false;
             }
-            at = end;
+            at += line.len();
         }
         true
     }
@@ -414,20 +406,12 @@ impl LineState<'_> {
             return true;
         }
         let wanted = self.options.context.before;
-        // The last `wanted` lines, walked back from the end (a chunk ends with a newline,
-        // unless it is the input's last).
-        let mut lines = Vec::new();
-        let mut end = chunk.len();
-        while lines.len() < wanted && end > cursor {
-            let start = memrchr(b'\n', &chunk[cursor..end - 1]).map_or(cursor, |p| cursor + p + 1);
-            lines.push((start, end));
-            end = start;
-        }
-        if end > cursor {
+        let (start, _) = last_lines(chunk, cursor, chunk.len(), wanted);
+        if start > cursor {
             self.skipped = true;
         }
-        for &(start, end) in lines.iter().rev() {
-            self.carry.push(&chunk[start..end]);
+        for line in lines_of(&chunk[start..]) {
+            self.carry.push(line);
         }
         if self.carry.len() > wanted {
             self.carry.keep_last(wanted);
@@ -435,6 +419,22 @@ impl LineState<'_> {
         }
         true
     }
+}
+
+/// The lines of `bytes`, each with its `\n` (the last may have none).
+fn lines_of(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.split_inclusive(|&b| b == b'\n')
+}
+
+/// Where the last `n` lines of `chunk[floor..end]` start (`end` is the end of a line), and
+/// how many there are: fewer than `n` when `floor` comes first.
+fn last_lines(chunk: &[u8], floor: usize, end: usize, n: usize) -> (usize, usize) {
+    let (mut start, mut count) = (end, 0);
+    while count < n && start > floor {
+        start = memrchr(b'\n', &chunk[floor..start - 1]).map_or(floor, |p| floor + p + 1);
+        count += 1;
+    }
+    (start, count)
 }
 
 /// Whole lines in a row, oldest first, as carried from one chunk to the next: one buffer

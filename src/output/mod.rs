@@ -178,14 +178,11 @@ impl Printer {
                 paint(out, self.color, PATH_COLOR, |out| {
                     escape_into(out, path.as_bytes())
                 });
-                // `more` when lines before the NUL were shown (see `Outcome::withheld_lines`).
-                let more = if withheld < matched_lines {
-                    " more"
-                } else {
-                    ""
-                };
-                let s = plural(withheld);
-                let _ = writeln!(out, ": binary file matches ({withheld}{more} line{s})");
+                let _ = writeln!(
+                    out,
+                    ": binary file matches ({})",
+                    withheld_lines(outcome, "line")
+                );
             }
             OutputMode::Json if withheld > 0 => {
                 let record = JsonBinary {
@@ -230,6 +227,18 @@ impl Printer {
 /// The `s` that makes a noun plural for a count of `n`.
 pub fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// The lines a binary input's notice speaks of, called `noun`: `2 lines`, or `2 more lines`
+/// when the lines before its NUL were shown (see `Outcome::withheld_lines`).
+pub fn withheld_lines(outcome: &Outcome, noun: &str) -> String {
+    let n = outcome.withheld_lines;
+    let more = if n < outcome.matched_lines {
+        " more"
+    } else {
+        ""
+    };
+    format!("{n}{more} {noun}{}", plural(n))
 }
 
 /// The 32-hex tokens left out as IDs, in the words `ids` and `audit` both use.
