@@ -2,9 +2,9 @@
 # benches/ids.sh owns the `idgrep ids` benchmark: on the deterministic corpus it times
 # `idgrep ids` against what a user does today without it,
 #   rg -o -i '\b[0-9A-HJKMNP-TV-Z]{26}\b' corpus/ | LC_ALL=C sort | uniq -c | sort -rn
-# (which finds less: no UUIDs, no fields, no times), and against the least any `ids` must do
-# (benches/ids_floor.rs: idgrep's token scan and a count per value, nothing else), in the
-# same hyperfine run, all writing to /dev/null, and prints a markdown table of medians, the
+# (which finds less: no UUIDs, no fields, no times), and against a floor, the part no `ids`
+# can skip done as cheaply as we know how (benches/ids_floor.rs: idgrep's token scan and a
+# count per value, nothing else), in the same hyperfine run, all writing to /dev/null, and prints a markdown table of medians, the
 # ratio, throughput, peak RSS and bytes of peak RSS per distinct ID counted.
 #
 # usage: benches/ids.sh                                     # the 1 GiB corpus

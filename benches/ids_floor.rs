@@ -11,18 +11,20 @@
 //! zeroed by writing (see `group::Table::reserve` for why), the tables summed at the end. It
 //! spends memory for speed (32-byte slots, half full, one table per thread: more than `ids`).
 //!
-//! `cargo bench --bench ids_floor -- THREADS PATH...` (a file or a directory, walked
-//! recursively); prints the table on stdout and `occurrences distinct` on stderr.
+//! `cargo bench --bench ids_floor -- THREADS PATH...` (files or directories, walked, opened
+//! and shared out to the threads by idgrep's own code, as `ids` does); prints the table on
+//! stdout and `occurrences distinct` on stderr.
 
 use std::hash::BuildHasher;
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use idgrep::id::Id;
 use idgrep::output::inventory::push_decimal;
+use idgrep::run::{self, Notice};
 use idgrep::scan::Matcher;
 use idgrep::search::{self, Scratch, SearchOptions};
+use idgrep::source::{self, WalkOptions};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -57,8 +59,7 @@ impl Counts {
     }
 
     fn add(&mut self, value: u128) {
-        let hash = foldhash::fast::FixedState::default().hash_one(value);
-        self.batch.push((value, hash));
+        self.batch.push((value, hash(value)));
         if self.batch.len() == BATCH {
             self.flush();
         }
@@ -102,10 +103,13 @@ impl Counts {
         let old = std::mem::replace(self, Counts::with_bits(bits));
         self.batch = old.batch;
         for (value, count) in old.slots.into_iter().filter(|s| s.1 > 0) {
-            let hash = foldhash::fast::FixedState::default().hash_one(value);
-            self.insert(value, hash, count);
+            self.insert(value, hash(value), count);
         }
     }
+}
+
+fn hash(value: u128) -> u64 {
+    foldhash::fast::FixedState::default().hash_one(value)
 }
 
 fn prefetch(slot: &Slot) {
@@ -118,18 +122,6 @@ fn prefetch(slot: &Slot) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = slot;
-}
-
-fn files_under(path: PathBuf, files: &mut Vec<(u64, PathBuf)>) -> io::Result<()> {
-    let meta = std::fs::metadata(&path)?;
-    if meta.is_dir() {
-        for entry in std::fs::read_dir(&path)? {
-            files_under(entry?.path(), files)?;
-        }
-    } else {
-        files.push((meta.len(), path));
-    }
-    Ok(())
 }
 
 fn main() -> io::Result<()> {
@@ -146,42 +138,40 @@ fn main() -> io::Result<()> {
     if args.len() < 2 || threads == 0 {
         return Err(usage());
     }
-    let mut files = Vec::new();
-    for path in &args[1..] {
-        files_under(PathBuf::from(path), &mut files)?;
-    }
-    // Largest first, as `ids` schedules them.
-    files.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
-
-    let next = AtomicUsize::new(0);
+    // Inputs listed, opened and shared out to the threads (largest first) as `ids` does.
+    let paths: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
+    let inputs = source::walk(&paths, &WalkOptions::default()).map_err(io::Error::other)?;
     let matcher = Matcher::every_id();
-    let options = SearchOptions::default();
-    let per_thread: Vec<io::Result<(Counts, u64)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut counts = Counts::with_bits(16);
-                    let mut scratch = Scratch::default();
-                    let mut occurrences = 0u64;
-                    while let Some((_, path)) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let mut file = std::fs::File::open(path)?;
-                        search::search(&matcher, options, &mut file, &mut scratch, &mut |m| {
-                            occurrences += m.hits.len() as u64;
-                            for hit in m.hits {
-                                counts.add(hit.id.0);
-                            }
-                            true
-                        });
-                    }
-                    counts.flush();
-                    Ok((counts, occurrences))
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
-    });
-
-    let per_thread = per_thread.into_iter().collect::<io::Result<Vec<_>>>()?;
+    let (per_thread, notices) = run::scan_all(
+        &inputs,
+        threads,
+        || (Counts::with_bits(16), Scratch::default(), 0u64),
+        |(counts, scratch, occurrences), _, input| {
+            let mut reader = match source::open(input, None) {
+                Ok(reader) => reader,
+                Err(e) => return Some(Notice::failed(&e)),
+            };
+            let options = SearchOptions::default();
+            let outcome = search::search(&matcher, options, &mut reader, scratch, &mut |m| {
+                *occurrences += m.hits.len() as u64;
+                for hit in m.hits {
+                    counts.add(hit.id.0);
+                }
+                true
+            });
+            Notice::after_scan(outcome, "not counted")
+        },
+    );
+    if run::report_notices(&inputs, &notices) {
+        return Err(io::Error::other("an input could not be read"));
+    }
+    let per_thread: Vec<(Counts, u64)> = per_thread
+        .into_iter()
+        .map(|(mut counts, _, occurrences)| {
+            counts.flush();
+            (counts, occurrences)
+        })
+        .collect();
     // Sized for every value at once: a table's slots come out in the order of their hashes,
     // which would pile up in a smaller table's first slots as it grew.
     let at_most: usize = per_thread.iter().map(|(counts, _)| counts.len).sum();
@@ -190,8 +180,7 @@ fn main() -> io::Result<()> {
     for (counts, n) in per_thread {
         occurrences += n;
         for (value, count) in counts.slots.into_iter().filter(|s| s.1 > 0) {
-            let hash = foldhash::fast::FixedState::default().hash_one(value);
-            total.insert(value, hash, count);
+            total.insert(value, hash(value), count);
         }
     }
     let mut rows: Vec<Slot> = total.slots.into_iter().filter(|s| s.1 > 0).collect();
