@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use idgrep::id::Id;
 use idgrep::output::inventory::push_decimal;
-use idgrep::run::{self, Notice};
+use idgrep::par::{self, Notice};
 use idgrep::scan::Matcher;
 use idgrep::search::{self, Scratch, SearchOptions};
 use idgrep::source::{self, WalkOptions};
@@ -142,7 +142,7 @@ fn main() -> io::Result<()> {
     let paths: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
     let inputs = source::walk(&paths, &WalkOptions::default()).map_err(io::Error::other)?;
     let matcher = Matcher::every_id();
-    let (per_thread, notices) = run::scan_all(
+    let (per_thread, notices) = par::scan_all(
         &inputs,
         threads,
         || (Counts::with_bits(16), Scratch::default(), 0u64),
@@ -162,7 +162,7 @@ fn main() -> io::Result<()> {
             Notice::after_scan(outcome, "not counted")
         },
     );
-    if run::report_notices(&inputs, &notices) {
+    if par::report_notices(&inputs, &notices) {
         return Err(io::Error::other("an input could not be read"));
     }
     let per_thread: Vec<(Counts, u64)> = per_thread

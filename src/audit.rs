@@ -32,14 +32,12 @@ use foldhash::fast::FixedState;
 use memchr::{memchr, memrchr};
 use serde::{Serialize, Serializer};
 
-use crate::cli::AuditConfig;
 use crate::group::{FieldNames, LocalNames};
 use crate::id::{Form, Id, Kind, Variant};
 use crate::keys;
-use crate::output::audit as printer;
+use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
 use crate::record::{self, Analysis, PairBuffers, Value};
-use crate::run::{self, Exit, Notice};
 use crate::scan::Matcher;
 use crate::search::{self, Chunk, LineMatch, Scratch, SearchOptions};
 use crate::source::{self, Input};
@@ -1574,23 +1572,27 @@ struct Worker<'n> {
     forms: Vec<Form>,
 }
 
-pub fn run(config: AuditConfig) -> Exit {
-    let inputs = match run::inputs(&config.input) {
-        Ok(inputs) => inputs,
-        Err(exit) => return exit,
-    };
+/// Audits every input on `settings.threads` threads: `skew_ms` is id-time-skew's allowance,
+/// `clump` backfill-clump's threshold. Returns the report and what each input has to tell,
+/// in input order.
+pub fn audit(
+    inputs: &[Input],
+    settings: &ScanSettings,
+    skew_ms: i64,
+    clump: u64,
+) -> (Report, Vec<(usize, Notice)>) {
     let total = inputs.iter().map(source::size).sum::<Option<u64>>();
-    let progress = Progress::start(config.progress, total);
+    let progress = Progress::start(settings.progress, total);
     let names = FieldNames::default();
     let matcher = Matcher::every_id();
     let now_ms = jiff::Timestamp::now().as_millisecond();
     let limits = Limits {
-        skew_ms: config.skew_ms,
-        future_after_ms: now_ms.saturating_add(config.skew_ms),
+        skew_ms,
+        future_after_ms: now_ms.saturating_add(skew_ms),
     };
-    let (workers, notices) = run::scan_all(
-        &inputs,
-        config.input.threads,
+    let (workers, notices) = par::scan_all(
+        inputs,
+        settings.threads,
         || Worker {
             tally: Tally::new(&names),
             scratch: Scratch::default(),
@@ -1603,55 +1605,21 @@ pub fn run(config: AuditConfig) -> Exit {
                 file: index as u32,
                 matcher: &matcher,
                 limits: &limits,
-                config: &config,
+                settings,
                 progress: &progress,
             };
             scan.one(worker, input)
         },
     );
     progress.finish();
-    let errored = run::report_notices(&inputs, &notices);
-
     let mut tallies = workers.into_iter().map(|w| w.tally);
     let mut tally = tallies.next().expect("at least one scan thread");
     for other in tallies {
         tally.merge(other);
     }
     let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
-    let report = tally.report(
-        &paths,
-        &Thresholds {
-            clump: config.clump,
-            skew_ms: config.skew_ms,
-        },
-    );
-    let found = report.totals.occurrences > 0
-        || report.totals.integer_values > 0
-        || report.rule(Rule::NilId).count > 0;
-    let denied = config.deny.iter().any(|&r| report.rule(r).count > 0);
-
-    let clock = config.input.clock();
-    let written = run::write_stdout(|out| {
-        if config.json {
-            printer::write_json(out, &report)
-        } else {
-            printer::write_text(out, &report, &clock, config.input.color)
-        }
-    });
-    match written {
-        Err(exit) => exit,
-        Ok(()) if errored => Exit::Error,
-        // With --deny the exit code is the gate: 1 when a denied rule has findings.
-        Ok(()) if !config.deny.is_empty() => {
-            if denied {
-                Exit::NotFound
-            } else {
-                Exit::Found
-            }
-        }
-        Ok(()) if found => Exit::Found,
-        Ok(()) => Exit::NotFound,
-    }
+    let report = tally.report(&paths, &Thresholds { clump, skew_ms });
+    (report, notices)
 }
 
 /// What scanning one input needs besides the thread's state.
@@ -1659,7 +1627,7 @@ struct Scan<'a> {
     file: u32,
     matcher: &'a Matcher,
     limits: &'a Limits,
-    config: &'a AuditConfig,
+    settings: &'a ScanSettings,
     progress: &'a Progress,
 }
 
@@ -1670,7 +1638,7 @@ impl Scan<'_> {
             Err(e) => return Some(Notice::failed(&e)),
         };
         let context =
-            record::TimeContext::for_file(self.config.input.zone.as_ref(), source::modified(input));
+            record::TimeContext::for_file(self.settings.zone.as_ref(), source::modified(input));
         let Worker {
             tally,
             scratch,
@@ -1682,7 +1650,7 @@ impl Scan<'_> {
         let tally = RefCell::new(tally);
         let options = SearchOptions {
             line_numbers: true,
-            text: self.config.input.text,
+            text: self.settings.text,
             ..SearchOptions::default()
         };
         let outcome = search::search_with_chunks(

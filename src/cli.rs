@@ -7,7 +7,13 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::audit::Rule;
-use crate::id::{self, Parsed};
+use crate::config::{
+    AuditConfig, Command, DecodeConfig, Destination, IdsConfig, InputConfig, KindFilter,
+    SearchConfig, SortKey, TimelineConfig,
+};
+use crate::id;
+use crate::output::search::OutputMode;
+use crate::output::{inventory, timeline};
 use crate::search::Context;
 
 #[derive(Parser, Debug)]
@@ -165,7 +171,7 @@ struct TimelineArgs {
 
     /// Output format; default: from the -o file name's extension, else text
     #[arg(long, value_name = "FORMAT")]
-    format: Option<TimelineFormat>,
+    format: Option<timeline::Format>,
 
     /// Write to FILE instead of standard output
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -330,82 +336,6 @@ impl ColorChoice {
     }
 }
 
-/// What to do, validated.
-#[derive(Debug)]
-pub enum Command {
-    Search(SearchConfig),
-    Decode {
-        /// The IDs given; none means the words of standard input.
-        inputs: Vec<String>,
-        json: bool,
-        color: bool,
-    },
-    Ids(IdsConfig),
-    Audit(AuditConfig),
-    Timeline(TimelineConfig),
-}
-
-/// How a timeline is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TimelineFormat {
-    /// A summary, then one aligned row per line
-    Text,
-    /// One JSON object per line
-    Ndjson,
-    /// RFC 4180 CSV with a header row
-    Csv,
-    /// A summary and a table for a postmortem
-    Md,
-    /// One self-contained page: swimlane chart and table
-    Html,
-    /// Chrome trace-event JSON (Perfetto, chrome://tracing)
-    Trace,
-}
-
-/// Where a timeline goes.
-#[derive(Debug)]
-pub enum Destination {
-    /// `width`: the terminal's columns, when standard output is one (lines are cut to it).
-    Stdout {
-        width: Option<usize>,
-    },
-    File(PathBuf),
-}
-
-#[derive(Debug)]
-pub struct TimelineConfig {
-    pub input: InputConfig,
-    pub root: Parsed,
-    pub hops: u32,
-    pub max_fanout: u64,
-    /// `--since`/`--until` as unix milliseconds.
-    pub since: Option<i64>,
-    pub until: Option<i64>,
-    pub format: TimelineFormat,
-    pub destination: Destination,
-    /// Standard error is a terminal: a progress bar may show.
-    pub progress: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SortKey {
-    Lines,
-    Id,
-    Created,
-    First,
-    Files,
-}
-
-/// `--kind`: which IDs to keep.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KindFilter {
-    Ulid,
-    Uuid,
-    UuidVersion(u8),
-    Nil,
-    Max,
-}
-
 const KIND_FILTERS: &str = "ulid, uuid, uuid1 ... uuid8, nil, max";
 
 /// `--clump N`: one ID alone in its millisecond is no clump.
@@ -439,93 +369,6 @@ fn parse_kind_filter(s: &str) -> Result<KindFilter, String> {
     Ok(filter)
 }
 
-/// What to read, shared by the commands that read logs.
-#[derive(Debug)]
-pub struct InputConfig {
-    /// Paths as given; empty means standard input.
-    pub paths: Vec<PathBuf>,
-    /// No path was given and standard input is not the log (a terminal or a device such as
-    /// `/dev/null`, or already read by `-f -`), so the paths are `.`, whose files are named
-    /// without the `./`, as ripgrep names them.
-    pub implicit_cwd: bool,
-    pub globs: Vec<String>,
-    pub follow_links: bool,
-    pub threads: usize,
-    pub text: bool,
-    /// `--tz`/`--local`: the zone of offset-less log times and of shown times; `None` is UTC.
-    pub zone: Option<jiff::tz::TimeZone>,
-    pub color: bool,
-}
-
-impl InputConfig {
-    /// How times are shown: in the `--tz`/`--local` zone, else UTC.
-    pub fn clock(&self) -> crate::time::Clock {
-        self.zone
-            .clone()
-            .map_or_else(crate::time::Clock::utc, crate::time::Clock::in_zone)
-    }
-}
-
-/// How the inventory is printed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Json,
-    Csv,
-}
-
-#[derive(Debug)]
-pub struct IdsConfig {
-    pub input: InputConfig,
-    pub format: Format,
-    pub sort: SortKey,
-    pub top: Option<usize>,
-    pub min_lines: u32,
-    pub kind: Option<KindFilter>,
-    pub fields: Vec<String>,
-    pub all_hex: bool,
-    /// Standard error is a terminal: a progress bar may show.
-    pub progress: bool,
-}
-
-#[derive(Debug)]
-pub struct AuditConfig {
-    pub input: InputConfig,
-    pub json: bool,
-    /// Rules whose findings make the exit code 1.
-    pub deny: Vec<Rule>,
-    /// id-time-skew's allowance, in milliseconds.
-    pub skew_ms: i64,
-    /// backfill-clump's threshold: distinct IDs in one millisecond.
-    pub clump: u64,
-    /// Standard error is a terminal: a progress bar may show.
-    pub progress: bool,
-}
-
-/// How results are printed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputMode {
-    Lines,
-    Json,
-    Count,
-    FilesWithMatches,
-    Quiet,
-}
-
-#[derive(Debug)]
-pub struct SearchConfig {
-    pub queries: Vec<Parsed>,
-    pub input: InputConfig,
-    pub mode: OutputMode,
-    /// `None`: decide from the inputs (names shown for a directory or several paths).
-    pub with_filename: Option<bool>,
-    pub line_numbers: bool,
-    /// Lines shown around each match (none for -c, -l, -q).
-    pub context: Context,
-    /// Standard output is a terminal: the query header is shown.
-    pub terminal: bool,
-}
-
 /// A usage error: printed as `idgrep: MESSAGE`, exit 2.
 #[derive(Debug)]
 pub struct UsageError(pub String);
@@ -538,11 +381,11 @@ pub fn parse_args() -> Result<Command, UsageError> {
         Err(e) => return Err(UsageError(one_line(&e.render().to_string()))),
     };
     match cli.command {
-        Some(Sub::Decode(d)) => Ok(Command::Decode {
+        Some(Sub::Decode(d)) => Ok(Command::Decode(DecodeConfig {
             inputs: ids_to_decode(d.ids)?,
             json: d.json,
             color: d.color.resolve() && !d.json,
-        }),
+        })),
         Some(Sub::Ids(args)) => ids_config(args).map(Command::Ids),
         Some(Sub::Audit(args)) => audit_config(args).map(Command::Audit),
         Some(Sub::Timeline(args)) => timeline_config(args).map(Command::Timeline),
@@ -632,14 +475,19 @@ fn input_config(
 
 fn ids_config(args: IdsArgs) -> Result<IdsConfig, UsageError> {
     let format = if args.json {
-        Format::Json
+        inventory::Format::Json
     } else if args.csv {
-        Format::Csv
+        inventory::Format::Csv
     } else {
-        Format::Table
+        inventory::Format::Table
     };
     Ok(IdsConfig {
-        input: input_config(args.input, args.paths, false, format == Format::Table)?,
+        input: input_config(
+            args.input,
+            args.paths,
+            false,
+            format == inventory::Format::Table,
+        )?,
         format,
         sort: args.sort,
         top: args.top,
@@ -692,7 +540,7 @@ fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
     })?;
     let format = match (args.format, &args.output) {
         (Some(format), _) => format,
-        (None, None) => TimelineFormat::Text,
+        (None, None) => timeline::Format::Text,
         (None, Some(path)) => format_of(path)?,
     };
     let terminal = args.output.is_none() && std::io::stdout().is_terminal();
@@ -700,7 +548,7 @@ fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
         args.input,
         args.paths,
         false,
-        format == TimelineFormat::Text && args.output.is_none(),
+        format == timeline::Format::Text && args.output.is_none(),
     )?;
     let zone = input.zone.clone().unwrap_or(jiff::tz::TimeZone::UTC);
     let since = args
@@ -726,11 +574,13 @@ fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
     };
     Ok(TimelineConfig {
         input,
-        root,
-        hops: if args.related { 1 } else { args.hops },
-        max_fanout: args.max_fanout,
-        since,
-        until,
+        query: crate::timeline::Query {
+            root,
+            hops: if args.related { 1 } else { args.hops },
+            max_fanout: args.max_fanout,
+            since,
+            until,
+        },
         format,
         destination,
         progress: std::io::stderr().is_terminal(),
@@ -738,18 +588,18 @@ fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
 }
 
 /// The export format a file name asks for.
-fn format_of(path: &std::path::Path) -> Result<TimelineFormat, UsageError> {
+fn format_of(path: &std::path::Path) -> Result<timeline::Format, UsageError> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     Ok(match ext.as_deref() {
-        Some("html" | "htm") => TimelineFormat::Html,
-        Some("csv") => TimelineFormat::Csv,
-        Some("ndjson" | "jsonl") => TimelineFormat::Ndjson,
-        Some("md" | "markdown") => TimelineFormat::Md,
-        Some("json" | "trace") => TimelineFormat::Trace,
-        Some("txt" | "log") => TimelineFormat::Text,
+        Some("html" | "htm") => timeline::Format::Html,
+        Some("csv") => timeline::Format::Csv,
+        Some("ndjson" | "jsonl") => timeline::Format::Ndjson,
+        Some("md" | "markdown") => timeline::Format::Md,
+        Some("json" | "trace") => timeline::Format::Trace,
+        Some("txt" | "log") => timeline::Format::Text,
         _ => {
             return Err(UsageError(format!(
                 "cannot tell the format from the name {}: give --format text, ndjson, csv, md, \

@@ -6,24 +6,35 @@
 //! bits written as the other kind) across plain and compressed logs, and decodes the time the
 //! ID carries.
 //!
-//! Data flows one way: [`cli`] validates arguments, [`source`] lists and opens inputs,
-//! [`search`] reads them in large buffers and asks [`scan`] for hits, [`id`] is the only code
-//! that parses, renders and dates IDs, [`output`] formats results and [`run`] ties it together.
-//! [`ids`] and [`audit`] read every ID token, [`timeline`] one ID's lines and its related IDs;
-//! they, and `--json` search, read each line that holds an ID as a [`record`].
+//! Three layers, each importing only the ones below it, so data flows one way:
+//! - **commands**: [`cli`] turns arguments into a validated [`config`]; [`cmd`] holds one
+//!   driver per command, which wires inputs, scan, model and printer and decides the exit
+//!   status.
+//! - **model**: [`id`] is the only code that parses, renders and dates IDs; [`scan`] finds
+//!   them in bytes; [`search`] reads inputs in large buffers and finds their lines; [`record`]
+//!   reads a line's fields and time; [`group`] counts every ID (`ids`), [`timeline`] places
+//!   one ID's lines in time, [`audit`] judges the ID conventions.
+//! - **plumbing and printers**: [`source`] lists and opens inputs, [`par`] scans them on N
+//!   threads, [`writer`] prints search output in walk order, [`exit`] reports errors and the
+//!   exit status, [`output`] formats every result, [`time`] renders times, [`progress`] shows
+//!   a progress bar.
 
 pub mod audit;
 pub mod cli;
+pub mod cmd;
+pub mod config;
+pub mod exit;
 pub mod group;
 pub mod id;
-pub mod ids;
 pub mod keys;
 pub mod output;
+pub mod par;
 pub mod progress;
 pub mod record;
-pub mod run;
 pub mod scan;
 pub mod search;
 pub mod source;
+pub mod text;
 pub mod time;
 pub mod timeline;
+pub mod writer;

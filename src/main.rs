@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use idgrep::cli::{self, Command};
-use idgrep::run::{self, Exit};
+use idgrep::cli;
+use idgrep::exit::{self, Exit};
 
 /// The inventory views allocate a side record for each of a million multi-file IDs and free
 /// them in bulk; with mimalloc `ids` spent about a fifth less user time than with the system
@@ -15,18 +15,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let exit = match cli::parse_args() {
         Err(cli::UsageError(message)) => {
-            run::report(&message);
+            exit::report(&message);
             Exit::Error
         }
-        Ok(Command::Search(config)) => run::search(config),
-        Ok(Command::Ids(config)) => idgrep::ids::run(config),
-        Ok(Command::Audit(config)) => idgrep::audit::run(config),
-        Ok(Command::Timeline(config)) => idgrep::timeline::run(config),
-        Ok(Command::Decode {
-            inputs,
-            json,
-            color,
-        }) => run::decode(&inputs, json, color),
+        Ok(command) => idgrep::cmd::run(command),
     };
     ExitCode::from(exit as u8)
 }

@@ -1,4 +1,4 @@
-//! `idgrep timeline`: one entity's story. Every line that mentions the ID (in any written
+//! One entity's story, the model behind `idgrep timeline`. Every line that mentions the ID (in any written
 //! form) is collected across the inputs on N threads, given a place in time, and sorted; the
 //! other IDs on those lines are the related IDs, and `--hops N` follows them N hops out, each
 //! hop one more pass over the inputs with a matcher for the new IDs.
@@ -23,19 +23,17 @@
 //! related.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{self, Read, Write};
-use std::path::Path;
+use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use memchr::memrchr;
 
-use crate::cli::{Destination, InputConfig, TimelineConfig};
+use crate::exit;
 use crate::id::{Id, Kind, Shape};
-use crate::output::timeline as render;
+use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
-use crate::run::{self, Exit, Notice};
 use crate::scan::{self, Matcher};
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input};
@@ -167,94 +165,18 @@ impl Timeline {
     }
 }
 
-pub fn run(config: TimelineConfig) -> Exit {
-    let inputs = match run::inputs(&config.input) {
-        Ok(inputs) => inputs,
-        Err(exit) => return exit,
-    };
-    // The export file is created before anything is read, as a shell redirection would be:
-    // a path that cannot be written fails at once, not after a long scan. Creating it
-    // empties it, so it must not be one of the logs.
-    if let Destination::File(path) = &config.destination
-        && inputs.iter().any(|input| match input {
-            Input::File(log) => same_file::is_same_file(log, path).unwrap_or(false),
-            _ => false,
-        })
-    {
-        run::report(&format!(
-            "{}: -o names one of the logs to read; choose another file",
-            path.display()
-        ));
-        return Exit::Error;
-    }
-    let sink = match &config.destination {
-        Destination::File(path) => match std::fs::File::create(path) {
-            Ok(file) => Sink::File(path, file),
-            Err(e) => return export_failed(path, &e),
-        },
-        Destination::Stdout { width } => Sink::Stdout { width: *width },
-    };
-    // Every hop reads the inputs again; standard input can be read once, so it is kept.
-    let stdin = if config.hops > 0 && inputs.contains(&Input::Stdin) {
-        let mut data = Vec::new();
-        if let Err(e) = io::stdin().read_to_end(&mut data) {
-            run::report(&format!("<stdin>: {}", source::io_reason(&e)));
-            return Exit::Error;
-        }
-        Some(Arc::<[u8]>::from(data))
-    } else {
-        None
-    };
-    let (timeline, errored) = build(&config, &inputs, stdin.as_ref());
-    let found = !timeline.lines.is_empty();
-    let clock = config.input.clock();
-    let written = match sink {
-        Sink::File(path, file) => write_file(path, file, |out| {
-            render::write(
-                out,
-                config.format,
-                &timeline,
-                &clock,
-                &render::Style::default(),
-            )
-        }),
-        Sink::Stdout { width } => run::write_stdout(|out| {
-            render::write(
-                out,
-                config.format,
-                &timeline,
-                &clock,
-                &render::Style {
-                    color: config.input.color,
-                    width,
-                },
-            )
-        }),
-    };
-    Exit::after_report(written, errored, found)
-}
-
-/// Where the timeline goes: [`Destination`] with the export file already created.
-enum Sink<'a> {
-    Stdout { width: Option<usize> },
-    File(&'a Path, std::fs::File),
-}
-
-/// Writes an export to `file`, created at `path`; a failure is reported with the path.
-fn write_file(
-    path: &Path,
-    file: std::fs::File,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> Result<(), Exit> {
-    let mut out = io::BufWriter::new(file);
-    let result = write(&mut out).and_then(|()| out.flush());
-    result.map_err(|e| export_failed(path, &e))
-}
-
-/// Reports that the export file at `path` could not be created or written.
-fn export_failed(path: &Path, e: &io::Error) -> Exit {
-    run::report(&format!("{}: {}", path.display(), source::io_reason(e)));
-    Exit::Error
+/// What a timeline is asked for.
+#[derive(Debug)]
+pub struct Query {
+    /// The entity whose story it is.
+    pub root: crate::id::Parsed,
+    /// How many hops of related IDs to follow.
+    pub hops: u32,
+    /// An ID with more lines than this is listed but not followed.
+    pub max_fanout: u64,
+    /// `--since`/`--until` as unix milliseconds.
+    pub since: Option<i64>,
+    pub until: Option<i64>,
 }
 
 /// An ID while the timeline is built.
@@ -292,8 +214,13 @@ struct Token {
 
 /// Runs the passes: the root, then each hop's new IDs. Returns the finished timeline and
 /// whether an input could not be read.
-fn build(config: &TimelineConfig, inputs: &[Input], stdin: Option<&Arc<[u8]>>) -> (Timeline, bool) {
-    let root = config.root;
+pub fn build(
+    query: &Query,
+    settings: &ScanSettings,
+    inputs: &[Input],
+    stdin: Option<&Arc<[u8]>>,
+) -> (Timeline, bool) {
+    let root = query.root;
     let mut known = vec![Known {
         id: root.id,
         kind: root.kind,
@@ -309,21 +236,17 @@ fn build(config: &TimelineConfig, inputs: &[Input], stdin: Option<&Arc<[u8]>>) -
     let mut reported: HashSet<usize> = HashSet::new();
     let mut errored = false;
     let mut frontier = vec![0usize];
-    for hop in 0..=config.hops {
+    for hop in 0..=query.hops {
         if frontier.is_empty() {
             break;
         }
         let ids: Vec<Id> = frontier.iter().map(|&k| known[k].id).collect();
         // The root is followed whatever its line count.
-        let limit = if hop == 0 {
-            u64::MAX
-        } else {
-            config.max_fanout
-        };
-        let pass = search_pass(config, inputs, stdin, &ids, &on_timeline, limit);
+        let limit = if hop == 0 { u64::MAX } else { query.max_fanout };
+        let pass = search_pass(settings, inputs, stdin, &ids, &on_timeline, limit);
         for (i, notice) in &pass.notices {
             if reported.insert(*i) {
-                run::report(&format!(
+                exit::report(&format!(
                     "{}: {}",
                     inputs[*i].display_name(),
                     notice.message
@@ -357,7 +280,7 @@ fn build(config: &TimelineConfig, inputs: &[Input], stdin: Option<&Arc<[u8]>>) -
         let placed = place(&found, &known);
         let mut next = Vec::new();
         for (n, (f, via)) in found.iter().enumerate().skip(first_new) {
-            if !in_window(placed[n].0, config) {
+            if !in_window(placed[n].0, query) {
                 continue;
             }
             for token in &f.tokens {
@@ -381,9 +304,9 @@ fn build(config: &TimelineConfig, inputs: &[Input], stdin: Option<&Arc<[u8]>>) -
                 }
             }
         }
-        frontier = if hop < config.hops { next } else { Vec::new() };
+        frontier = if hop < query.hops { next } else { Vec::new() };
     }
-    (finish(config, inputs, found, &known, &index), errored)
+    (finish(query, inputs, found, &known, &index), errored)
 }
 
 /// The nil and max UUIDs stand for "no ID"; following them would follow nothing.
@@ -391,12 +314,12 @@ fn is_entity(id: Id) -> bool {
     !id.is_nil_or_max()
 }
 
-fn in_window(time_ms: Option<i64>, config: &TimelineConfig) -> bool {
-    if config.since.is_none() && config.until.is_none() {
+fn in_window(time_ms: Option<i64>, query: &Query) -> bool {
+    if query.since.is_none() && query.until.is_none() {
         return true;
     }
     time_ms
-        .is_some_and(|t| config.since.is_none_or(|s| t >= s) && config.until.is_none_or(|u| t <= u))
+        .is_some_and(|t| query.since.is_none_or(|s| t >= s) && query.until.is_none_or(|u| t <= u))
 }
 
 /// Gives each found line its time and rule (see the module doc). `found` holds each line with
@@ -431,7 +354,7 @@ fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Rule)> 
 
 /// Sorts, applies the window, drops unlisted IDs and works out each ID's figures.
 fn finish(
-    config: &TimelineConfig,
+    query: &Query,
     inputs: &[Input],
     found: Vec<(Found, usize)>,
     known: &[Known],
@@ -467,7 +390,7 @@ fn finish(
     let mut listed_on = vec![usize::MAX; ids.len()];
     let (mut outside_window, mut untimed_outside_window) = (0, 0);
     for (n, ((f, via), (time_ms, rule))) in found.into_iter().zip(placed).enumerate() {
-        if !in_window(time_ms, config) {
+        if !in_window(time_ms, query) {
             match time_ms {
                 Some(_) => outside_window += 1,
                 None => untimed_outside_window += 1,
@@ -528,8 +451,8 @@ fn finish(
         ids,
         lines,
         paths: inputs.iter().map(Input::display_name).collect(),
-        hops: config.hops,
-        max_fanout: config.max_fanout,
+        hops: query.hops,
+        max_fanout: query.max_fanout,
         outside_window,
         untimed_outside_window,
     }
@@ -560,7 +483,7 @@ struct Worker {
 
 /// Reads every input once for `ids`.
 fn search_pass(
-    config: &TimelineConfig,
+    settings: &ScanSettings,
     inputs: &[Input],
     stdin: Option<&Arc<[u8]>>,
     ids: &[Id],
@@ -570,10 +493,10 @@ fn search_pass(
     let matcher = Matcher::new(ids);
     let counts: Vec<AtomicU64> = ids.iter().map(|_| AtomicU64::new(0)).collect();
     let total = inputs.iter().map(source::size).sum::<Option<u64>>();
-    let progress = Progress::start(config.progress, total);
-    let (workers, notices) = run::scan_all(
+    let progress = Progress::start(settings.progress, total);
+    let (workers, notices) = par::scan_all(
         inputs,
-        config.input.threads,
+        settings.threads,
         Worker::default,
         |worker, index, input| {
             scan_one(
@@ -585,7 +508,7 @@ fn search_pass(
                 &counts,
                 on_timeline,
                 max_fanout,
-                &config.input,
+                settings,
                 &progress,
             )
         },
@@ -623,7 +546,7 @@ fn scan_one(
     counts: &[AtomicU64],
     on_timeline: &FastSet<(usize, u64)>,
     max_fanout: u64,
-    config: &InputConfig,
+    settings: &ScanSettings,
     progress: &Progress,
 ) -> Option<Notice> {
     let opened = match (input, stdin) {
@@ -636,7 +559,7 @@ fn scan_one(
         Ok(reader) => reader,
         Err(e) => return Some(Notice::failed(&e)),
     };
-    let mut records = Records::new(config.zone.clone(), source::modified(input));
+    let mut records = Records::new(settings.zone.clone(), source::modified(input));
     let mut times = FileTimes {
         checked: 0,
         last_ms: None,
@@ -650,7 +573,7 @@ fn scan_one(
     } = worker;
     let options = SearchOptions {
         line_numbers: true,
-        text: config.text,
+        text: settings.text,
         ..SearchOptions::default()
     };
     let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {

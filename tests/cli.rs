@@ -510,10 +510,7 @@ fn context_lines_around_matches_as_grep_prints_them() {
                 };
                 expected.extend_from_slice(format!("{path}{mark}{number}").as_bytes());
                 // Log text is printed escaped (the worker log holds an escape sequence).
-                idgrep::output::escape_into(
-                    &mut expected,
-                    text.strip_suffix(b"\r").unwrap_or(text),
-                );
+                idgrep::text::escape_into(&mut expected, text.strip_suffix(b"\r").unwrap_or(text));
                 expected.push(b'\n');
                 last = Some(i);
             }

@@ -4,8 +4,8 @@
 
 use std::io::Write;
 
-use super::{HEADER_COLOR, LINE_NO_COLOR, MATCH_COLOR, PATH_COLOR, escape_into, paint};
 use crate::audit::{Evidence, FieldFinding, Report, Rule, RuleReport};
+use crate::text::{HEADER_COLOR, LINE_NO_COLOR, MATCH_COLOR, PATH_COLOR, escape_into, paint};
 use crate::time::Clock;
 
 /// How many fields a rule's block names before `(+N more)`.
@@ -31,7 +31,7 @@ pub fn write_text(
     let text = Text { clock, color };
     let mut buf = Vec::with_capacity(8 * 1024);
     let t = &report.totals;
-    let s = super::plural;
+    let s = crate::text::plural;
     let _ = writeln!(
         buf,
         "idgrep audit: {} input{}, {} line{} with IDs, {} ID occurrence{} of {} distinct ID{}, {} field{}",
@@ -54,7 +54,11 @@ pub fn write_text(
         );
     }
     if t.undashed_ignored > 0 {
-        let _ = writeln!(buf, "  ({})", super::uncounted_hex(t.undashed_ignored));
+        let _ = writeln!(
+            buf,
+            "  ({})",
+            crate::text::uncounted_hex(t.undashed_ignored)
+        );
     }
     buf.push(b'\n');
     for rule in &report.rules {
@@ -241,7 +245,7 @@ fn kinds_matter(rule: Rule) -> bool {
 /// The rule's finding in one sentence.
 fn summary(r: &RuleReport) -> String {
     let n = r.count;
-    let s = super::plural;
+    let s = crate::text::plural;
     match r.rule {
         Rule::UlidUppercase => format!(
             "{n} occurrence{} of {} ULID{} in upper case",

@@ -13,10 +13,18 @@ use std::sync::{Mutex, mpsc};
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
-use super::{HEADER_COLOR, csv_cell_bytes, escape_into, paint};
 use crate::group::{Inventory, Summary};
 use crate::id::Kind;
+use crate::text::{HEADER_COLOR, csv_cell_bytes, escape_into, paint};
 use crate::time::Clock;
+
+/// How the inventory is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+}
 
 /// How many fields the table shows per ID.
 const TABLE_FIELDS: usize = 3;
@@ -490,7 +498,7 @@ mod tests {
     use super::*;
     use crate::group::{Occurrence, Tallies};
     use crate::id::{Form, Id};
-    use crate::output::csv_cell;
+    use crate::text::csv_cell;
 
     /// The ID and LINES columns are as wide as the widest row needs, also when that row is
     /// not the first: here a ULID seen once sorts first, and a UUID seen on 123,456 lines

@@ -17,10 +17,26 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{HEADER_COLOR, MATCH_COLOR, csv_cell, escape_into, paint};
-use crate::cli::TimelineFormat;
+use crate::text::{HEADER_COLOR, MATCH_COLOR, csv_cell, escape_into, paint};
 use crate::time::Clock;
 use crate::timeline::{IdEntry, Line, Rule, Status, Timeline};
+
+/// How a timeline is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A summary, then one aligned row per line
+    Text,
+    /// One JSON object per line
+    Ndjson,
+    /// RFC 4180 CSV with a header row
+    Csv,
+    /// A summary and a table for a postmortem
+    Md,
+    /// One self-contained page: swimlane chart and table
+    Html,
+    /// Chrome trace-event JSON (Perfetto, chrome://tracing)
+    Trace,
+}
 
 /// How the text view is drawn.
 #[derive(Clone, Copy, Debug, Default)]
@@ -33,18 +49,18 @@ pub struct Style {
 /// Writes `timeline` in `format`.
 pub fn write(
     out: &mut dyn Write,
-    format: TimelineFormat,
+    format: Format,
     timeline: &Timeline,
     clock: &Clock,
     style: &Style,
 ) -> io::Result<()> {
     match format {
-        TimelineFormat::Text => write_text(out, timeline, clock, style),
-        TimelineFormat::Ndjson => write_ndjson(out, timeline),
-        TimelineFormat::Csv => write_csv(out, timeline),
-        TimelineFormat::Md => write_md(out, timeline, clock),
-        TimelineFormat::Html => html::write(out, timeline, clock),
-        TimelineFormat::Trace => trace::write(out, timeline),
+        Format::Text => write_text(out, timeline, clock, style),
+        Format::Ndjson => write_ndjson(out, timeline),
+        Format::Csv => write_csv(out, timeline),
+        Format::Md => write_md(out, timeline, clock),
+        Format::Html => html::write(out, timeline, clock),
+        Format::Trace => trace::write(out, timeline),
     }
 }
 
@@ -165,7 +181,7 @@ fn canonical(entry: &IdEntry) -> String {
 fn status_text(entry: &IdEntry, timeline: &Timeline) -> String {
     match entry.status {
         Status::Root => "the timeline's ID".to_string(),
-        Status::Followed(n) => format!("followed ({n} line{})", super::plural(n)),
+        Status::Followed(n) => format!("followed ({n} line{})", crate::text::plural(n)),
         Status::FanOut(n) => format!(
             "not followed: {n} lines > --max-fanout {}",
             timeline.max_fanout
@@ -274,14 +290,14 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
         .iter()
         .filter(|e| matches!(e.status, Status::FanOut(_)))
         .count();
-    let mut text = format!("{related} ID{}", super::plural(related as u64));
+    let mut text = format!("{related} ID{}", crate::text::plural(related as u64));
     if timeline.hops == 0 {
         text.push_str(" (listed; --related follows them)");
     } else {
         text.push_str(&format!(
             " ({followed} followed in {} hop{}",
             timeline.hops,
-            super::plural(u64::from(timeline.hops))
+            crate::text::plural(u64::from(timeline.hops))
         ));
         if fan_out > 0 {
             text.push_str(&format!(

@@ -15,7 +15,7 @@ use super::{
     Sources, canonical, deltas, duration, related, rule_counts, rule_words, status_text, summary,
     tail,
 };
-use crate::output::escape_into;
+use crate::text::escape_into;
 use crate::time::Clock;
 use crate::timeline::{Rule, Status, Timeline};
 

@@ -1,19 +1,22 @@
 //! `idgrep ids`: every input scanned for every ID token on N threads, each line's fields and
 //! time read by [`crate::record`], counted into the shared, sharded counts of
-//! [`crate::group`], then filtered, sorted and printed.
+//! [`crate::group`], then filtered, sorted and printed by [`crate::output::inventory`].
 
 use std::cmp::Reverse;
 
-use crate::cli::{Format, IdsConfig, KindFilter, SortKey};
+use crate::config::{IdsConfig, KindFilter, SortKey};
+use crate::exit::{Exit, report};
 use crate::group::{Inventory, Occurrence, Summary, Tallies, Tally};
 use crate::id::{Form, Kind, Variant};
-use crate::output::{self, inventory};
+use crate::output::inventory;
+use crate::par::{self, Notice};
 use crate::progress::Progress;
 use crate::record::{self, Analysis, TimeContext};
-use crate::run::{self, Exit, Notice};
 use crate::scan::Matcher;
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input};
+use crate::text;
+use crate::writer;
 
 /// One scan thread's state.
 struct Worker<'n> {
@@ -24,7 +27,7 @@ struct Worker<'n> {
 }
 
 pub fn run(config: IdsConfig) -> Exit {
-    let inputs = match run::inputs(&config.input) {
+    let inputs = match super::inputs(&config.input) {
         Ok(inputs) => inputs,
         Err(exit) => return exit,
     };
@@ -37,7 +40,7 @@ pub fn run(config: IdsConfig) -> Exit {
         text: config.input.text,
         ..SearchOptions::default()
     };
-    let (workers, notices) = run::scan_all(
+    let (workers, notices) = par::scan_all(
         &inputs,
         config.input.threads,
         || Worker {
@@ -59,7 +62,7 @@ pub fn run(config: IdsConfig) -> Exit {
         },
     );
     progress.finish();
-    let errored = run::report_notices(&inputs, &notices);
+    let errored = par::report_notices(&inputs, &notices);
 
     for worker in workers {
         worker.tally.done();
@@ -72,7 +75,7 @@ pub fn run(config: IdsConfig) -> Exit {
         } else {
             "trace IDs, digests; --all-hex counts them"
         };
-        run::report(&format!("{} ({hint})", output::uncounted_hex(dropped)));
+        report(&format!("{} ({hint})", text::uncounted_hex(dropped)));
     }
     select(&mut inventory, &config);
     // Like a search: 0 when something is shown, after the filters.
@@ -80,10 +83,10 @@ pub fn run(config: IdsConfig) -> Exit {
 
     let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
     let clock = config.input.clock();
-    let written = run::write_stdout(|out| match config.format {
+    let written = writer::write_stdout(|out| match config.format {
         // Like a search that finds nothing: no output at all, not a bare header.
-        Format::Table if inventory.is_empty() => Ok(()),
-        Format::Table => inventory::write_table(
+        inventory::Format::Table if inventory.is_empty() => Ok(()),
+        inventory::Format::Table => inventory::write_table(
             out,
             &inventory,
             paths.len(),
@@ -91,8 +94,12 @@ pub fn run(config: IdsConfig) -> Exit {
             config.input.color,
             config.input.threads,
         ),
-        Format::Json => inventory::write_json(out, &inventory, &paths, config.input.threads),
-        Format::Csv => inventory::write_csv(out, &inventory, &paths, config.input.threads),
+        inventory::Format::Json => {
+            inventory::write_json(out, &inventory, &paths, config.input.threads)
+        }
+        inventory::Format::Csv => {
+            inventory::write_csv(out, &inventory, &paths, config.input.threads)
+        }
     });
     // Freeing a million entries one by one takes longer than the whole heap's release at
     // exit.

@@ -1,0 +1,45 @@
+//! The command layer: one driver per command. Each wires the inputs to the scan, the model
+//! and a printer, and decides the exit status. Nothing below this layer imports it, or the
+//! CLI.
+
+mod audit;
+mod decode;
+mod ids;
+mod search;
+mod timeline;
+
+use crate::config::{Command, InputConfig};
+use crate::exit::{Exit, report};
+use crate::source::{self, Input, WalkOptions};
+
+/// Runs a validated command; returns the process exit status.
+pub fn run(command: Command) -> Exit {
+    match command {
+        Command::Search(config) => search::run(config),
+        Command::Decode(config) => decode::run(&config.inputs, config.json, config.color),
+        Command::Ids(config) => ids::run(config),
+        Command::Audit(config) => audit::run(config),
+        Command::Timeline(config) => timeline::run(config),
+    }
+}
+
+/// The inputs named by the paths (or standard input); a walk that cannot start is reported.
+pub fn inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
+    if config.paths.is_empty() {
+        return Ok(vec![Input::Stdin]);
+    }
+    let options = WalkOptions {
+        globs: config.globs.clone(),
+        follow_links: config.follow_links,
+        implicit_cwd: config.implicit_cwd,
+    };
+    let inputs = source::walk(&config.paths, &options).map_err(|e| {
+        report(&e);
+        Exit::Error
+    })?;
+    if inputs.is_empty() {
+        // As ripgrep does: an empty walk is most often a glob or path mistake.
+        report("no files to read: check the paths and the -g globs");
+    }
+    Ok(inputs)
+}

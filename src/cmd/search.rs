@@ -1,0 +1,149 @@
+//! `idgrep ID [PATH...]`: the search command. Each input is searched by
+//! [`crate::search`] for the query IDs and its lines printed by [`crate::output::Printer`];
+//! [`crate::writer`] prints the inputs' output in walk order.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::config::SearchConfig;
+use crate::exit::{Exit, report};
+use crate::output::search::{OutputMode, Printer};
+use crate::record::{Analysis, TimeContext};
+use crate::scan::Matcher;
+use crate::search::{self, Context, Scratch, SearchOptions};
+use crate::source::{self, Input};
+use crate::writer::{self, Done, Writer};
+
+/// In sequential mode, output is flushed to stdout once a buffer holds this much, so a file
+/// with millions of matching lines does not pile up in memory.
+const FLUSH_AT: usize = 64 * 1024;
+
+pub fn run(config: SearchConfig) -> Exit {
+    let inputs = match super::inputs(&config.input) {
+        Ok(inputs) => inputs,
+        Err(exit) => return exit,
+    };
+    let paths = &config.input.paths;
+    let with_filename = config
+        .with_filename
+        .unwrap_or_else(|| paths.len() > 1 || paths.iter().any(|p| p.is_dir()));
+    let printer = Printer::new(
+        config.mode,
+        config.input.color,
+        with_filename,
+        config.line_numbers,
+        &config.queries,
+    );
+    let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
+    let matcher = Matcher::new(&ids);
+    let options = SearchOptions {
+        line_numbers: config.line_numbers,
+        text: config.input.text,
+        context: config.context,
+    };
+    let mut writer =
+        Writer::new(config.mode == OutputMode::Lines && config.context != Context::default());
+    if config.terminal && config.mode == OutputMode::Lines {
+        let mut header = Vec::new();
+        printer.header(&mut header, &config.queries, &config.input.clock());
+        let _ = writer.write(&header);
+    }
+    let job = SearchJob {
+        matcher: &matcher,
+        zone: config.input.zone.clone(),
+        printer: &printer,
+        options,
+        stop: AtomicBool::new(false),
+    };
+    let threads = config.input.threads.min(inputs.len()).max(1);
+    let result = writer::run_in_order(&job, &inputs, threads, &mut writer);
+    let (matched, errored) = match result.and_then(|r| writer.flush().map(|_| r)) {
+        Ok(r) => r,
+        Err(e) => {
+            report(&format!("error writing output: {}", source::io_reason(&e)));
+            return Exit::Error;
+        }
+    };
+    match (matched, errored, config.mode) {
+        (true, _, OutputMode::Quiet) => Exit::Found,
+        (_, true, _) => Exit::Error,
+        (true, false, _) => Exit::Found,
+        (false, false, _) => Exit::NotFound,
+    }
+}
+
+/// What one search thread reuses from input to input.
+#[derive(Default)]
+struct ThreadScratch {
+    search: Scratch,
+    analysis: Analysis,
+}
+
+struct SearchJob<'a> {
+    matcher: &'a Matcher,
+    /// `--tz`/`--local`, for the line times of JSON output.
+    zone: Option<jiff::tz::TimeZone>,
+    printer: &'a Printer,
+    options: SearchOptions,
+    /// Set by -q at the first match, or when stdout is gone.
+    stop: AtomicBool,
+}
+
+impl writer::Job for SearchJob<'_> {
+    type Scratch = ThreadScratch;
+
+    fn stop(&self) -> &AtomicBool {
+        &self.stop
+    }
+
+    fn run_one(
+        &self,
+        input: &Input,
+        scratch: &mut ThreadScratch,
+        flush: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+    ) -> Done {
+        let name = input.display_name();
+        let mut out = Vec::new();
+        let mut reader = match source::open(input, None) {
+            Ok(r) => r,
+            Err(e) => {
+                return Done {
+                    out,
+                    matched: false,
+                    error: Some(source::io_reason(&e)),
+                };
+            }
+        };
+        let mode = self.printer.mode;
+        let stop_at_first = matches!(mode, OutputMode::Quiet | OutputMode::FilesWithMatches);
+        // JSON lines carry each match's field and the line's time.
+        let context = (mode == OutputMode::Json)
+            .then(|| TimeContext::for_file(self.zone.as_ref(), source::modified(input)));
+        let ThreadScratch {
+            search: scratch,
+            analysis,
+        } = scratch;
+        let outcome = search::search(self.matcher, self.options, &mut reader, scratch, &mut |m| {
+            if stop_at_first {
+                if mode == OutputMode::Quiet {
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+                return false;
+            }
+            let record = context.as_ref().map(|context| {
+                crate::record::analyse_hits(m.line, m.hits, context, analysis);
+                &*analysis
+            });
+            self.printer.line(&mut out, &name, m, record);
+            if out.len() >= FLUSH_AT && !flush(&mut out) {
+                return false;
+            }
+            !self.stop.load(Ordering::Relaxed)
+        });
+        self.printer.input_end(&mut out, &name, &outcome);
+        Done {
+            out,
+            matched: outcome.matched_lines > 0,
+            error: outcome.error.map(|e| source::io_reason(&e)),
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! The parallel scan that `ids`, `audit` and `timeline` share: every input on N threads,
+//! each thread with state of its own, and what each input has to tell the user
+//! ([`Notice`]), reported after the scan in input order.
+
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::exit::report;
+use crate::search;
+use crate::source::{self, Input};
+use crate::text;
+
+/// How a scan reads its inputs: what `ids`, `audit` and `timeline` share.
+#[derive(Clone, Debug, Default)]
+pub struct ScanSettings {
+    pub threads: usize,
+    /// Binary files are read as text (`-a`).
+    pub text: bool,
+    /// The zone of log times written without an offset; `None` is UTC.
+    pub zone: Option<jiff::tz::TimeZone>,
+    /// Standard error is a terminal: a progress bar may show.
+    pub progress: bool,
+}
+
+/// Something to tell the user about one input, after a scan.
+pub struct Notice {
+    pub message: String,
+    /// An error (exit 2) rather than a remark (a binary file skipped).
+    pub error: bool,
+}
+
+impl Notice {
+    /// An input that could not be read (or read to the end).
+    pub fn failed(e: &io::Error) -> Notice {
+        Notice {
+            message: source::io_reason(e),
+            error: true,
+        }
+    }
+
+    /// What to tell about an input once scanned: a read error, or a binary file's matching
+    /// lines `left_out` (`"not counted"`: the notice reads "binary file: N lines not
+    /// counted (-a reads it as text)").
+    pub fn after_scan(outcome: search::Outcome, left_out: &str) -> Option<Notice> {
+        if let Some(e) = outcome.error {
+            return Some(Notice::failed(&e));
+        }
+        (outcome.withheld_lines > 0).then(|| Notice {
+            message: format!(
+                "binary file: {} {left_out} (-a reads it as text)",
+                text::withheld_lines(&outcome, "matching line")
+            ),
+            error: false,
+        })
+    }
+}
+
+/// Runs `work` on every input on `threads` threads, each thread with its own state made by
+/// `init`; returns the states, and the notices with their input's index, in input order.
+pub fn scan_all<S: Send>(
+    inputs: &[Input],
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize, &Input) -> Option<Notice> + Sync,
+) -> (Vec<S>, Vec<(usize, Notice)>) {
+    // Largest first, so that no thread is left with a big file while the others wait.
+    let mut queue: Vec<usize> = (0..inputs.len()).collect();
+    queue.sort_by_cached_key(|&i| std::cmp::Reverse(source::size(&inputs[i])));
+    let next = AtomicUsize::new(0);
+    let threads = threads.min(inputs.len()).max(1);
+    let results: Vec<(S, Vec<(usize, Notice)>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut state = init();
+                    let mut notices = Vec::new();
+                    while let Some(&i) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        if let Some(notice) = work(&mut state, i, &inputs[i]) {
+                            notices.push((i, notice));
+                        }
+                    }
+                    (state, notices)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a scan thread panicked"))
+            .collect()
+    });
+    let mut states = Vec::with_capacity(results.len());
+    let mut notices = Vec::new();
+    for (state, n) in results {
+        states.push(state);
+        notices.extend(n);
+    }
+    notices.sort_by_key(|(i, _)| *i);
+    (states, notices)
+}
+
+/// Prints the notices of a scan as `idgrep: PATH: message`; true if one was an error.
+pub fn report_notices(inputs: &[Input], notices: &[(usize, Notice)]) -> bool {
+    for (i, notice) in notices {
+        report(&format!(
+            "{}: {}",
+            inputs[*i].display_name(),
+            notice.message
+        ));
+    }
+    notices.iter().any(|(_, n)| n.error)
+}
