@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::audit::Rule;
 use crate::config::{
@@ -54,6 +54,30 @@ enum Sub {
         after_help = "Examples:\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --related\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --hops 2 -o incident.html\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --since 2h --format csv -o lines.csv\n\nTime marks: ~ inferred from an earlier line of the file, * the ID's embedded time (the file has no timestamps), ? no time.\nExit status: 0 lines found, 1 none, 2 an error occurred."
     )]
     Timeline(TimelineArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell
+    #[command(
+        after_help = "Examples:\n  idgrep completions bash > /etc/bash_completion.d/idgrep\n  idgrep completions zsh > ~/.zfunc/_idgrep    # a directory on $fpath\n  idgrep completions fish > ~/.config/fish/completions/idgrep.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) of idgrep, or of one of its commands
+    #[command(
+        after_help = "Examples:\n  idgrep man | man -l -\n  idgrep man > /usr/local/share/man/man1/idgrep.1\n  idgrep man timeline > /usr/local/share/man/man1/idgrep-timeline.1"
+    )]
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+struct CompletionsArgs {
+    /// The shell to complete in
+    #[arg(value_name = "SHELL")]
+    shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+struct ManArgs {
+    /// The command whose page to print; with none, idgrep's own page
+    #[arg(value_name = "COMMAND")]
+    command: Option<String>,
 }
 
 /// Where to read and how: shared by every command that reads logs.
@@ -386,11 +410,33 @@ pub fn parse_args() -> Result<Command, UsageError> {
             json: d.json,
             color: d.color.resolve() && !d.json,
         })),
+        Some(Sub::Completions(args)) => Ok(Command::Completions {
+            shell: args.shell,
+            cli: Cli::command(),
+        }),
+        Some(Sub::Man(args)) => man_page(args.command.as_deref()).map(Command::Man),
         Some(Sub::Ids(args)) => ids_config(args).map(Command::Ids),
         Some(Sub::Audit(args)) => audit_config(args).map(Command::Audit),
         Some(Sub::Timeline(args)) => timeline_config(args).map(Command::Timeline),
         None => search_config(cli.search).map(Command::Search),
     }
+}
+
+/// The clap definition of the page `idgrep man [COMMAND]` prints: idgrep's own, or one
+/// command's, named `idgrep-COMMAND` as man pages of subcommands are.
+fn man_page(command: Option<&str>) -> Result<clap::Command, UsageError> {
+    let mut cli = Cli::command().disable_help_subcommand(true);
+    cli.build();
+    let Some(name) = command else {
+        return Ok(cli);
+    };
+    cli.find_subcommand(name).cloned().ok_or_else(|| {
+        let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+        UsageError(format!(
+            "man: no command {name:?}; accepted: {}, or none for idgrep's own page",
+            names.join(", ")
+        ))
+    })
 }
 
 /// Clap's error text on one line, like every other error: what is wrong (with the missing

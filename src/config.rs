@@ -18,6 +18,13 @@ use crate::timeline::Query;
 pub enum Command {
     Search(SearchConfig),
     Decode(DecodeConfig),
+    /// Print a completion script of `cli` for `shell`.
+    Completions {
+        shell: clap_complete::Shell,
+        cli: clap::Command,
+    },
+    /// Print the man page of this command.
+    Man(clap::Command),
     Ids(IdsConfig),
     Audit(AuditConfig),
     Timeline(TimelineConfig),

@@ -3,6 +3,7 @@
 
 mod audit;
 mod cli;
+mod generate;
 mod ids;
 mod oracle;
 mod support;

@@ -656,8 +656,8 @@ fn the_html_export_renders_in_headless_chromium() {
             return;
         }
         panic!(
-            "the browser test needs Debian's chromium (apt-get install -y chromium; .ci/run \
-             installs it); set IDGREP_SKIP_BROWSER=1 to skip it"
+            "the browser test needs Debian's chromium (scripts/test installs it); set \
+             IDGREP_SKIP_BROWSER=1 to skip it"
         );
     }
     let f = Fixture::new();

@@ -4,6 +4,7 @@
 
 mod audit;
 mod decode;
+mod generate;
 mod ids;
 mod search;
 mod timeline;
@@ -17,6 +18,8 @@ pub fn run(command: Command) -> Exit {
     match command {
         Command::Search(config) => search::run(config),
         Command::Decode(config) => decode::run(&config.inputs, config.json, config.color),
+        Command::Completions { shell, cli } => generate::completions(shell, cli),
+        Command::Man(page) => generate::man(page),
         Command::Ids(config) => ids::run(config),
         Command::Audit(config) => audit::run(config),
         Command::Timeline(config) => timeline::run(config),
