@@ -754,9 +754,11 @@ pub(crate) mod sse41 {
 
     /// [`super::decode_ulid`] for a token of ASCII letters and digits, with byte shuffles and
     /// multiply-adds: a few dozen instructions instead of a table lookup, shift and merge per
-    /// character.
+    /// character. Other bytes than letters and digits give a wrong value, never undefined
+    /// behaviour.
     ///
-    /// SAFETY: the CPU must have SSE4.1.
+    /// # Safety
+    /// The CPU must have SSE4.1.
     #[inline(always)]
     pub(crate) unsafe fn decode_ulid(token: &[u8; ULID_LEN]) -> Option<Id> {
         // The first character holds the top 3 bits: only 0-7 fit in 128.
@@ -780,7 +782,8 @@ pub(crate) mod sse41 {
 
     /// The Crockford base32 value of each letter or digit, or [`NOT_DIGIT`] for I, L, O, U.
     ///
-    /// SAFETY: the CPU must have SSE4.1.
+    /// # Safety
+    /// The CPU must have SSE4.1.
     #[inline(always)]
     unsafe fn crockford_digits(chars: __m128i) -> __m128i {
         const X: i8 = NOT_DIGIT;
@@ -804,7 +807,8 @@ pub(crate) mod sse41 {
     /// Sixteen base32 digits, the first most significant, as an 80-bit number: pairs of
     /// digits into 10 bits, pairs of those into 20, pairs of those into 40.
     ///
-    /// SAFETY: the CPU must have SSE4.1.
+    /// # Safety
+    /// The CPU must have SSE4.1.
     #[inline(always)]
     unsafe fn pack_digits(digits: __m128i) -> u128 {
         // SAFETY: the caller has SSE4.1.
@@ -823,7 +827,8 @@ pub(crate) mod sse41 {
 
     /// [`super::decode_hex`] for 32 hex digits.
     ///
-    /// SAFETY: the CPU must have SSE4.1.
+    /// # Safety
+    /// The CPU must have SSE4.1.
     #[inline(always)]
     pub(crate) unsafe fn decode_hex(token: &[u8; UUID_UNDASHED_LEN]) -> Id {
         // SAFETY: both loads lie within the token; the caller has SSE4.1.
@@ -836,7 +841,8 @@ pub(crate) mod sse41 {
     /// [`super::decode_dashed`] for the 8-4-4-4-12 form, its digits and dashes in place: shuffles
     /// gather the digits into two vectors of 16.
     ///
-    /// SAFETY: the CPU must have SSE4.1.
+    /// # Safety
+    /// The CPU must have SSE4.1.
     #[inline(always)]
     pub(crate) unsafe fn decode_dashed(token: &[u8; UUID_DASHED_LEN]) -> Id {
         // A shuffle index with bit 7 set writes 0.
@@ -871,7 +877,8 @@ pub(crate) mod sse41 {
 
     /// The value of 32 hex digits, the first most significant.
     ///
-    /// SAFETY: the CPU must have SSE4.1.
+    /// # Safety
+    /// The CPU must have SSE4.1.
     #[inline(always)]
     unsafe fn hex_value(first: __m128i, second: __m128i) -> u128 {
         // SAFETY: the caller has SSE4.1.
@@ -1136,10 +1143,29 @@ mod tests {
         assert_eq!(max.id.unix_ms(Kind::Uuid), None);
     }
 
+    /// Whether the CPU has SSE4.1 for the shuffle decoders, said on stderr. They serve the
+    /// AVX2 and AVX-512 token walks, so a skip fails the test when `IDGREP_REQUIRE_SIMD` lists
+    /// either.
+    #[cfg(target_arch = "x86_64")]
+    fn sse41_or_skip(test: &str) -> bool {
+        use crate::scan::simd::{Level, coverage};
+        if std::is_x86_feature_detected!("sse4.1") {
+            eprintln!("{test}: ran sse4.1");
+            return true;
+        }
+        eprintln!("{test}: skipped sse4.1 (CPU lacks sse4.1)");
+        let required = coverage::required();
+        assert!(
+            !required.contains(&Level::Avx2) && !required.contains(&Level::Avx512),
+            "{test}: IDGREP_REQUIRE_SIMD lists a level that needs SSE4.1, which this CPU lacks"
+        );
+        false
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn shuffle_ulid_decoder_agrees_with_the_table_one_on_every_character() {
-        if !std::is_x86_feature_detected!("sse4.1") {
+        if !sse41_or_skip("id shuffle ulid decoder") {
             return;
         }
         let base = Id(0x0123_4567_89ab_cdef_0fed_cba9_8765_4321).ulid_bytes();
@@ -1157,7 +1183,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn shuffle_uuid_decoders_agree_with_the_table_ones_on_every_digit() {
-        if !std::is_x86_feature_detected!("sse4.1") {
+        if !sse41_or_skip("id shuffle uuid decoders") {
             return;
         }
         let mut state = 0x4e8u64;

@@ -6,17 +6,30 @@
 //! A general multi-pattern searcher stops at every quote and `=` of a JSON or logfmt line to
 //! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, `"`, `\`,
 //! `d` in either case) and bit arithmetic leaves only the separators with the right bytes
-//! before them. On x86_64 it uses SSE2, which every x86_64 CPU has; other targets use
-//! [`for_each_key_end_scalar`].
+//! before them. On x86_64 it uses SSE2, which every x86_64 CPU has, unless `IDGREP_SIMD=scalar`
+//! (see [`crate::scan`]); other targets use [`for_each_key_end_scalar`].
+
+#[cfg(target_arch = "x86_64")]
+use crate::scan::simd::Level;
+use crate::scan::simd::Simd;
 
 /// Calls `f` with the position of every `=` after `d` or `D`, and every `:` after `d"`,
 /// `D"`, `d\"` or `D\"`, in order.
 pub fn for_each_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
+    for_each_key_end_at(Simd::current(), hay, &mut f);
+}
+
+/// [`for_each_key_end`] at the dispatch level `simd`: the SSE2 loop at every vector level.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+fn for_each_key_end_at(simd: Simd, hay: &[u8], f: &mut impl FnMut(usize)) {
     #[cfg(target_arch = "x86_64")]
-    let done = x86::key_ends(hay, &mut f);
+    let done = match simd.level() {
+        Level::Sse2 | Level::Avx2 | Level::Avx512 => x86::key_ends(hay, f),
+        Level::Scalar => 0,
+    };
     #[cfg(not(target_arch = "x86_64"))]
     let done = 0;
-    tail(hay, done, &mut f);
+    tail(hay, done, f);
 }
 
 /// The same positions as [`for_each_key_end`], one byte at a time: the reference the vector
@@ -67,7 +80,9 @@ mod x86 {
 
     /// The masks of the 64 bytes at `p`.
     ///
-    /// SAFETY: p..p+64 must be readable.
+    /// # Safety
+    /// `p..p + 64` must be readable. (SSE2, the only feature used, is part of the x86_64
+    /// baseline.)
     #[inline(always)]
     unsafe fn masks(p: *const u8) -> Masks {
         let mut m = Masks::default();
@@ -119,6 +134,7 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scan::simd::{Level, coverage};
 
     fn ends(hay: &[u8]) -> (Vec<usize>, Vec<usize>) {
         let (mut fast, mut slow) = (Vec::new(), Vec::new());
@@ -160,6 +176,7 @@ mod tests {
 
     #[test]
     fn vector_path_equals_the_scalar_one_across_block_edges() {
+        let levels = coverage::levels("keys", &[Level::Sse2, Level::Scalar]);
         let pieces: [&[u8]; 9] = [b"d", b"D", b"=", b":", b"\"", b"\\", b"x", b"id", b"\n"];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for len in [0, 1, 63, 64, 65, 127, 128, 129, 1000, 4096] {
@@ -174,6 +191,17 @@ mod tests {
                 hay.truncate(len);
                 let (fast, slow) = ends(&hay);
                 assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&hay));
+                for &simd in &levels {
+                    let mut at_level = Vec::new();
+                    for_each_key_end_at(simd, &hay, &mut |i| at_level.push(i));
+                    let name = simd.level().name();
+                    assert_eq!(
+                        at_level,
+                        slow,
+                        "{name}: {:?}",
+                        String::from_utf8_lossy(&hay)
+                    );
+                }
             }
         }
     }

@@ -1,0 +1,186 @@
+//! The hot path: finds ID tokens in a byte buffer of complete lines. No lines, no output.
+//!
+//! Two searchers:
+//! - [`Matcher`] finds the known IDs of a query in every written form. For a few IDs it runs a
+//!   SIMD "packed pair" prefilter over case-folded bytes (rare bytes of the random tail of
+//!   each rendering: with AVX-512, three offsets shared by a query's two tails, so one set of
+//!   loads serves both), and verifies each candidate by decoding the whole token; the vector
+//!   loops also count newlines for line numbers ([`Numbering`]). For up to thousands of IDs
+//!   (a timeline's related IDs) it samples one
+//!   8-byte window every 16 bytes against a Bloom filter of the renderings' tails
+//!   (`SampledSearcher`); beyond that it walks every token and looks it up in a hash set.
+//! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
+//!   inventory views. Vector compares turn each 64-byte block into bit masks, and bit
+//!   arithmetic on them leaves only the alphanumeric runs of an ID's lengths to decode.
+//!
+//! A token is whole when the bytes before and after it are not ASCII letters or digits, and
+//! the start and end of the buffer count as boundaries (callers hand over whole lines).
+//!
+//! The vector loops use the widest instruction set the CPU has: AVX-512 (F, DQ, BW and
+//! POPCNT), AVX2 (with SSE4.1), or SSE2. The environment variable `IDGREP_SIMD` (`scalar`,
+//! `sse2`, `avx2` or `avx512`), read once per process, caps that level, so every path can be
+//! run and timed on one machine; a level the CPU lacks falls to the widest one below it, and
+//! other values are ignored. The same level applies to [`crate::keys`]. The unit tests run
+//! every level the CPU has, whatever `IDGREP_SIMD` says, and fail when a level named in
+//! `IDGREP_REQUIRE_SIMD` (comma-separated, e.g. `avx2,sse2,scalar`) cannot run.
+//!
+//! The parts: `pairs` (the packed-pair searcher), `sampled` (the sampled searcher), `tokens`
+//! (the token walk), `numbering` (line numbers from the vector loops), `simd` (the dispatch
+//! level) and `x86` (the vector kernels of all three searchers).
+
+mod numbering;
+mod pairs;
+mod sampled;
+pub(crate) mod simd;
+mod tokens;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod token_tests;
+
+use std::collections::HashMap;
+
+use crate::id::{Id, Shape};
+
+pub use numbering::Numbering;
+pub use tokens::{for_each_token, for_each_token_scalar};
+
+use numbering::count_newlines;
+use pairs::PairSearcher;
+use sampled::SampledSearcher;
+use simd::Simd;
+use tokens::for_each_token_at;
+
+/// One occurrence of an ID in a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    pub start: usize,
+    pub end: usize,
+    pub shape: Shape,
+    pub id: Id,
+    /// Index of the query ID this is a form of (for [`Matcher`]); 0 for [`for_each_token`].
+    pub query: usize,
+}
+
+/// Above this many query IDs the pair prefilter gives too many candidates to pay off, and the
+/// token walk with a hash lookup takes over.
+const MAX_PAIR_QUERIES: usize = 4;
+
+/// Above this many query IDs the sampled filter no longer fits in a core's L2 cache with few
+/// false candidates, and the token walk is faster.
+const MAX_SAMPLED_QUERIES: usize = 16_384;
+
+/// Finds every form of a set of known IDs.
+#[derive(Clone, Debug)]
+pub struct Matcher {
+    strategy: Strategy,
+}
+
+#[derive(Clone, Debug)]
+enum Strategy {
+    Pairs(PairSearcher),
+    Sampled(SampledSearcher),
+    Tokens(HashMap<u128, usize, foldhash::fast::RandomState>),
+    /// No query: every ID token is a hit (the inventory views).
+    Every,
+}
+
+impl Matcher {
+    /// `ids` are the query IDs; a hit reports the index of the first equal one. With none,
+    /// nothing is found.
+    pub fn new(ids: &[Id]) -> Matcher {
+        let mut first_index: HashMap<u128, usize, foldhash::fast::RandomState> = HashMap::default();
+        for (i, id) in ids.iter().enumerate() {
+            first_index.entry(id.0).or_insert(i);
+        }
+        let strategy = if first_index.is_empty() {
+            // No query finds nothing; the pair loops expect at least one needle pair.
+            Strategy::Tokens(first_index)
+        } else if first_index.len() <= MAX_PAIR_QUERIES {
+            let mut distinct: Vec<(u128, usize)> = first_index.into_iter().collect();
+            distinct.sort_by_key(|&(_, i)| i);
+            Strategy::Pairs(PairSearcher::new(&distinct))
+        } else if first_index.len() <= MAX_SAMPLED_QUERIES {
+            Strategy::Sampled(SampledSearcher::new(first_index))
+        } else {
+            Strategy::Tokens(first_index)
+        };
+        Matcher { strategy }
+    }
+
+    /// A matcher that reports every ID token, whatever its value, with query index 0.
+    pub fn every_id() -> Matcher {
+        Matcher {
+            strategy: Strategy::Every,
+        }
+    }
+
+    /// [`Matcher::find`], also counting the newlines before each hit and in all of `hay`.
+    /// [`Matcher::find`], also counting the newlines before each hit and in all of `hay`.
+    pub fn find_numbered(&self, hay: &[u8], hits: &mut Vec<Hit>, numbering: &mut Numbering) {
+        self.find_numbered_with(Simd::current(), hay, hits, numbering);
+    }
+
+    /// Fills `hits` with every hit in `hay`, in order of position.
+    pub fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
+        self.search(Simd::current(), hay, hits, None);
+    }
+
+    /// [`Matcher::find_numbered`] at the dispatch level `simd`.
+    fn find_numbered_with(
+        &self,
+        simd: Simd,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        numbering: &mut Numbering,
+    ) {
+        numbering.checkpoints.clear();
+        let counted = self.search(simd, hay, hits, Some(&mut *numbering));
+        let (pos, before) = numbering.number(hay, hits);
+        numbering.total = counted.unwrap_or_else(|| before + count_newlines(&hay[pos..]));
+    }
+
+    /// Both of the above: with `numbering`, a vector loop that counts newlines as it goes
+    /// returns their total and leaves checkpoints; `None` when nothing was counted.
+    fn search(
+        &self,
+        simd: Simd,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        numbering: Option<&mut Numbering>,
+    ) -> Option<u64> {
+        hits.clear();
+        match &self.strategy {
+            Strategy::Pairs(p) => {
+                let counted = p.find(simd, hay, hits, numbering);
+                // Each needle's hits come in order, the two tails' interleaved.
+                hits.sort_unstable_by_key(|h| h.start);
+                counted
+            }
+            Strategy::Sampled(sampled) => sampled.find(simd, hay, hits, numbering),
+            Strategy::Tokens(map) => {
+                for_each_token_at(simd, hay, &mut |mut hit: Hit| {
+                    if let Some(&q) = map.get(&hit.id.0) {
+                        hit.query = q;
+                        hits.push(hit);
+                    }
+                });
+                None
+            }
+            Strategy::Every => {
+                for_each_token_at(simd, hay, &mut |hit| hits.push(hit));
+                None
+            }
+        }
+    }
+}
+
+/// True when `hay[start..end]` has a boundary on both sides.
+#[inline]
+fn is_whole(hay: &[u8], start: usize, end: usize) -> bool {
+    (start == 0 || !crate::id::is_token_byte(hay[start - 1]))
+        && (end == hay.len() || !crate::id::is_token_byte(hay[end]))
+}

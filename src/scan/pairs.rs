@@ -1,0 +1,256 @@
+//! The searcher for a few known IDs (up to [`super::MAX_PAIR_QUERIES`]): a "packed pair"
+//! prefilter on two rare bytes of each rendering's random tail, then a whole-token check of
+//! each candidate. The vector loops live in `x86`; this holds the needles and the scalar
+//! loop.
+
+#[cfg(target_arch = "x86_64")]
+use super::simd::Level;
+use super::simd::Simd;
+#[cfg(target_arch = "x86_64")]
+use super::x86;
+use super::{Hit, Numbering, is_whole};
+use crate::id::{self, Id, Shape, ULID_LEN, UUID_UNDASHED_LEN};
+
+/// Which rendering a needle is the tail of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Tail {
+    /// The last 16 characters of the ULID rendering: exactly the 80 random bits.
+    Ulid,
+    /// The last 12 hex digits of the UUID rendering, the same in dashed and undashed forms.
+    Uuid,
+}
+
+const ULID_TAIL_LEN: usize = 16;
+const UUID_TAIL_LEN: usize = 12;
+
+#[derive(Clone, Debug)]
+pub(super) struct Needle {
+    /// Lowercase (folded) bytes of the tail.
+    pub(super) bytes: Vec<u8>,
+    tail: Tail,
+    id: Id,
+    query: usize,
+    /// Offsets within `bytes` of the two bytes the SSE2 and AVX2 prefilter compares.
+    pub(super) i1: usize,
+    pub(super) i2: usize,
+}
+
+/// How many bytes of each tail the AVX-512 prefilter compares. Two are too few: with hex
+/// tails the rarest bytes still come from `a-f`, common in logs, and every false candidate
+/// costs a verification.
+pub(super) const SHARED_PROBES: usize = 3;
+
+#[derive(Clone, Debug)]
+pub(super) struct PairSearcher {
+    /// Two per query: the tail of its ULID rendering, then the tail of its UUID rendering.
+    pub(super) needles: Vec<Needle>,
+    /// Per query, the offsets at which the AVX-512 prefilter compares both of its tails.
+    pub(super) shared: Vec<[usize; SHARED_PROBES]>,
+    /// How far past a candidate start the vector loads reach: the largest `i2` or shared
+    /// offset.
+    pub(super) reach: usize,
+}
+
+/// Approximate frequency rank of a (lowercase) byte in log text: higher is more common.
+/// Digits are everywhere in logs (timestamps, counters), vowels and `e t a o n s r` in
+/// messages; the rare letters make the best prefilter bytes.
+fn frequency_rank(b: u8) -> u8 {
+    match b {
+        b'0'..=b'9' => 250,
+        b'e' => 240,
+        b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' => 220,
+        b'h' | b'l' | b'd' | b'c' | b'u' | b'm' => 180,
+        b'f' | b'p' | b'g' | b'w' | b'y' | b'b' => 140,
+        b'v' | b'k' => 100,
+        b'x' | b'j' => 60,
+        b'q' | b'z' => 40,
+        _ => 200,
+    }
+}
+
+/// Picks the two rarest positions of a needle for the pair prefilter, preferring different
+/// bytes, in order.
+fn pick_pair(bytes: &[u8]) -> (usize, usize) {
+    let mut order: Vec<usize> = (0..bytes.len()).collect();
+    order.sort_by_key(|&i| (frequency_rank(bytes[i]), i));
+    let first = order[0];
+    // A tail of one repeated byte: the next rarest position.
+    let second = order[1..]
+        .iter()
+        .copied()
+        .find(|&i| bytes[i] != bytes[first])
+        .unwrap_or(order[1]);
+    (first.min(second), first.max(second))
+}
+
+/// Picks the offsets at which the AVX-512 prefilter compares both tails of one query: the
+/// same offsets for both, so that one set of loads serves the two needles (the loads, not
+/// the compares, bound that loop). Of every choice within the shorter tail, the one whose
+/// chance matches, summed over the two tails, are least likely.
+pub(super) fn pick_shared(ulid_tail: &[u8], uuid_tail: &[u8]) -> [usize; SHARED_PROBES] {
+    let weight = |b: u8| f64::from(frequency_rank(b)) / 256.0;
+    let chance = |at: &[usize; SHARED_PROBES]| -> f64 {
+        [ulid_tail, uuid_tail]
+            .iter()
+            .map(|tail| at.iter().map(|&i| weight(tail[i])).product::<f64>())
+            .sum()
+    };
+    let len = ulid_tail.len().min(uuid_tail.len());
+    let mut best = std::array::from_fn(|k| k);
+    let mut best_chance = chance(&best);
+    let mut at = best;
+    // Every increasing choice of offsets, in lexicographic order.
+    loop {
+        let Some(k) = (0..SHARED_PROBES)
+            .rev()
+            .find(|&k| at[k] < len - SHARED_PROBES + k)
+        else {
+            return best;
+        };
+        at[k] += 1;
+        for j in k + 1..SHARED_PROBES {
+            at[j] = at[j - 1] + 1;
+        }
+        let c = chance(&at);
+        if c < best_chance {
+            (best, best_chance) = (at, c);
+        }
+    }
+}
+
+impl PairSearcher {
+    pub(super) fn new(ids: &[(u128, usize)]) -> PairSearcher {
+        let mut needles = Vec::new();
+        let mut shared = Vec::new();
+        for &(value, query) in ids {
+            let id = Id(value);
+            let ulid = id.ulid_bytes();
+            let hex = id.hex_bytes();
+            let ulid_tail = &ulid[ULID_LEN - ULID_TAIL_LEN..];
+            let uuid_tail = &hex[UUID_UNDASHED_LEN - UUID_TAIL_LEN..];
+            for (tail, bytes) in [(Tail::Ulid, ulid_tail), (Tail::Uuid, uuid_tail)] {
+                let (i1, i2) = pick_pair(bytes);
+                needles.push(Needle {
+                    bytes: bytes.to_vec(),
+                    tail,
+                    id,
+                    query,
+                    i1,
+                    i2,
+                });
+            }
+            shared.push(pick_shared(ulid_tail, uuid_tail));
+        }
+        let reach = needles
+            .iter()
+            .map(|n| n.i2)
+            .chain(shared.iter().flatten().copied())
+            .max()
+            .unwrap_or(0);
+        PairSearcher {
+            needles,
+            shared,
+            reach,
+        }
+    }
+
+    /// Finds each needle's hits in `hay`, needle by needle; with `numbering`, the AVX-512
+    /// loop also counts newlines and their total is returned (`None` when nothing was
+    /// counted).
+    // Only the AVX-512 loop counts newlines; the other levels leave `numbering` alone.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    pub(super) fn find(
+        &self,
+        simd: Simd,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        numbering: Option<&mut Numbering>,
+    ) -> Option<u64> {
+        // SAFETY (the vector arms): a `Simd` at a level exists only when the CPU has that
+        // level's features.
+        #[cfg(target_arch = "x86_64")]
+        match simd.level() {
+            Level::Avx512 => return unsafe { x86::avx512::find_pairs(self, hay, hits, numbering) },
+            Level::Avx2 => unsafe { x86::find_pairs_avx2(self, hay, hits) },
+            Level::Sse2 => unsafe { x86::find_pairs_sse2(self, hay, hits) },
+            Level::Scalar => self.find_scalar(hay, 0, hits),
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.find_scalar(hay, 0, hits);
+        None
+    }
+
+    /// Checks every candidate start from `from` on, one byte at a time. Used for the tail of
+    /// the buffer that a vector load would overrun, and on targets without a vector path.
+    pub(super) fn find_scalar(&self, hay: &[u8], from: usize, hits: &mut Vec<Hit>) {
+        for (n, needle) in self.needles.iter().enumerate() {
+            let (b1, b2) = (needle.bytes[needle.i1], needle.bytes[needle.i2]);
+            let last = match hay.len().checked_sub(needle.bytes.len()) {
+                Some(last) => last,
+                None => continue,
+            };
+            for p in from..=last {
+                if hay[p + needle.i1] | 0x20 == b1 && hay[p + needle.i2] | 0x20 == b2 {
+                    self.verify(n, hay, p, hits);
+                }
+            }
+        }
+    }
+
+    /// A candidate: needle `n` may start at `p`. Decodes the whole token around it.
+    #[inline(never)]
+    pub(super) fn verify(&self, n: usize, hay: &[u8], p: usize, hits: &mut Vec<Hit>) {
+        let needle = &self.needles[n];
+        // Most candidates share only the two prefilter bytes with the needle; a folded
+        // compare of the whole tail turns them away before any decoding.
+        let Some(window) = hay.get(p..p + needle.bytes.len()) else {
+            return;
+        };
+        if window
+            .iter()
+            .zip(&needle.bytes)
+            .any(|(&h, &b)| h | 0x20 != b)
+        {
+            return;
+        }
+        match needle.tail {
+            Tail::Ulid => {
+                if let Some(start) = p.checked_sub(ULID_LEN - ULID_TAIL_LEN) {
+                    self.try_token(needle, hay, start, Shape::Ulid, hits);
+                }
+            }
+            Tail::Uuid => {
+                for shape in [Shape::UuidDashed, Shape::UuidUndashed] {
+                    let before = shape.width() - UUID_TAIL_LEN;
+                    if let Some(start) = p.checked_sub(before) {
+                        self.try_token(needle, hay, start, shape, hits);
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn try_token(
+        &self,
+        needle: &Needle,
+        hay: &[u8],
+        start: usize,
+        shape: Shape,
+        hits: &mut Vec<Hit>,
+    ) {
+        let end = start + shape.width();
+        if end > hay.len() || !is_whole(hay, start, end) {
+            return;
+        }
+        if id::decode_shape(shape, &hay[start..end]) == Some(needle.id) {
+            hits.push(Hit {
+                start,
+                end,
+                shape,
+                id: needle.id,
+                query: needle.query,
+            });
+        }
+    }
+}

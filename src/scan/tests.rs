@@ -1,0 +1,254 @@
+//! Unit tests of the matcher and its searchers; the pair and sampled searchers at every
+//! dispatch level the CPU has.
+
+use super::pairs::pick_shared;
+use super::simd::{Level, Simd, coverage};
+use super::*;
+use crate::id;
+
+fn hits(ids: &[&str], hay: &str) -> Vec<(usize, usize)> {
+    let ids: Vec<Id> = ids.iter().map(|s| id::parse(s).unwrap().id).collect();
+    let m = Matcher::new(&ids);
+    let mut out = Vec::new();
+    m.find(hay.as_bytes(), &mut out);
+    out.iter().map(|h| (h.start, h.end)).collect()
+}
+
+const ULID: &str = "01kb2x1x0m4v6f9a1t8e3q7c5d";
+
+#[test]
+fn finds_every_form_of_one_id() {
+    let uuid = id::parse(ULID).unwrap().id.uuid();
+    let hex = id::parse(ULID).unwrap().id.hex().to_uppercase();
+    let hay = format!(
+        "a {ULID} b {} c {uuid} d {} e {{{uuid}}} f user_{ULID}\n",
+        ULID.to_uppercase(),
+        hex
+    );
+    let found = hits(&[ULID], &hay);
+    let texts: Vec<&str> = found.iter().map(|&(s, e)| &hay[s..e]).collect();
+    assert_eq!(
+        texts,
+        vec![
+            ULID.to_string(),
+            ULID.to_uppercase(),
+            uuid.clone(),
+            hex,
+            uuid,
+            ULID.to_string()
+        ]
+    );
+}
+
+#[test]
+fn glued_to_letters_or_digits_is_not_a_match() {
+    for hay in [
+        format!("x{ULID}"),
+        format!("{ULID}z"),
+        format!("1{ULID}"),
+        format!("{ULID}0"),
+    ] {
+        assert!(hits(&[ULID], &hay).is_empty(), "{hay}");
+    }
+    for hay in [
+        format!("req-{ULID}"),
+        format!("_{ULID}/"),
+        format!("\"{ULID}\""),
+        format!("order={ULID},"),
+    ] {
+        assert_eq!(hits(&[ULID], &hay).len(), 1, "{hay}");
+    }
+}
+
+#[test]
+fn token_walk_finds_shapes() {
+    let hay = b"x 01KB2X1X0M4V6F9A1T8E3Q7C5D req-3ea4052c-895d-4b64-9e2d-04d64c4d94ab 54fadb412c4e40cdbaed9335e4c35a9e 81KB2X1X0M4V6F9A1T8E3Q7C5D";
+    let mut shapes = Vec::new();
+    for_each_token(hay, |h| shapes.push((h.shape, h.start)));
+    assert_eq!(
+        shapes,
+        vec![
+            (Shape::Ulid, 2),
+            (Shape::UuidDashed, 33),
+            (Shape::UuidUndashed, 70)
+        ]
+    );
+}
+
+#[test]
+fn shared_probes_sit_where_both_tails_are_rare() {
+    // Digits are the commonest bytes in logs: the prefilter should compare the letters,
+    // and at offsets where both tails have one.
+    let ulid_tail = b"0q00z0000x000000";
+    let uuid_tail = b"0b00f0000d00";
+    assert_eq!(pick_shared(ulid_tail, uuid_tail), [1, 4, 9]);
+}
+
+#[test]
+fn no_query_finds_nothing() {
+    let mut out = Vec::new();
+    Matcher::new(&[]).find(format!("x {ULID} y").as_bytes(), &mut out);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn many_ids_use_the_sampled_filter() {
+    let ids: Vec<String> = (0..10u128).map(|i| Id(i << 100 | 12345).ulid()).collect();
+    let refs: Vec<&str> = ids.iter().map(|s| s.as_str()).collect();
+    let hay = format!("{} {} {}", ids[3], ULID, ids[9].to_uppercase());
+    let m = Matcher::new(
+        &ids.iter()
+            .map(|s| id::parse(s).unwrap().id)
+            .collect::<Vec<_>>(),
+    );
+    assert!(matches!(m.strategy, Strategy::Sampled(_)));
+    let mut out = Vec::new();
+    m.find(hay.as_bytes(), &mut out);
+    assert_eq!(out.iter().map(|h| h.query).collect::<Vec<_>>(), vec![3, 9]);
+    assert_eq!(hits(&refs[..2], &hay).len(), 0);
+}
+#[test]
+fn the_sampled_filter_finds_what_the_token_walk_finds() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    // IDs of one millisecond share their time prefix: only the tails tell them apart.
+    let prefix = 0x0194_a1b2_c3d4u128 << 80;
+    let ids: Vec<Id> = (0..300)
+        .map(|i| {
+            let random = ((next() as u128) << 64 | next() as u128) & ((1 << 80) - 1);
+            Id(if i % 2 == 0 {
+                prefix | random
+            } else {
+                random << 48 | i
+            })
+        })
+        .collect();
+    let others: Vec<Id> = (0..50).map(|_| Id(prefix | next() as u128)).collect();
+    let mut hay = Vec::new();
+    while hay.len() < 200_000 {
+        let pool = if next() % 3 == 0 { &others } else { &ids };
+        let id = pool[(next() % pool.len() as u64) as usize];
+        let text = match next() % 7 {
+            0 => id.ulid(),
+            1 => id.ulid().to_uppercase(),
+            2 => id.uuid(),
+            3 => format!("{{{}}}", id.uuid().to_uppercase()),
+            4 => id.hex(),
+            5 => format!("x{}", id.ulid()),
+            _ => "text 0123456789abcdef-0123 ".to_string(),
+        };
+        hay.extend_from_slice(text.as_bytes());
+        hay.push(b" \n-_=:"[(next() % 6) as usize]);
+    }
+    let sampled = Matcher::new(&ids);
+    let walk = Matcher {
+        strategy: Strategy::Tokens(ids.iter().enumerate().map(|(i, id)| (id.0, i)).collect()),
+    };
+    let Strategy::Sampled(searcher) = &sampled.strategy else {
+        unreachable!()
+    };
+    let levels = coverage::levels("scan sampled searcher", &Level::ALL);
+    let end = hay.len();
+    for len in (end - 40..=end).chain([1000, 129, 128, 127, 23, 7, 0]) {
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        sampled.find(&hay[..len], &mut got);
+        walk.find(&hay[..len], &mut want);
+        assert_eq!(got, want, "length {len}");
+        assert!(len < 1000 || !want.is_empty());
+        // The scalar loop too, where the CPU has a vector one.
+        let mut scalar = Vec::new();
+        let scalar_level = Simd::widest_up_to(Level::Scalar);
+        searcher.find_scalar(scalar_level, &hay[..len], 0, &mut 0, &mut scalar);
+        assert_eq!(scalar, want, "length {len}, scalar");
+        for &simd in &levels {
+            let what = format!("{}, length {len}", simd.level().name());
+            agrees_numbered(&sampled, simd, &hay[..len], &want, &what);
+        }
+    }
+}
+
+/// `m` at the level `simd` finds `want` in `hay`, with and without line numbers, and numbers
+/// the lines right.
+fn agrees_numbered(m: &Matcher, simd: Simd, hay: &[u8], want: &[Hit], what: &str) {
+    let mut got = Vec::new();
+    m.search(simd, hay, &mut got, None);
+    assert_eq!(got, want, "{what}");
+    let mut numbering = Numbering::default();
+    m.find_numbered_with(simd, hay, &mut got, &mut numbering);
+    assert_eq!(got, want, "{what}, numbered");
+    let mut newlines = 0;
+    let mut counted_to = 0;
+    let before: Vec<u64> = want
+        .iter()
+        .map(|h| {
+            newlines += count_newlines(&hay[counted_to..h.start]);
+            counted_to = h.start;
+            newlines
+        })
+        .collect();
+    assert_eq!(numbering.before, before, "{what}, newlines before each hit");
+    assert_eq!(
+        numbering.total,
+        count_newlines(hay),
+        "{what}, newlines in all"
+    );
+}
+
+/// Every pair-searcher path this CPU has must agree with the byte-at-a-time path, and
+/// number lines right.
+#[test]
+fn every_vector_path_agrees_with_the_scalar_one() {
+    let levels = coverage::levels("scan pair searcher", &Level::ALL);
+    let mut state = 0x1234_5678_9abc_def0u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for queries in 1..=MAX_PAIR_QUERIES {
+        let ids: Vec<(u128, usize)> = (0..queries)
+            .map(|q| (((next() as u128) << 64) | next() as u128, q))
+            .collect();
+        let searcher = PairSearcher::new(&ids);
+        let mut hay = Vec::new();
+        while hay.len() < 20_000 {
+            let id = Id(ids[(next() % queries as u64) as usize].0);
+            let text = match next() % 4 {
+                0 => id.ulid(),
+                1 => id.uuid().to_uppercase(),
+                2 => id.hex(),
+                _ => "padding text, 0123456789 abcdef".to_string(),
+            };
+            hay.extend_from_slice(text.as_bytes());
+            hay.push(b" \n-_x"[(next() % 5) as usize]);
+        }
+        let mut expected = Vec::new();
+        searcher.find_scalar(&hay, 0, &mut expected);
+        expected.sort_unstable_by_key(|h| h.start);
+        assert!(!expected.is_empty());
+        let matcher = Matcher {
+            strategy: Strategy::Pairs(searcher.clone()),
+        };
+        for &simd in &levels {
+            let name = simd.level().name();
+            // Every length, so each path's scalar tail is exercised too.
+            for len in [hay.len(), hay.len() - 1, hay.len() - 63, 100, 37, 0] {
+                let mut got = Vec::new();
+                searcher.find(simd, &hay[..len], &mut got, None);
+                got.sort_unstable_by_key(|h| h.start);
+                let mut want = Vec::new();
+                searcher.find_scalar(&hay[..len], 0, &mut want);
+                want.sort_unstable_by_key(|h| h.start);
+                assert_eq!(got, want, "{name}, {queries} queries, length {len}");
+                let what = format!("{name}, {queries} queries, length {len}");
+                agrees_numbered(&matcher, simd, &hay[..len], &want, &what);
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The token walk: every whole ID token of a buffer, whatever its value. The dispatch to the
+//! vector walks of `x86`, and the byte-at-a-time walk they are tested against.
+
+use super::Hit;
+#[cfg(target_arch = "x86_64")]
+use super::simd::Level;
+use super::simd::Simd;
+#[cfg(target_arch = "x86_64")]
+use super::x86;
+use crate::id::{self, Shape, ULID_LEN, UUID_UNDASHED_LEN};
+
+/// True for ASCII letters and digits: the bytes of an ID's alphanumeric runs.
+static ALNUM: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    t
+};
+
+static HEX: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_hexdigit();
+        b += 1;
+    }
+    t
+};
+
+/// Group lengths of the hex-and-dash UUID form.
+const UUID_GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
+
+/// Calls `f` for every whole ID token in `hay`, in order: 26-character ULIDs (first character
+/// 0-7), 32-hex and 8-4-4-4-12 UUIDs.
+///
+/// On x86_64 a vector pass classifies 64 bytes at a time and marks the few alphanumeric runs
+/// that can start an ID (exactly 26 or 32 long, or 8 long and followed by `-`); only those
+/// get decoded. Other targets use [`for_each_token_scalar`]. The vector level is the one
+/// `IDGREP_SIMD` and the CPU allow (see [`crate::scan`]).
+pub fn for_each_token(hay: &[u8], mut f: impl FnMut(Hit)) {
+    for_each_token_at(Simd::current(), hay, &mut f);
+}
+
+/// [`for_each_token`] at the dispatch level `simd`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+pub(super) fn for_each_token_at<F: FnMut(Hit) + ?Sized>(simd: Simd, hay: &[u8], f: &mut F) {
+    // SAFETY (the vector arms): a `Simd` at a level exists only when the CPU has that level's
+    // features.
+    #[cfg(target_arch = "x86_64")]
+    match simd.level() {
+        Level::Avx512 => return unsafe { x86::avx512::tokens(hay, f) },
+        Level::Avx2 => return unsafe { x86::tokens::tokens_avx2(hay, f) },
+        Level::Sse2 => return unsafe { x86::tokens::tokens_sse2(hay, f) },
+        Level::Scalar => {}
+    }
+    for_each_token_scalar(hay, f)
+}
+
+/// The same hits as [`for_each_token`], one byte at a time: the path for targets without a
+/// vector one, and the reference the vector paths are tested and benchmarked against. Works
+/// on maximal alphanumeric runs, so the boundary rule holds by construction.
+pub fn for_each_token_scalar(hay: &[u8], mut f: impl FnMut(Hit)) {
+    let n = hay.len();
+    let mut i = 0;
+    // The dashed-UUID chain seen so far: groups matched, where it started, where the last
+    // group ended.
+    let mut groups = 0usize;
+    let mut chain_start = 0usize;
+    let mut prev_end = usize::MAX;
+    while i < n {
+        while i < n && !ALNUM[hay[i] as usize] {
+            i += 1;
+        }
+        if i == n {
+            break;
+        }
+        let start = i;
+        let mut all_hex = true;
+        while i < n && ALNUM[hay[i] as usize] {
+            all_hex &= HEX[hay[i] as usize];
+            i += 1;
+        }
+        let len = i - start;
+        let follows_dash = prev_end != usize::MAX && start == prev_end + 1 && hay[prev_end] == b'-';
+        if all_hex && groups > 0 && follows_dash && len == UUID_GROUPS[groups] {
+            groups += 1;
+        } else if all_hex && len == UUID_GROUPS[0] {
+            groups = 1;
+            chain_start = start;
+        } else {
+            groups = 0;
+        }
+        prev_end = i;
+        let found = if groups == UUID_GROUPS.len() {
+            groups = 0;
+            id::decode_dashed(&hay[chain_start..i]).map(|id| (chain_start, Shape::UuidDashed, id))
+        } else if len == ULID_LEN {
+            id::decode_ulid(&hay[start..i]).map(|id| (start, Shape::Ulid, id))
+        } else if len == UUID_UNDASHED_LEN && all_hex {
+            id::decode_hex(&hay[start..i]).map(|id| (start, Shape::UuidUndashed, id))
+        } else {
+            None
+        };
+        if let Some((start, shape, id)) = found {
+            debug_assert_eq!(i - start, shape.width());
+            f(Hit {
+                start,
+                end: i,
+                shape,
+                id,
+                query: 0,
+            });
+        }
+    }
+}
