@@ -1,0 +1,301 @@
+//! Unit tests of the ID module: parsing, rendering, forms, and the SIMD decoders against the
+//! scalar ones.
+
+use super::*;
+
+#[test]
+fn case_masks_give_back_the_token_as_written() {
+    for token in ["01M8KBYGM5NG2PSHNY302ZVWBS", "01m8KbYgm5ng2pshny302zvwbs"] {
+        let id = parse(token).unwrap().id;
+        assert_eq!(
+            id.ulid_bytes_cased(case_mask(token.as_bytes())),
+            token.as_bytes()
+        );
+    }
+    let hex = "01A226BF4285ac056CC6BE1805FDF179";
+    let id = parse(hex).unwrap().id;
+    assert_eq!(
+        id.hex_bytes_cased(case_mask(hex.as_bytes())),
+        hex.as_bytes()
+    );
+}
+
+#[test]
+fn non_ascii_input_is_an_error_not_a_panic() {
+    for input in [
+        "ééééé",
+        "urn:uuid€x",
+        "urn:uu€id:01kb2x1x0m4v6f9a1t8e3q7c5d",
+        "{é}",
+        "01kb2x1x0m4v6f9a1t8e3q7c5é",
+    ] {
+        assert!(parse(input).is_err(), "{input}");
+    }
+    // Every cut of a string full of multi-byte characters.
+    let text = "urn:uuid:€01kb2x1x0m4v6f9a1t8e3q7c5d{ß}";
+    for (i, _) in text.char_indices() {
+        let _ = parse(&text[i..]);
+        let _ = parse(&text[..i]);
+    }
+}
+
+/// Every byte of every token length counts, the overlapping last window's too, checked
+/// against a byte-by-byte test.
+#[test]
+fn letter_cases_sees_every_byte() {
+    let naive = |t: &[u8]| {
+        (
+            t.iter().any(u8::is_ascii_uppercase),
+            t.iter().any(u8::is_ascii_lowercase),
+        )
+    };
+    let alphabet = b"0123456789abcdefghjkmnpqrstvwxyzABCDEFGHJKMNPQRSTVWXYZ-";
+    for len in [26, 32, 36] {
+        for at in 0..len {
+            for &letter in b"aZ" {
+                let mut token = vec![b'7'; len];
+                token[at] = letter;
+                assert_eq!(letter_cases(&token), naive(&token), "{len} {at}");
+            }
+        }
+        let mut state = len as u32;
+        for _ in 0..200 {
+            let token: Vec<u8> = (0..len)
+                .map(|_| {
+                    state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    alphabet[(state >> 16) as usize % alphabet.len()]
+                })
+                .collect();
+            assert_eq!(letter_cases(&token), naive(&token), "{token:?}");
+        }
+    }
+}
+
+#[test]
+fn forms_of_written_tokens() {
+    let id = parse("01kb2x1x0m4v6f9a1t8e3q7c5d").unwrap().id;
+    let (ulid, uuid, hex) = (id.ulid(), id.uuid(), id.hex());
+    let cases = [
+        (Shape::Ulid, ulid.clone(), Form::UlidLower),
+        (Shape::Ulid, ulid.to_uppercase(), Form::UlidUpper),
+        (
+            Shape::Ulid,
+            format!("{}{}", &ulid[..5], ulid[5..].to_uppercase()),
+            Form::UlidMixed,
+        ),
+        (
+            Shape::Ulid,
+            "01234567890123456789012345".to_string(),
+            Form::UlidLower,
+        ),
+        (Shape::UuidDashed, uuid.clone(), Form::UuidLower),
+        (Shape::UuidDashed, uuid.to_uppercase(), Form::UuidUpper),
+        (
+            Shape::UuidDashed,
+            format!("{}{}", &uuid[..9], uuid[9..].to_uppercase()),
+            Form::UuidMixed,
+        ),
+        (Shape::UuidUndashed, hex.to_uppercase(), Form::UuidUndashed),
+    ];
+    for (shape, token, want) in cases {
+        let line = format!("x={token};");
+        assert_eq!(
+            Form::of(shape, line.as_bytes(), 2, 2 + token.len()),
+            want,
+            "{token}"
+        );
+    }
+    let braced = format!("{{{}}}", uuid.to_uppercase());
+    assert_eq!(
+        Form::of(Shape::UuidDashed, braced.as_bytes(), 1, 37),
+        Form::UuidBraced
+    );
+    let half = format!("{{{uuid}");
+    assert_eq!(
+        Form::of(Shape::UuidDashed, half.as_bytes(), 1, 37),
+        Form::UuidLower
+    );
+    let urn = format!("URN:UUID:{uuid}");
+    assert_eq!(
+        Form::of(Shape::UuidDashed, urn.as_bytes(), 9, 45),
+        Form::UuidUrn
+    );
+    let names: std::collections::HashSet<_> = Form::ALL.iter().map(|f| f.name()).collect();
+    assert_eq!(names.len(), Form::ALL.len());
+}
+
+#[test]
+fn ulid_round_trip_and_case() {
+    let p = parse("01ARZ3NDEKTSV4RRFFQ69G5FAV").unwrap();
+    assert_eq!(p.kind, Kind::Ulid);
+    assert_eq!(p.id.ulid(), "01arz3ndektsv4rrffq69g5fav");
+    assert_eq!(parse("01arz3ndektsv4rrffq69g5fav").unwrap(), p);
+    assert_eq!(p.id.unix_ms(Kind::Ulid), Some(1469922850259));
+}
+
+#[test]
+fn ulid_overflow_and_bad_chars_are_rejected() {
+    assert_eq!(
+        parse("80000000000000000000000000"),
+        Err(ParseError::Overflow { first: '8' })
+    );
+    assert!(matches!(
+        parse("2D9RW50LA499CMAGHM6DD42DTP"),
+        Err(ParseError::BadChar {
+            pos: 8,
+            ch: 'L',
+            ..
+        })
+    ));
+    assert_eq!(
+        parse("2D9RW50MA499CMAGHM6DD42DT"),
+        Err(ParseError::Length(25))
+    );
+}
+
+#[test]
+fn uuid_forms_are_one_value() {
+    let canon = parse("67e55044-10b1-426f-9247-bb680e5fe0c8").unwrap();
+    for s in [
+        "67E55044-10B1-426F-9247-BB680E5FE0C8",
+        "67e5504410b1426f9247bb680e5fe0c8",
+        "{67e55044-10b1-426f-9247-bb680e5fe0c8}",
+        "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8",
+        "URN:UUID:67E55044-10B1-426F-9247-BB680E5FE0C8",
+    ] {
+        assert_eq!(parse(s).unwrap(), canon, "{s}");
+    }
+    assert_eq!(canon.id.uuid(), "67e55044-10b1-426f-9247-bb680e5fe0c8");
+}
+
+#[test]
+fn misplaced_dash_names_its_position() {
+    assert_eq!(
+        parse("F9168C5E-CEB-24fa-eB6BFF32-BF39FA1E4"),
+        Err(ParseError::MisplacedDash { pos: 13 })
+    );
+    assert!(matches!(
+        parse("F9168C5E-CEB2-4faa-BGBF-329BF39FA1E4"),
+        Err(ParseError::BadChar {
+            pos: 21,
+            ch: 'G',
+            ..
+        })
+    ));
+}
+
+#[test]
+fn typeid_suffix_is_a_ulid() {
+    let p = parse("user_01h455vb4pex5vsknk084sn02q").unwrap();
+    assert_eq!(p.kind, Kind::Ulid);
+    assert_eq!(p.id.ulid(), "01h455vb4pex5vsknk084sn02q");
+    assert_eq!(p.id.uuid(), "01890a5d-ac96-774b-bcce-b302099a8057");
+    // The prefix plus the suffix is 32 characters, the length of an undashed UUID.
+    let p = parse("order_01m8kbygm5ng2pshny302zvwbs").unwrap();
+    assert_eq!(p.id.ulid(), "01m8kbygm5ng2pshny302zvwbs");
+    assert_eq!(
+        parse("user_01h455vb4pex5vsknk084sn02"),
+        Err(ParseError::Length(25))
+    );
+}
+
+#[test]
+fn ulid_and_uuid_renderings_are_the_same_bits() {
+    let p = parse("3Q38XWW0Q98GMAD3NHWZM2PZWZ").unwrap();
+    assert_eq!(p.id.uuid(), "771a3bce-02e9-4428-a68e-b1e7e82b7f9f");
+    let back = parse(&p.id.uuid()).unwrap();
+    assert_eq!(back.id, p.id);
+}
+
+#[test]
+fn times_from_rfc_examples() {
+    for s in [
+        "C232AB00-9414-11EC-B3C8-9F6BDECED846",
+        "1EC9414C-232A-6B00-B3C8-9F6BDECED846",
+        "017F22E2-79B0-7CC3-98C4-DC0C0C07398F",
+    ] {
+        let p = parse(s).unwrap();
+        assert_eq!(p.id.unix_ms(p.kind), Some(1645557742000), "{s}");
+    }
+    let v8 = parse("2489E9AD-2EE2-8E00-8EC9-32D5F69181C0").unwrap();
+    assert_eq!(v8.id.unix_ms(Kind::Uuid), None);
+}
+
+#[test]
+fn nil_and_max_have_no_version() {
+    let nil = parse("00000000-0000-0000-0000-000000000000").unwrap();
+    assert_eq!(nil.id.uuid_version(), None);
+    assert_eq!(nil.id.uuid_variant(), Variant::Nil);
+    assert_eq!(nil.id.describe(Kind::Uuid), "uuid nil");
+    let max = parse("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF").unwrap();
+    assert_eq!(max.id.uuid_variant(), Variant::Max);
+    assert_eq!(max.id.unix_ms(Kind::Uuid), None);
+}
+
+/// Whether the CPU has SSE4.1 for the shuffle decoders, said on stderr. They serve the
+/// AVX2 and AVX-512 token walks, so a skip fails the test when `IDGREP_REQUIRE_SIMD` lists
+/// either.
+#[cfg(target_arch = "x86_64")]
+fn sse41_or_skip(test: &str) -> bool {
+    use crate::scan::simd::{Level, coverage};
+    if std::is_x86_feature_detected!("sse4.1") {
+        eprintln!("{test}: ran sse4.1");
+        return true;
+    }
+    eprintln!("{test}: skipped sse4.1 (CPU lacks sse4.1)");
+    let required = coverage::required();
+    assert!(
+        !required.contains(&Level::Avx2) && !required.contains(&Level::Avx512),
+        "{test}: IDGREP_REQUIRE_SIMD lists a level that needs SSE4.1, which this CPU lacks"
+    );
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn shuffle_ulid_decoder_agrees_with_the_table_one_on_every_character() {
+    if !sse41_or_skip("id shuffle ulid decoder") {
+        return;
+    }
+    let base = Id(0x0123_4567_89ab_cdef_0fed_cba9_8765_4321).ulid_bytes();
+    for at in 0..ULID_LEN {
+        for &c in b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" {
+            let mut token = base;
+            token[at] = c;
+            // SAFETY: the CPU has SSE4.1, checked above.
+            let got = unsafe { sse41::decode_ulid(&token) };
+            assert_eq!(got, decode_ulid(&token), "{:?}", token.escape_ascii());
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn shuffle_uuid_decoders_agree_with_the_table_ones_on_every_digit() {
+    if !sse41_or_skip("id shuffle uuid decoders") {
+        return;
+    }
+    let mut state = 0x4e8u64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let z = (state ^ (state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for round in 0..200 {
+        let id = Id(((next() as u128) << 64) | next() as u128);
+        let (mut hex, mut dashed) = (id.hex_bytes(), id.uuid_bytes());
+        const HEX_DIGITS: &[u8] = b"0123456789abcdefABCDEF";
+        let digit = HEX_DIGITS[round % HEX_DIGITS.len()];
+        hex[round % UUID_UNDASHED_LEN] = digit;
+        let at = round % UUID_DASHED_LEN;
+        if dashed[at] != b'-' {
+            dashed[at] = digit;
+        }
+        // SAFETY: the CPU has SSE4.1, checked above.
+        unsafe {
+            assert_eq!(Some(sse41::decode_hex(&hex)), decode_hex(&hex));
+            assert_eq!(Some(sse41::decode_dashed(&dashed)), decode_dashed(&dashed));
+        }
+    }
+}
