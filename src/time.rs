@@ -1,7 +1,10 @@
-//! Rendering instants (unix milliseconds) as text: RFC 3339 with milliseconds, in UTC by
-//! default or in the zone of `--tz` / `--local`. The inventory prints three times per ID for
-//! millions of IDs, so the UTC path formats by hand instead of through jiff (which the tests
-//! use as the oracle, and which renders the other zones).
+//! Calendar and clock. The calendar: proleptic Gregorian arithmetic both ways, a civil date
+//! to days since 1970-01-01 (for [`crate::record`], which reads a time on every matching
+//! line) and days back to a date (for writing times). The clock: rendering instants (unix
+//! milliseconds) as text, RFC 3339 with milliseconds, in UTC by default or in the zone of
+//! `--tz` / `--local`. The inventory prints three times per ID for millions of IDs, so the
+//! UTC path formats by hand instead of through jiff (which the tests use as the oracle, and
+//! which renders the other zones).
 
 use jiff::tz::TimeZone;
 
@@ -100,23 +103,83 @@ fn write_utc(ms: i64, out: &mut Vec<u8>) {
     out.extend_from_slice(&text);
 }
 
-/// `YYYY-MM-DDT` of a day counted from 1970-01-01, by Howard Hinnant's algorithm.
+/// `YYYY-MM-DDT` of a day counted from 1970-01-01, in the years 0000-9999.
 fn civil_date(days: i64) -> [u8; 11] {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as usize;
-    let month = (if mp < 10 { mp + 3 } else { mp - 9 }) as usize;
-    let year = (yoe + era * 400 + i64::from(month <= 2)) as usize;
+    let (year, month, day) = civil_from_days(days);
+    let (year, month, day) = (year as usize, usize::from(month), usize::from(day));
     let mut date = *b"0000-00-00T";
     date[..2].copy_from_slice(&TWO_DIGITS[year / 100]);
     date[2..4].copy_from_slice(&TWO_DIGITS[year % 100]);
     date[5..7].copy_from_slice(&TWO_DIGITS[month]);
     date[8..10].copy_from_slice(&TWO_DIGITS[day]);
     date
+}
+
+fn is_leap(year: i32) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+/// The length of `month` (1 to 12) in `year`. Inline: line times check every date against it,
+/// from another module.
+#[inline]
+pub(crate) fn days_in_month(year: i32, month: u8) -> u8 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days from 1970-01-01 to a valid proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`).
+fn days_from_civil(year: i32, month: u8, day: u8) -> i64 {
+    let y = i64::from(if month <= 2 { year - 1 } else { year });
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (i64::from(month) + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The year, month and day of a day counted from 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u8, u8) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = (if mp < 10 { mp + 3 } else { mp - 9 }) as u8;
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+thread_local! {
+    /// The date this thread converted last, packed as `year << 9 | month << 5 | day`, and
+    /// its days: a log's consecutive lines mostly share their date.
+    static LAST_DATE: std::cell::Cell<(i32, i64)> = const { std::cell::Cell::new((-1, 0)) };
+}
+
+/// A valid date (years 1 to 9999) as one positive number, distinct for each date.
+fn pack_date(year: i32, month: u8, day: u8) -> i32 {
+    year << 9 | i32::from(month) << 5 | i32::from(day)
+}
+
+/// [`days_from_civil`] through [`LAST_DATE`], for a valid date in the years 1 to 9999. Inline:
+/// line times call it for every matching line, from another module.
+#[inline]
+pub(crate) fn days_from_civil_cached(year: i32, month: u8, day: u8) -> i64 {
+    let packed = pack_date(year, month, day);
+    let (last, days) = LAST_DATE.get();
+    if last == packed {
+        return days;
+    }
+    let days = days_from_civil(year, month, day);
+    LAST_DATE.set((packed, days));
+    days
 }
 
 #[cfg(test)]
@@ -152,5 +215,46 @@ mod tests {
             paris.format(1_645_557_742_000),
             "2022-02-22T20:22:22.000+01:00"
         );
+    }
+
+    /// Two dates never share a cache key, and none is the empty cache's.
+    #[test]
+    fn packed_dates_are_distinct() {
+        let mut seen = std::collections::HashSet::new();
+        let years = (1..=9999)
+            .step_by(97)
+            .chain([1, 2, 1970, 2024, 2026, 9998, 9999]);
+        for year in years.collect::<std::collections::BTreeSet<_>>() {
+            for month in 1..=12 {
+                for day in 1..=31 {
+                    let packed = pack_date(year, month, day);
+                    assert!(packed > 0, "{year}-{month}-{day}");
+                    assert!(seen.insert(packed), "{year}-{month}-{day}");
+                }
+            }
+        }
+    }
+
+    /// The cached conversion gives the plain one's days whatever date came before.
+    #[test]
+    fn cached_days_follow_the_date() {
+        let dates = [
+            (2026, 11, 29),
+            (2026, 11, 29),
+            (2026, 11, 30),
+            (2024, 2, 29),
+            (2026, 11, 29),
+            (1, 1, 1),
+            (9999, 12, 31),
+            (9999, 12, 31),
+            (1970, 1, 1),
+        ];
+        for (y, m, d) in dates {
+            assert_eq!(
+                days_from_civil_cached(y, m, d),
+                days_from_civil(y, m, d),
+                "{y}-{m}-{d}"
+            );
+        }
     }
 }

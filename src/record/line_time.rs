@@ -1,0 +1,439 @@
+//! A line's own time, in Unix milliseconds, read only when asked. A time without an offset is
+//! in the context's zone; in a zone with a daylight saving gap or fold, the later offset of a
+//! gap and the earlier of a fold apply (jiff's "compatible" rule). An impossible date or time
+//! (Feb 30, 24:00) gives none.
+//! - JSON: the first top-level key among `ts`, `time`, `timestamp`, `@timestamp`, `t`, `date`
+//!   whose value is a time. For JSON after a prefix this wins over a time in the prefix.
+//! - logfmt: the first of the same keys whose value is a time.
+//! - Values of those keys: RFC 3339 / ISO 8601 (below, the whole value), or an epoch number
+//!   (also as a string of digits) in seconds, milliseconds, microseconds or nanoseconds told
+//!   apart by the count of integer digits (up to 11, 12 to 14, 15 to 17, 18 or 19), with an
+//!   optional fraction (`1732874400.123`). Negative numbers and exponents are not times.
+//! - Plain text, the first that matches, after an optional syslog `<PRI>` (and RFC 5424's
+//!   version `1`):
+//!   - klog at the start: `I1129 10:00:00.123456` (letter I, W, E or F);
+//!   - syslog at the start: `Nov 29 10:00:00`, `Jul  1 09:00:55`;
+//!   - ISO at the start of one of the first four blank-separated tokens, optionally after `[`
+//!     (`nova-api.log 2017-05-16 00:00:00.008 ...`): `2026-11-29T10:00:00Z`,
+//!     `2026-11-29 10:00:00,123`, any fraction length after `.` or `,`, an offset `Z`, `+01:00`,
+//!     `+0100`, `+01`, or after a blank `+0000`, `UTC` or `GMT`;
+//!   - anywhere, the first `[...]` group in access-log form: `[29/Nov/2026:10:00:00 +0000]`.
+//!
+//! A leap second (`23:59:60`) reads as the second before it. klog and syslog give no year:
+//! it is the year of the context's reference time (the file's modification time), or the
+//! year before when the line's month is later than the reference month, since a file holds
+//! no lines from after its last write (a December line in a file written in January is from
+//! the previous year). The calendar arithmetic is [`crate::time`]'s.
+
+use jiff::Timestamp;
+use jiff::civil::DateTime;
+use jiff::tz::TimeZone;
+use memchr::memchr;
+
+use super::{is_blank, skip_blank};
+use crate::time::{days_from_civil_cached, days_in_month};
+
+/// What a time needs that the line does not say.
+#[derive(Clone, Debug)]
+pub struct TimeContext {
+    zone: TimeZone,
+    /// The zone's offset in seconds when it never changes, so that most lines need no zone
+    /// lookup.
+    fixed_offset: Option<i32>,
+    year: i16,
+    month: i8,
+}
+
+impl TimeContext {
+    /// `zone` is for times written without an offset (UTC unless the user gives `--tz`);
+    /// `reference` is the file's modification time (or now, for standard input), which dates
+    /// the lines of year-less formats.
+    pub fn new(zone: TimeZone, reference: Timestamp) -> TimeContext {
+        let fixed_offset = zone.to_fixed_offset().ok().map(|o| o.seconds());
+        let date = zone.to_datetime(reference).date();
+        TimeContext {
+            zone,
+            fixed_offset,
+            year: date.year(),
+            month: date.month(),
+        }
+    }
+
+    /// The context of a file: zone-less times in `zone` (UTC when `None`), year-less ones
+    /// dated by its modification time (now, for standard input, which has none).
+    pub fn for_file(
+        zone: Option<&TimeZone>,
+        modified: Option<std::time::SystemTime>,
+    ) -> TimeContext {
+        let reference = modified
+            .and_then(|t| Timestamp::try_from(t).ok())
+            .unwrap_or_else(Timestamp::now);
+        TimeContext::new(zone.cloned().unwrap_or(TimeZone::UTC), reference)
+    }
+
+    fn year_for_month(&self, month: u8) -> i32 {
+        let year = i32::from(self.year);
+        if i32::from(month) > i32::from(self.month) {
+            year - 1
+        } else {
+            year
+        }
+    }
+}
+
+/// A civil date and time as written, checked for range but not for the month's length.
+#[derive(Clone, Copy, Debug)]
+struct Civil {
+    year: i32,
+    month: u8,
+    day: u8,
+    hour: u8,
+    minute: u8,
+    second: u8,
+    milli: i64,
+}
+
+fn digit(line: &[u8], i: usize) -> Option<u32> {
+    let b = *line.get(i)?;
+    b.is_ascii_digit().then(|| u32::from(b - b'0'))
+}
+
+fn d2(line: &[u8], i: usize) -> Option<u8> {
+    Some((digit(line, i)? * 10 + digit(line, i + 1)?) as u8)
+}
+
+fn d4(line: &[u8], i: usize) -> Option<i32> {
+    Some((u32::from(d2(line, i)?) * 100 + u32::from(d2(line, i + 2)?)) as i32)
+}
+
+fn byte_is(line: &[u8], i: usize, b: u8) -> bool {
+    line.get(i) == Some(&b)
+}
+
+/// Two digits at the start of `s`.
+fn two(s: &[u8; 2]) -> Option<u8> {
+    let (a, b) = (s[0].wrapping_sub(b'0'), s[1].wrapping_sub(b'0'));
+    (a < 10 && b < 10).then_some(a * 10 + b)
+}
+
+/// `HH:MM:SS` and an optional fraction after `.` or `,`: hour, minute, second, millisecond
+/// and the end.
+fn clock_at(line: &[u8], i: usize) -> Option<(u8, u8, u8, i64, usize)> {
+    let s: &[u8; 8] = line.get(i..)?.first_chunk()?;
+    if s[2] != b':' || s[5] != b':' {
+        return None;
+    }
+    let hour = two(s[0..].first_chunk()?)?;
+    let minute = two(s[3..].first_chunk()?)?;
+    let second = two(s[6..].first_chunk()?)?;
+    let mut j = i + 8;
+    let mut milli = 0;
+    if matches!(line.get(j), Some(b'.' | b',')) && digit(line, j + 1).is_some() {
+        j += 1;
+        let mut scale = 100;
+        while let Some(d) = digit(line, j) {
+            milli += i64::from(d) * scale;
+            scale /= 10;
+            j += 1;
+        }
+    }
+    Some((hour, minute, second, milli, j))
+}
+
+/// Whether a time may end at `i`: not in the middle of a word.
+fn ends_token(line: &[u8], i: usize) -> bool {
+    line.get(i).is_none_or(|b| !b.is_ascii_alphanumeric())
+}
+
+/// An ISO 8601 / RFC 3339 date and time at `i`, with its offset in seconds if written.
+fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
+    let s: &[u8; 11] = line.get(i..)?.first_chunk()?;
+    if s[4] != b'-' || s[7] != b'-' || !matches!(s[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let year =
+        i32::from(two(s[0..].first_chunk()?)?) * 100 + i32::from(two(s[2..].first_chunk()?)?);
+    let month = two(s[5..].first_chunk()?)?;
+    let day = two(s[8..].first_chunk()?)?;
+    let (hour, minute, second, milli, mut j) = clock_at(line, i + 11)?;
+    let mut offset = None;
+    match line.get(j) {
+        Some(b'Z' | b'z') => {
+            offset = Some(0);
+            j += 1;
+        }
+        Some(&sign @ (b'+' | b'-')) => {
+            if let Some((o, end)) = offset_at(line, j + 1, sign, true) {
+                offset = Some(o);
+                j = end;
+            }
+        }
+        Some(b' ') => {
+            let zone = line.get(j + 1..j + 4);
+            if matches!(zone, Some(b"UTC" | b"GMT")) && ends_token(line, j + 4) {
+                offset = Some(0);
+                j += 4;
+            } else if let Some(&sign @ (b'+' | b'-')) = line.get(j + 1)
+                && let Some((o, end)) = offset_at(line, j + 2, sign, false)
+            {
+                offset = Some(o);
+                j = end;
+            }
+        }
+        _ => {}
+    }
+    if !ends_token(line, j) {
+        return None;
+    }
+    let civil = Civil {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        milli,
+    };
+    Some((civil, offset, j))
+}
+
+/// An offset after its sign: `HH:MM`, `HHMM`, or (if `short`) `HH`.
+fn offset_at(line: &[u8], i: usize, sign: u8, short: bool) -> Option<(i32, usize)> {
+    let hours = i32::from(d2(line, i)?);
+    let (minutes, end) = if byte_is(line, i + 2, b':') {
+        (i32::from(d2(line, i + 3)?), i + 5)
+    } else if let Some(m) = d2(line, i + 2) {
+        (i32::from(m), i + 4)
+    } else if short {
+        (0, i + 2)
+    } else {
+        return None;
+    };
+    if hours > 23 || minutes > 59 || !ends_token(line, end) {
+        return None;
+    }
+    let seconds = hours * 3600 + minutes * 60;
+    Some((if sign == b'-' { -seconds } else { seconds }, end))
+}
+
+const MONTHS: [&[u8; 3]; 12] = [
+    b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"sep", b"oct", b"nov", b"dec",
+];
+
+fn month_at(line: &[u8], i: usize) -> Option<u8> {
+    let name = line.get(i..i + 3)?;
+    let lower = [
+        name[0].to_ascii_lowercase(),
+        name[1].to_ascii_lowercase(),
+        name[2].to_ascii_lowercase(),
+    ];
+    MONTHS
+        .iter()
+        .position(|m| **m == lower)
+        .map(|m| m as u8 + 1)
+}
+
+/// Syslog `Nov 29 10:00:00` (or `Jul  1 09:00:55`) at `i`.
+fn syslog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+    // The blank first: it turns most lines away before the month names are tried.
+    if !byte_is(line, i + 3, b' ') {
+        return None;
+    }
+    let month = month_at(line, i)?;
+    let mut j = i + 4;
+    if byte_is(line, j, b' ') {
+        j += 1;
+    }
+    let day = if let Some(d) = d2(line, j) {
+        j += 2;
+        d
+    } else {
+        j += 1;
+        digit(line, j - 1)? as u8
+    };
+    if !byte_is(line, j, b' ') {
+        return None;
+    }
+    year_less_at(line, j + 1, month, day, ctx)
+}
+
+/// klog `I1129 10:00:00.123456` at `i`.
+fn klog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+    if !matches!(line.get(i), Some(b'I' | b'W' | b'E' | b'F')) || !byte_is(line, i + 5, b' ') {
+        return None;
+    }
+    let month = d2(line, i + 1)?;
+    let day = d2(line, i + 3)?;
+    year_less_at(line, i + 6, month, day, ctx)
+}
+
+/// The clock at `at` of a syslog or klog time, dated `month`/`day` of the year the context
+/// gives such lines.
+fn year_less_at(line: &[u8], at: usize, month: u8, day: u8, ctx: &TimeContext) -> Option<i64> {
+    let (hour, minute, second, milli, end) = clock_at(line, at)?;
+    if !ends_token(line, end) {
+        return None;
+    }
+    let civil = Civil {
+        year: ctx.year_for_month(month),
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        milli,
+    };
+    civil_ms(civil, None, ctx)
+}
+
+/// Access-log `29/Nov/2026:10:00:00 +0000` at `i` (just after the `[`).
+fn access_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+    let day = d2(line, i)?;
+    if !byte_is(line, i + 2, b'/') || !byte_is(line, i + 6, b'/') || !byte_is(line, i + 11, b':') {
+        return None;
+    }
+    let month = month_at(line, i + 3)?;
+    let year = d4(line, i + 7)?;
+    let (hour, minute, second, milli, end) = clock_at(line, i + 12)?;
+    let mut offset = None;
+    if byte_is(line, end, b' ')
+        && let Some(&sign @ (b'+' | b'-')) = line.get(end + 1)
+    {
+        offset = Some(offset_at(line, end + 2, sign, false)?.0);
+    }
+    let civil = Civil {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        milli,
+    };
+    civil_ms(civil, offset, ctx)
+}
+
+/// The time of a plain text line (or of the text before a JSON object).
+pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<i64> {
+    let mut i = skip_blank(line, 0);
+    // A syslog priority, and the version of RFC 5424.
+    if byte_is(line, i, b'<') {
+        let digits = i + 1;
+        let mut j = digits;
+        while digit(line, j).is_some() && j - digits < 3 {
+            j += 1;
+        }
+        if j > digits && byte_is(line, j, b'>') {
+            i = j + 1;
+            if byte_is(line, i, b'1') && byte_is(line, i + 1, b' ') {
+                i += 2;
+            }
+        }
+    }
+    if let Some(ms) = klog_at(line, i, ctx).or_else(|| syslog_at(line, i, ctx)) {
+        return Some(ms);
+    }
+    for _ in 0..4 {
+        if i >= line.len() {
+            break;
+        }
+        let at = if line[i] == b'[' { i + 1 } else { i };
+        if let Some((civil, offset, _)) = iso_at(line, at) {
+            return civil_ms(civil, offset, ctx);
+        }
+        while i < line.len() && !is_blank(line[i]) {
+            i += 1;
+        }
+        i = skip_blank(line, i);
+    }
+    let mut from = 0;
+    while let Some(k) = memchr(b'[', &line[from..]) {
+        let k = from + k;
+        if let Some(ms) = access_at(line, k + 1, ctx) {
+            return Some(ms);
+        }
+        from = k + 1;
+    }
+    None
+}
+
+/// The value of a time key: ISO 8601 (all of it) or an epoch number.
+pub(super) fn time_value(value: &[u8], ctx: &TimeContext) -> Option<i64> {
+    let value = value.trim_ascii();
+    if value.len() >= 19 && byte_is(value, 4, b'-') {
+        let (civil, offset, end) = iso_at(value, 0)?;
+        return (end == value.len())
+            .then(|| civil_ms(civil, offset, ctx))
+            .flatten();
+    }
+    epoch_ms(value)
+}
+
+/// An epoch number, its unit told by the count of integer digits.
+pub(super) fn epoch_ms(raw: &[u8]) -> Option<i64> {
+    let dot = memchr(b'.', raw).unwrap_or(raw.len());
+    let (int, frac) = (&raw[..dot], raw.get(dot + 1..).unwrap_or(b""));
+    if int.is_empty()
+        || int.len() > 19
+        || !int.iter().all(u8::is_ascii_digit)
+        || !frac.iter().all(u8::is_ascii_digit)
+        || (dot < raw.len() && frac.is_empty())
+    {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in int {
+        n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+    }
+    let n = i64::try_from(n).ok()?;
+    Some(match int.len() {
+        0..=11 => {
+            let mut milli = 0;
+            let mut scale = 100;
+            for &b in frac.iter().take(3) {
+                milli += i64::from(b - b'0') * scale;
+                scale /= 10;
+            }
+            n * 1000 + milli
+        }
+        12..=14 => n,
+        15..=17 => n / 1_000,
+        _ => n / 1_000_000,
+    })
+}
+
+/// Unix milliseconds of a civil time, at `offset` seconds east of UTC if written, else in
+/// the context's zone. None for a date or time that does not exist.
+fn civil_ms(c: Civil, offset: Option<i32>, ctx: &TimeContext) -> Option<i64> {
+    if !(1..=12).contains(&c.month)
+        || c.day == 0
+        || c.day > days_in_month(c.year, c.month)
+        || c.hour > 23
+        || c.minute > 59
+        || c.second > 60
+        || !(1..=9999).contains(&c.year)
+    {
+        return None;
+    }
+    // A leap second is read as the last second of its minute.
+    let second = c.second.min(59);
+    if let Some(offset) = offset.or(ctx.fixed_offset) {
+        let local = days_from_civil_cached(c.year, c.month, c.day) * 86_400
+            + i64::from(c.hour) * 3600
+            + i64::from(c.minute) * 60
+            + i64::from(second);
+        return Some((local - i64::from(offset)) * 1000 + c.milli);
+    }
+    let dt = DateTime::new(
+        c.year as i16,
+        c.month as i8,
+        c.day as i8,
+        c.hour as i8,
+        c.minute as i8,
+        second as i8,
+        0,
+    )
+    .ok()?;
+    let ts = ctx.zone.to_ambiguous_timestamp(dt).compatible().ok()?;
+    Some(ts.as_millisecond() + c.milli)
+}

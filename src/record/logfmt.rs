@@ -1,0 +1,123 @@
+//! logfmt records: the whole line is blank-separated `key=value` or `key="quoted value"`
+//! pairs. The field is the key, for every ID inside the value (`sources="[X Y Z]"` gives
+//! `sources` three times).
+
+use memchr::memchr2;
+
+use super::json::{Stops, scan_until};
+use super::line_time::time_value;
+use super::{Analysis, MAX_FIELD, TimeContext, is_blank, is_time_key, skip_blank, spans_within};
+
+/// One `key=value` pair: byte ranges, a quoted value without its quotes.
+#[derive(Clone, Copy)]
+pub(super) struct Pair {
+    pub(super) key: (usize, usize),
+    pub(super) value: (usize, usize),
+    pub(super) quoted: bool,
+    pub(super) escaped: bool,
+}
+
+/// The end of a logfmt key that starts at `i`: the first blank or control byte, `=` or `"`.
+pub(super) fn key_end(line: &[u8], i: usize) -> usize {
+    let stops = Stops {
+        bytes: b"=\"",
+        controls: true,
+    };
+    scan_until(line, i, stops)
+}
+
+/// The end of an unquoted logfmt value that starts at `i`: the first blank.
+pub(super) fn blank_at_or_after(line: &[u8], i: usize) -> usize {
+    let stops = Stops {
+        bytes: b" \t",
+        controls: false,
+    };
+    scan_until(line, i, stops)
+}
+
+/// Walks the line as logfmt; true if all of it is pairs (at least one). Pairs before a
+/// failure have been reported already.
+pub(super) fn walk_logfmt(line: &[u8], mut on: impl FnMut(Pair)) -> bool {
+    let n = line.len();
+    let mut i = skip_blank(line, 0);
+    if i == n {
+        return false;
+    }
+    while i < n {
+        let key_start = i;
+        i = key_end(line, i);
+        if i == key_start || i == n || line[i] != b'=' {
+            return false;
+        }
+        let key = (key_start, i);
+        i += 1;
+        let pair = if line.get(i) == Some(&b'"') {
+            let Some((close, escaped)) = scan_quoted(line, i + 1, b'"') else {
+                return false;
+            };
+            let pair = Pair {
+                key,
+                value: (i + 1, close),
+                quoted: true,
+                escaped,
+            };
+            i = close + 1;
+            if i < n && !is_blank(line[i]) {
+                return false;
+            }
+            pair
+        } else {
+            let end = blank_at_or_after(line, i);
+            let pair = Pair {
+                key,
+                value: (i, end),
+                quoted: false,
+                escaped: false,
+            };
+            i = end;
+            pair
+        };
+        on(pair);
+        i = skip_blank(line, i);
+    }
+    true
+}
+
+/// From just after an opening `quote`: the index of the closing one (a backslash escapes any
+/// byte), and whether there was a backslash.
+pub(super) fn scan_quoted(line: &[u8], mut i: usize, quote: u8) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        let k = i + memchr2(quote, b'\\', line.get(i..)?)?;
+        if line[k] == quote {
+            return Some((k, escaped));
+        }
+        escaped = true;
+        i = k + 2;
+    }
+}
+
+pub(super) fn analyse_logfmt(
+    line: &[u8],
+    spans: &[(usize, usize)],
+    want_time: bool,
+    ctx: &TimeContext,
+    out: &mut Analysis,
+) -> bool {
+    let mut next = 0;
+    walk_logfmt(line, |pair| {
+        let key = &line[pair.key.0..pair.key.1];
+        // Most pairs hold no ID: the next one starts past them.
+        if spans.get(next).is_some_and(|span| span.0 < pair.value.1) {
+            spans_within(spans, &mut next, pair.key.0, pair.key.1, |_| {});
+            spans_within(spans, &mut next, pair.value.0, pair.value.1, |k| {
+                if key.len() <= MAX_FIELD {
+                    out.set_field(k, key);
+                }
+            });
+        }
+        if want_time && out.time_ms.is_none() && is_time_key(key) {
+            out.time_ms = time_value(&line[pair.value.0..pair.value.1], ctx);
+        }
+    })
+}

@@ -1,0 +1,185 @@
+//! One log line that mentions an ID, read as a record: its format, the field that holds each
+//! ID occurrence, the line's own timestamp, and (for audits) every key and value on it.
+//!
+//! The IDs themselves are found by [`crate::scan`]; this module gets the line (no line ending)
+//! and the byte spans of the occurrences, in order, and never parses an ID. It runs for every
+//! matching line, so it does not allocate per line: [`Analysis`] and [`PairBuffers`] are
+//! reused, JSON is read by a small walker that tracks the key path (no DOM), and digits are
+//! parsed by hand. Everything here is a heuristic; nothing here fails: a line that fits no
+//! rule gets no field or no time.
+//!
+//! This module owns [`Analysis`], the entry points and the choice of format, tried in this
+//! order:
+//! - **JSON** (`json`): the line ends with `}` and holds one object that runs to the end of
+//!   the line, from its first byte or after a text prefix. Occurrences in the prefix get the
+//!   plain rules.
+//! - **logfmt** (`logfmt`): the whole line is blank-separated `key=value` pairs.
+//! - **Plain** text (`plain`), anything else.
+//!
+//! A JSON key path or logfmt key longer than 256 bytes gives no field, and [`for_each_pair`]
+//! leaves its pair out. The line's time is read by `line_time`, the keys and values for
+//! audits by `pairs`.
+
+mod json;
+mod line_time;
+mod logfmt;
+mod pairs;
+mod plain;
+#[cfg(test)]
+mod tests;
+
+pub use line_time::TimeContext;
+pub use pairs::{PairBuffers, Value, for_each_pair};
+
+use crate::scan::Hit;
+use json::{JsonScratch, analyse_json, json_start};
+use line_time::plain_time;
+use logfmt::analyse_logfmt;
+use plain::assign_plain;
+
+/// How a line is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Logfmt,
+    #[default]
+    Plain,
+}
+
+/// What [`analyse`] found on one line; reuse it across lines to keep its buffers.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    format: Format,
+    time_ms: Option<i64>,
+    /// The field names, end to end; each span's entry of `fields` is its range here.
+    names: Vec<u8>,
+    fields: Vec<Option<(usize, usize)>>,
+    json: JsonScratch,
+    /// Scratch for [`analyse_hits`].
+    hit_spans: Vec<(usize, usize)>,
+}
+
+impl Analysis {
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The field of the `i`th span given to [`analyse`].
+    pub fn field(&self, i: usize) -> Option<&[u8]> {
+        let (a, b) = (*self.fields.get(i)?)?;
+        Some(&self.names[a..b])
+    }
+
+    /// The line's own time, in Unix milliseconds.
+    pub fn time_ms(&self) -> Option<i64> {
+        self.time_ms
+    }
+
+    fn reset(&mut self, spans: usize) {
+        self.names.clear();
+        self.fields.clear();
+        self.fields.resize(spans, None);
+        self.time_ms = None;
+    }
+
+    fn set_field(&mut self, k: usize, name: &[u8]) {
+        let start = self.names.len();
+        self.names.extend_from_slice(name);
+        self.fields[k] = Some((start, self.names.len()));
+    }
+}
+
+/// [`analyse`] for the hits of a matching line, with its time.
+pub fn analyse_hits(line: &[u8], hits: &[Hit], ctx: &TimeContext, out: &mut Analysis) {
+    let mut spans = std::mem::take(&mut out.hit_spans);
+    spans.clear();
+    spans.extend(hits.iter().map(|h| (h.start, h.end)));
+    analyse(line, &spans, true, ctx, out);
+    out.hit_spans = spans;
+}
+
+/// Reads `line` (no line ending) as a record. `spans` are the `[start, end)` byte ranges of
+/// the ID occurrences in it, in order, not overlapping and inside the line; `out` gets one
+/// field per span, and the line's time when `want_time`.
+pub fn analyse(
+    line: &[u8],
+    spans: &[(usize, usize)],
+    want_time: bool,
+    ctx: &TimeContext,
+    out: &mut Analysis,
+) {
+    debug_assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0));
+    out.reset(spans.len());
+    if let Some(open) = json_start(line) {
+        if analyse_json(line, open, spans, want_time, ctx, out) {
+            out.format = Format::Json;
+            let mut inherit = false;
+            for k in 0..spans.len() {
+                if spans[k].1 > open {
+                    break;
+                }
+                inherit = assign_plain(line, spans, k, inherit, out);
+            }
+            if want_time && out.time_ms.is_none() {
+                out.time_ms = plain_time(&line[..open], ctx);
+            }
+            return;
+        }
+        out.reset(spans.len());
+    }
+    if analyse_logfmt(line, spans, want_time, ctx, out) {
+        out.format = Format::Logfmt;
+        return;
+    }
+    out.reset(spans.len());
+    out.format = Format::Plain;
+    let mut inherit = false;
+    for k in 0..spans.len() {
+        inherit = assign_plain(line, spans, k, inherit, out);
+    }
+    if want_time {
+        out.time_ms = plain_time(line, ctx);
+    }
+}
+
+/// Keys whose value is the line's time, in JSON and logfmt.
+fn is_time_key(key: &[u8]) -> bool {
+    matches!(
+        key,
+        b"ts" | b"time" | b"timestamp" | b"@timestamp" | b"t" | b"date"
+    )
+}
+
+/// Moves `next` past the spans that start before `start`, then gives the index of each span
+/// inside `[start, end)` to `f`.
+fn spans_within(
+    spans: &[(usize, usize)],
+    next: &mut usize,
+    start: usize,
+    end: usize,
+    mut f: impl FnMut(usize),
+) {
+    while *next < spans.len() && spans[*next].0 < start {
+        *next += 1;
+    }
+    while *next < spans.len() && spans[*next].1 <= end {
+        f(*next);
+        *next += 1;
+    }
+}
+
+/// Longest JSON key path or logfmt key that names a field. Longer ones name none: they are
+/// data rather than names, and copying one per ID made a long key over many IDs, or deep
+/// nesting, cost time and memory quadratic in the line.
+const MAX_FIELD: usize = 256;
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+fn skip_blank(line: &[u8], mut i: usize) -> usize {
+    while i < line.len() && is_blank(line[i]) {
+        i += 1;
+    }
+    i
+}

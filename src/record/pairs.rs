@@ -1,0 +1,207 @@
+//! Every key and its value on a line, for audits: unlike the fields of [`super::Analysis`],
+//! these include keys whose value is not an ID (`0`, `""`, `null`).
+
+use memchr::{memchr, memchr2};
+
+use super::json::{
+    JsonScratch, Path, Validate, Visit, json_start, scan_number, unescape, walk_json,
+};
+use super::logfmt::{scan_quoted, walk_logfmt};
+use super::plain::{MAX_WORD, is_opener, is_word_byte, skip_back};
+use super::{MAX_FIELD, is_blank, skip_blank};
+
+/// A value next to a key, as [`for_each_pair`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value<'a> {
+    /// A string with its escapes decoded (JSON, quoted logfmt), or a bare word.
+    Str(&'a [u8]),
+    /// An integer as written.
+    Int(&'a [u8]),
+    /// Any other number as written.
+    Number(&'a [u8]),
+    /// `null` (also `nil` and `<nil>` outside JSON).
+    Null,
+    Bool(bool),
+    /// A JSON object or array; its members follow under their own paths.
+    Other,
+}
+
+/// Reusable buffers for [`for_each_pair`].
+#[derive(Clone, Debug, Default)]
+pub struct PairBuffers {
+    json: JsonScratch,
+    path: Vec<u8>,
+    text: Vec<u8>,
+}
+
+/// Calls `f` with every key and its value on `line`, in order, so that audits can see keys
+/// whose value is not an ID (`0`, `""`, `null`). JSON (after an optional prefix, with the same
+/// test as [`analyse`](super::analyse)): every member at its key path (`a.b`, `a.ids[]`),
+/// containers as [`Value::Other`] before their members. logfmt: every pair. Plain text:
+/// `key=value` (a quoted value, or a bare one up to a blank or `,;)]}"`) and JSON-style
+/// `"key": value` members found in the text; `key: value` without quotes is too common in
+/// prose to count.
+pub fn for_each_pair(line: &[u8], buffers: &mut PairBuffers, mut f: impl FnMut(&[u8], Value<'_>)) {
+    let PairBuffers { json, path, text } = buffers;
+    if let Some(open) = json_start(line)
+        // Walk once to know the line is JSON, since pairs reported before a failure could not
+        // be taken back.
+        && walk_json(line, open, json, &mut Validate)
+    {
+        walk_json(line, open, json, &mut JsonPairs { path, text, f });
+        return;
+    }
+    if walk_logfmt(line, |_| {}) {
+        walk_logfmt(line, |pair| {
+            let key = &line[pair.key.0..pair.key.1];
+            let raw = &line[pair.value.0..pair.value.1];
+            if key.len() <= MAX_FIELD {
+                report_text_value(key, raw, pair.quoted, pair.escaped, text, &mut f);
+            }
+        });
+        return;
+    }
+    text_pairs(line, text, &mut f);
+}
+
+fn report_text_value(
+    key: &[u8],
+    raw: &[u8],
+    quoted: bool,
+    escaped: bool,
+    text: &mut Vec<u8>,
+    f: &mut impl FnMut(&[u8], Value<'_>),
+) {
+    if quoted && escaped {
+        text.clear();
+        unescape(raw, text);
+        f(key, Value::Str(text));
+    } else if quoted {
+        f(key, Value::Str(raw));
+    } else {
+        f(key, bare_value(raw));
+    }
+}
+
+/// What an unquoted value looks like.
+fn bare_value(raw: &[u8]) -> Value<'_> {
+    match raw {
+        b"null" | b"nil" | b"<nil>" => return Value::Null,
+        b"true" => return Value::Bool(true),
+        b"false" => return Value::Bool(false),
+        _ => {}
+    }
+    match scan_number(raw, 0) {
+        Some((end, int)) if !raw.is_empty() && end == raw.len() => {
+            if int {
+                Value::Int(raw)
+            } else {
+                Value::Number(raw)
+            }
+        }
+        _ => Value::Str(raw),
+    }
+}
+
+/// Reports every JSON value with its path.
+struct JsonPairs<'a, F> {
+    path: &'a mut Vec<u8>,
+    text: &'a mut Vec<u8>,
+    f: F,
+}
+
+impl<F: FnMut(&[u8], Value<'_>)> Visit for JsonPairs<'_, F> {
+    fn key(&mut self, _: Path<'_>, _: usize, _: usize) {}
+
+    fn value(&mut self, at: Path<'_>, value: Value<'_>, escaped: bool, _: usize, _: usize) {
+        self.path.clear();
+        if !at.write(self.path) {
+            return;
+        }
+        match value {
+            Value::Str(raw) if escaped => {
+                self.text.clear();
+                unescape(raw, self.text);
+                (self.f)(self.path, Value::Str(self.text));
+            }
+            _ => (self.f)(self.path, value),
+        }
+    }
+}
+
+/// `key=value` and `"key": value` pairs in free text.
+fn text_pairs(line: &[u8], text: &mut Vec<u8>, f: &mut impl FnMut(&[u8], Value<'_>)) {
+    let n = line.len();
+    let mut i = 0;
+    while let Some(k) = memchr2(b'=', b':', &line[i..]) {
+        let p = i + k;
+        i = p + 1;
+        let key = if line[p] == b'=' {
+            let a = skip_back(line, p, is_word_byte, MAX_WORD + 1);
+            let boundary = a == 0 || !line[a - 1].is_ascii_graphic() || is_opener(line[a - 1]);
+            if a == p || p - a > MAX_WORD || !boundary || matches!(line.get(p + 1), Some(b'=')) {
+                continue;
+            }
+            (a, p)
+        } else {
+            // Only a quoted key: `"key":`, or `\"key\":` inside an escaped message.
+            if p == 0 || line[p - 1] != b'"' {
+                continue;
+            }
+            let close = p - 1;
+            let Some(open) = line[..close].iter().rposition(|&b| b == b'"') else {
+                continue;
+            };
+            let a = open + 1;
+            let b = if line[close - 1] == b'\\' {
+                close - 1
+            } else {
+                close
+            };
+            if a >= b || line[a..b].iter().any(|&c| !is_word_byte(c) && c != b'@') {
+                continue;
+            }
+            (a, b)
+        };
+        let key = &line[key.0..key.1];
+        let mut v = if line[p] == b':' {
+            skip_blank(line, i)
+        } else {
+            i
+        };
+        // A value quoted with `\"` inside an escaped message ends at the next `\"`.
+        let escaped_quote = line.get(v..v + 2) == Some(b"\\\"");
+        if escaped_quote {
+            v += 1;
+        }
+        match line.get(v) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let close = if escaped_quote {
+                    memchr::memmem::find(&line[v + 1..], b"\\\"").map(|c| v + 1 + c)
+                } else {
+                    scan_quoted(line, v + 1, q).map(|(c, _)| c)
+                };
+                let Some(close) = close else {
+                    continue;
+                };
+                let raw = &line[v + 1..close];
+                let escaped = !escaped_quote && memchr(b'\\', raw).is_some();
+                report_text_value(key, raw, true, escaped, text, f);
+                i = close + 1;
+            }
+            // Members of an object or array in the text follow as pairs of their own.
+            Some(b'{' | b'[') => f(key, Value::Other),
+            _ => {
+                let mut end = v;
+                while end < n
+                    && !is_blank(line[end])
+                    && !matches!(line[end], b',' | b';' | b')' | b']' | b'}' | b'"')
+                {
+                    end += 1;
+                }
+                f(key, bare_value(&line[v..end]));
+                i = end.max(i);
+            }
+        }
+    }
+}
