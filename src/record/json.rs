@@ -17,8 +17,7 @@
 use memchr::memchr;
 
 use super::line_time::{epoch_ms, time_value};
-use super::pairs::Value;
-use super::{Analysis, MAX_FIELD, TimeContext, is_blank, is_time_key, spans_within};
+use super::{Analysis, MAX_FIELD, TimeContext, Value, is_blank, is_time_key, spans_within};
 
 #[derive(Clone, Debug, Default)]
 pub(super) struct JsonScratch {

@@ -29,7 +29,24 @@ mod plain;
 mod tests;
 
 pub use line_time::TimeContext;
-pub use pairs::{PairBuffers, Value, for_each_pair};
+pub use pairs::{PairBuffers, for_each_pair};
+
+/// A value next to a key, as the JSON and logfmt walkers read it and [`for_each_pair`]
+/// reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value<'a> {
+    /// A string with its escapes decoded (JSON, quoted logfmt), or a bare word.
+    Str(&'a [u8]),
+    /// An integer as written.
+    Int(&'a [u8]),
+    /// Any other number as written.
+    Number(&'a [u8]),
+    /// `null` (also `nil` and `<nil>` outside JSON).
+    Null,
+    Bool(bool),
+    /// A JSON object or array; its members follow under their own paths.
+    Other,
+}
 
 use crate::scan::Hit;
 use json::{JsonScratch, analyse_json, json_start};

@@ -8,23 +8,7 @@ use super::json::{
 };
 use super::logfmt::{scan_quoted, walk_logfmt};
 use super::plain::{MAX_WORD, is_opener, is_word_byte, skip_back};
-use super::{MAX_FIELD, is_blank, skip_blank};
-
-/// A value next to a key, as [`for_each_pair`] reports it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value<'a> {
-    /// A string with its escapes decoded (JSON, quoted logfmt), or a bare word.
-    Str(&'a [u8]),
-    /// An integer as written.
-    Int(&'a [u8]),
-    /// Any other number as written.
-    Number(&'a [u8]),
-    /// `null` (also `nil` and `<nil>` outside JSON).
-    Null,
-    Bool(bool),
-    /// A JSON object or array; its members follow under their own paths.
-    Other,
-}
+use super::{MAX_FIELD, Value, is_blank, skip_blank};
 
 /// Reusable buffers for [`for_each_pair`].
 #[derive(Clone, Debug, Default)]

@@ -26,7 +26,8 @@
 //!
 //! The parts: `pairs` (the packed-pair searcher), `sampled` (the sampled searcher), `tokens`
 //! (the token walk), `numbering` (line numbers from the vector loops), `simd` (the dispatch
-//! level) and `x86` (the vector kernels of all three searchers).
+//! level) and `x86` (the byte operations of the SSE2 and AVX2 vector widths); each
+//! searcher keeps its vector kernels in child modules of its own.
 
 mod numbering;
 mod pairs;

@@ -1,12 +1,16 @@
 //! The token walk: every whole ID token of a buffer, whatever its value. The dispatch to the
-//! vector walks of `x86`, and the byte-at-a-time walk they are tested against.
+//! vector walks of `x86` (SSE2, AVX2) and `avx512`, and the byte-at-a-time walk they are
+//! tested against.
 
 use super::Hit;
 #[cfg(target_arch = "x86_64")]
 use super::simd::Level;
 use super::simd::Simd;
 #[cfg(target_arch = "x86_64")]
-use super::x86;
+mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
 use crate::id::{self, Shape, ULID_LEN, UUID_UNDASHED_LEN};
 
 /// True for ASCII letters and digits: the bytes of an ID's alphanumeric runs.
@@ -51,9 +55,9 @@ pub(super) fn for_each_token_at<F: FnMut(Hit) + ?Sized>(simd: Simd, hay: &[u8], 
     // features.
     #[cfg(target_arch = "x86_64")]
     match simd.level() {
-        Level::Avx512 => return unsafe { x86::avx512::tokens(hay, f) },
-        Level::Avx2 => return unsafe { x86::tokens::tokens_avx2(hay, f) },
-        Level::Sse2 => return unsafe { x86::tokens::tokens_sse2(hay, f) },
+        Level::Avx512 => return unsafe { avx512::tokens(hay, f) },
+        Level::Avx2 => return unsafe { x86::tokens_avx2(hay, f) },
+        Level::Sse2 => return unsafe { x86::tokens_sse2(hay, f) },
         Level::Scalar => {}
     }
     for_each_token_scalar(hay, f)

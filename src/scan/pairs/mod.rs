@@ -1,13 +1,16 @@
 //! The searcher for a few known IDs (up to [`super::MAX_PAIR_QUERIES`]): a "packed pair"
 //! prefilter on two rare bytes of each rendering's random tail, then a whole-token check of
-//! each candidate. The vector loops live in `x86`; this holds the needles and the scalar
-//! loop.
+//! each candidate. The vector loops live in `x86` (SSE2, AVX2) and `avx512`; this holds the
+//! needles, the dispatch and the scalar loop.
 
 #[cfg(target_arch = "x86_64")]
 use super::simd::Level;
 use super::simd::Simd;
 #[cfg(target_arch = "x86_64")]
-use super::x86;
+mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
 use super::{Hit, Numbering, is_whole};
 use crate::id::{self, Id, Shape, ULID_LEN, UUID_UNDASHED_LEN};
 
@@ -170,7 +173,7 @@ impl PairSearcher {
         // level's features.
         #[cfg(target_arch = "x86_64")]
         match simd.level() {
-            Level::Avx512 => return unsafe { x86::avx512::find_pairs(self, hay, hits, numbering) },
+            Level::Avx512 => return unsafe { avx512::find_pairs(self, hay, hits, numbering) },
             Level::Avx2 => unsafe { x86::find_pairs_avx2(self, hay, hits) },
             Level::Sse2 => unsafe { x86::find_pairs_sse2(self, hay, hits) },
             Level::Scalar => self.find_scalar(hay, 0, hits),

@@ -1,9 +1,9 @@
 //! The token walk for SSE2 and AVX2, and the parts of it every width shares: the block
 //! classes, the candidate run starts, the decoding of candidates and the walk itself.
 
-use super::Vector;
 use crate::id::{self, Id, Shape, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
 use crate::scan::Hit;
+use crate::scan::x86::Vector;
 use std::arch::x86_64::*;
 
 /// Bit k describes byte k of a 64-byte block: an ASCII letter or digit (`alnum`), a hex
@@ -294,7 +294,7 @@ pub(super) unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut
 /// # Safety
 /// The CPU must have AVX2, and SSE4.1 for the decoders (every AVX2 CPU has it).
 #[target_feature(enable = "avx2")]
-pub(in crate::scan) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+pub(super) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
     // SAFETY: the caller's features are the ones the walk needs.
     unsafe { walk::<__m256i, F>(hay, f) }
 }
@@ -304,7 +304,7 @@ pub(in crate::scan) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f:
 /// # Safety
 /// The CPU must have SSE2 (every x86_64 CPU does).
 #[target_feature(enable = "sse2")]
-pub(in crate::scan) unsafe fn tokens_sse2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+pub(super) unsafe fn tokens_sse2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
     // SAFETY: the caller's features are the ones the walk needs.
     unsafe { walk::<__m128i, F>(hay, f) }
 }

@@ -4,6 +4,9 @@
 use std::collections::HashMap;
 
 #[cfg(target_arch = "x86_64")]
+mod avx512;
+
+#[cfg(target_arch = "x86_64")]
 use super::simd::Level;
 use super::simd::Simd;
 use super::{Hit, Numbering, for_each_token_at};
@@ -100,9 +103,8 @@ impl SampledSearcher {
         if simd.level() == Level::Avx512 {
             // SAFETY: a `Simd` at this level exists only when the CPU has AVX-512 F, DQ, BW
             // and POPCNT.
-            let (from, cum) = unsafe {
-                super::x86::avx512::sampled(self, simd, hay, &mut last_end, hits, numbering)
-            };
+            let (from, cum) =
+                unsafe { avx512::sampled(self, simd, hay, &mut last_end, hits, numbering) };
             self.find_scalar(simd, hay, from, &mut last_end, hits);
             return cum.map(|cum| cum + super::count_newlines(&hay[from..]));
         }
