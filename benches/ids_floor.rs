@@ -8,8 +8,9 @@
 //!
 //! Counting is as cheap as we know how to make it: a private open-addressing table per
 //! thread, its slots prefetched a batch ahead (the table is far larger than the caches),
-//! zeroed by writing (see `group::Table::reserve` for why), the tables summed at the end. It
-//! spends memory for speed (32-byte slots, half full, one table per thread: more than `ids`).
+//! zeroed by writing (see `inventory::table::Table::reserve` for why), the tables summed at
+//! the end. It spends memory for speed (32-byte slots, half full, one table per thread: more
+//! than `ids`).
 //!
 //! `cargo bench --bench ids_floor -- THREADS PATH...` (files or directories, walked, opened
 //! and shared out to the threads by idgrep's own code, as `ids` does); prints the table on

@@ -1,17 +1,17 @@
-//! One entity's story, the model behind `idgrep timeline`. Every line that mentions the ID (in any written
-//! form) is collected across the inputs on N threads, given a place in time, and sorted; the
-//! other IDs on those lines are the related IDs, and `--hops N` follows them N hops out, each
-//! hop one more pass over the inputs with a matcher for the new IDs.
+//! One entity's story, the model behind `idgrep timeline`. Every line that mentions the ID (in
+//! any written form) is collected across the inputs on N threads, given a place in time, and
+//! sorted; the other IDs on those lines are the related IDs, and `--hops N` follows them N
+//! hops out, each hop one more pass over the inputs with a matcher for the new IDs.
 //!
-//! Placing a line in time, per file (the rule is kept with the line and shown):
-//! - [`Rule::Line`]: the line's own timestamp, read by [`crate::record`];
-//! - [`Rule::Inferred`]: a line without one takes the time of the nearest earlier line of the
+//! Placing a line in time, per file (the placement is kept with the line and shown):
+//! - [`Placement::Line`]: the line's own timestamp, read by [`crate::record`];
+//! - [`Placement::Inferred`]: a line without one takes the time of the nearest earlier line of the
 //!   same file that has one (read back through the buffered text, so a stack trace line gets
 //!   the time of its exception header even when that header does not mention the ID); a line
 //!   before the file's first timestamp takes the file's first matched time;
-//! - [`Rule::IdTime`]: a file with no timestamp at all on these lines is placed by the
+//! - [`Placement::IdTime`]: a file with no timestamp at all on these lines is placed by the
 //!   embedded creation time of the ID that brought the line in (or of the timeline's ID);
-//! - [`Rule::Unplaced`]: none of these; such lines come last, in file and line order.
+//! - [`Placement::Unplaced`]: none of these; such lines come last, in file and line order.
 //!
 //! Lines are sorted by time; ties keep file order, then line order.
 //!
@@ -46,7 +46,7 @@ type FastSet<T> = HashSet<T, foldhash::fast::FixedState>;
 
 /// How a line got its place in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rule {
+pub enum Placement {
     /// The line's own timestamp.
     Line,
     /// The time of an earlier (or, before the first one, the first) timestamped line of the
@@ -58,24 +58,24 @@ pub enum Rule {
     Unplaced,
 }
 
-impl Rule {
+impl Placement {
     /// The stable name used in the exports.
     pub fn name(self) -> &'static str {
         match self {
-            Rule::Line => "line",
-            Rule::Inferred => "inferred",
-            Rule::IdTime => "id_time",
-            Rule::Unplaced => "none",
+            Placement::Line => "line",
+            Placement::Inferred => "inferred",
+            Placement::IdTime => "id_time",
+            Placement::Unplaced => "none",
         }
     }
 
     /// The one-character mark after a time in the text view.
     pub fn mark(self) -> char {
         match self {
-            Rule::Line => ' ',
-            Rule::Inferred => '~',
-            Rule::IdTime => '*',
-            Rule::Unplaced => '?',
+            Placement::Line => ' ',
+            Placement::Inferred => '~',
+            Placement::IdTime => '*',
+            Placement::Unplaced => '?',
         }
     }
 }
@@ -95,7 +95,7 @@ pub enum Status {
 
 /// One ID of the timeline: the root, or a related ID.
 #[derive(Clone, Debug)]
-pub struct IdEntry {
+pub struct TimelineId {
     pub id: Id,
     /// As the user wrote the root; as first seen for a related ID.
     pub kind: Kind,
@@ -116,7 +116,7 @@ pub struct IdEntry {
 #[derive(Clone, Debug)]
 pub struct Line {
     pub time_ms: Option<i64>,
-    pub rule: Rule,
+    pub placement: Placement,
     /// Index into [`Timeline::paths`].
     pub file: usize,
     pub line_no: u64,
@@ -136,7 +136,7 @@ pub struct Line {
 #[derive(Debug)]
 pub struct Timeline {
     /// `ids[0]` is the root; the related IDs follow in the order they were found.
-    pub ids: Vec<IdEntry>,
+    pub ids: Vec<TimelineId>,
     pub lines: Vec<Line>,
     /// Every input as shown, in walk order.
     pub paths: Vec<String>,
@@ -324,10 +324,10 @@ fn in_window(time_ms: Option<i64>, query: &Query) -> bool {
 
 /// Gives each found line its time and rule (see the module doc). `found` holds each line with
 /// the index of the ID that brought it in; the result is in the same order.
-fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Rule)> {
+fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Placement)> {
     let mut order: Vec<usize> = (0..found.len()).collect();
     order.sort_unstable_by_key(|&i| (found[i].0.file, found[i].0.line_no));
-    let mut placed = vec![(None, Rule::Unplaced); found.len()];
+    let mut placed = vec![(None, Placement::Unplaced); found.len()];
     let root_ms = known[0].id.unix_ms(known[0].kind);
     for group in order.chunk_by(|&a, &b| found[a].0.file == found[b].0.file) {
         let first_ms = group
@@ -336,14 +336,14 @@ fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Rule)> 
         for &i in group {
             let (f, via) = &found[i];
             placed[i] = match (f.own_ms, f.prev_ms, first_ms) {
-                (Some(t), _, _) => (Some(t), Rule::Line),
-                (None, Some(t), _) => (Some(t), Rule::Inferred),
-                (None, None, Some(t)) => (Some(t), Rule::Inferred),
+                (Some(t), _, _) => (Some(t), Placement::Line),
+                (None, Some(t), _) => (Some(t), Placement::Inferred),
+                (None, None, Some(t)) => (Some(t), Placement::Inferred),
                 (None, None, None) => {
                     let via = &known[*via];
                     match via.id.unix_ms(via.kind).or(root_ms) {
-                        Some(t) => (Some(t), Rule::IdTime),
-                        None => (None, Rule::Unplaced),
+                        Some(t) => (Some(t), Placement::IdTime),
+                        None => (None, Placement::Unplaced),
                     }
                 }
             };
@@ -367,7 +367,7 @@ fn finish(
     for (k, entry) in known.iter().enumerate() {
         if k == 0 || (entry.named && is_entity(entry.id)) {
             remap[k] = ids.len();
-            ids.push(IdEntry {
+            ids.push(TimelineId {
                 id: entry.id,
                 kind: entry.kind,
                 hop: entry.hop,
@@ -389,7 +389,7 @@ fn finish(
     // line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
     let mut listed_on = vec![usize::MAX; ids.len()];
     let (mut outside_window, mut untimed_outside_window) = (0, 0);
-    for (n, ((f, via), (time_ms, rule))) in found.into_iter().zip(placed).enumerate() {
+    for (n, ((f, via), (time_ms, placement))) in found.into_iter().zip(placed).enumerate() {
         if !in_window(time_ms, query) {
             match time_ms {
                 Some(_) => outside_window += 1,
@@ -430,7 +430,7 @@ fn finish(
         }
         lines.push(Line {
             time_ms,
-            rule,
+            placement,
             file: f.file,
             line_no: f.line_no,
             field,
@@ -471,9 +471,9 @@ struct Pass {
     notices: Vec<(usize, Notice)>,
 }
 
-/// One scan thread's state.
+/// One scan thread's state during a pass.
 #[derive(Default)]
-struct Worker {
+struct PassThread {
     scratch: Scratch,
     lines: Vec<Found>,
     tokens: Vec<scan::Hit>,
@@ -494,13 +494,13 @@ fn search_pass(
     let counts: Vec<AtomicU64> = ids.iter().map(|_| AtomicU64::new(0)).collect();
     let total = inputs.iter().map(source::size).sum::<Option<u64>>();
     let progress = Progress::start(settings.progress, total);
-    let (workers, notices) = par::scan_all(
+    let (threads, notices) = par::scan_all(
         inputs,
         settings.threads,
-        Worker::default,
-        |worker, index, input| {
+        PassThread::default,
+        |thread, index, input| {
             scan_one(
-                worker,
+                thread,
                 index,
                 input,
                 stdin,
@@ -516,7 +516,7 @@ fn search_pass(
     progress.finish();
     // Walk order, whatever thread read which input: related IDs are then found, numbered and
     // dated the same way on every run.
-    let mut lines: Vec<Found> = workers.into_iter().flat_map(|w| w.lines).collect();
+    let mut lines: Vec<Found> = threads.into_iter().flat_map(|t| t.lines).collect();
     lines.sort_unstable_by_key(|f| (f.file, f.line_no));
     Pass {
         lines,
@@ -538,7 +538,7 @@ const FEW_HITS: usize = 16;
 
 #[allow(clippy::too_many_arguments)]
 fn scan_one(
-    worker: &mut Worker,
+    thread: &mut PassThread,
     file: usize,
     input: &Input,
     stdin: Option<&Arc<[u8]>>,
@@ -564,13 +564,13 @@ fn scan_one(
         checked: 0,
         last_ms: None,
     };
-    let Worker {
+    let PassThread {
         scratch,
         lines,
         tokens,
         spans,
         fields,
-    } = worker;
+    } = thread;
     let options = SearchOptions {
         line_numbers: true,
         text: settings.text,
@@ -759,27 +759,27 @@ mod tests {
         assert_eq!(
             placed,
             vec![
-                (Some(10), Rule::Inferred),
-                (Some(10), Rule::Line),
-                (Some(20), Rule::Inferred),
-                (Some(ROOT_MS), Rule::IdTime),
-                (Some(ROOT_MS), Rule::IdTime),
-                (Some(10), Rule::Inferred),
+                (Some(10), Placement::Inferred),
+                (Some(10), Placement::Line),
+                (Some(20), Placement::Inferred),
+                (Some(ROOT_MS), Placement::IdTime),
+                (Some(ROOT_MS), Placement::IdTime),
+                (Some(10), Placement::Inferred),
             ]
         );
         // No embedded time anywhere: unplaced.
         let ids = vec![known(v4, Kind::Uuid)];
         let placed = place(&[(found(0, 1, None, None), 0)], &ids);
-        assert_eq!(placed, vec![(None, Rule::Unplaced)]);
+        assert_eq!(placed, vec![(None, Placement::Unplaced)]);
     }
 
     fn line(time_ms: Option<i64>, file: usize, line_no: u64) -> Line {
         Line {
             time_ms,
-            rule: if time_ms.is_some() {
-                Rule::Line
+            placement: if time_ms.is_some() {
+                Placement::Line
             } else {
-                Rule::Unplaced
+                Placement::Unplaced
             },
             file,
             line_no,

@@ -32,12 +32,12 @@ pub fn run(config: TimelineConfig) -> Exit {
         ));
         return Exit::Error;
     }
-    let sink = match &config.destination {
+    let export = match &config.destination {
         Destination::File(path) => match std::fs::File::create(path) {
-            Ok(file) => Sink::File(path, file),
+            Ok(file) => Export::File(path, file),
             Err(e) => return export_failed(path, &e),
         },
-        Destination::Stdout { width } => Sink::Stdout { width: *width },
+        Destination::Stdout { width } => Export::Stdout { width: *width },
     };
     // Every hop reads the inputs again; standard input can be read once, so it is kept.
     let stdin = if config.query.hops > 0 && inputs.contains(&Input::Stdin) {
@@ -54,8 +54,8 @@ pub fn run(config: TimelineConfig) -> Exit {
     let (timeline, errored) = timeline::build(&config.query, &settings, &inputs, stdin.as_ref());
     let found = !timeline.lines.is_empty();
     let clock = config.input.clock();
-    let written = match sink {
-        Sink::File(path, file) => write_file(path, file, |out| {
+    let written = match export {
+        Export::File(path, file) => write_file(path, file, |out| {
             render::write(
                 out,
                 config.format,
@@ -64,7 +64,7 @@ pub fn run(config: TimelineConfig) -> Exit {
                 &render::Style::default(),
             )
         }),
-        Sink::Stdout { width } => writer::write_stdout(|out| {
+        Export::Stdout { width } => writer::write_stdout(|out| {
             render::write(
                 out,
                 config.format,
@@ -81,7 +81,7 @@ pub fn run(config: TimelineConfig) -> Exit {
 }
 
 /// Where the timeline goes: [`Destination`] with the export file already created.
-enum Sink<'a> {
+enum Export<'a> {
     Stdout { width: Option<usize> },
     File(&'a Path, std::fs::File),
 }

@@ -13,8 +13,8 @@ use std::sync::{Mutex, mpsc};
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
-use crate::group::{Inventory, Summary};
 use crate::id::Kind;
+use crate::inventory::{Inventory, Summary};
 use crate::text::{HEADER_COLOR, csv_cell_bytes, escape_into, paint};
 use crate::time::Clock;
 
@@ -496,8 +496,8 @@ fn write_csv_row(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::group::{Occurrence, Tallies};
     use crate::id::{Form, Id};
+    use crate::inventory::{Occurrence, Tallies};
     use crate::text::csv_cell;
 
     /// The ID and LINES columns are as wide as the widest row needs, also when that row is

@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::text::{HEADER_COLOR, MATCH_COLOR, csv_cell, escape_into, paint};
 use crate::time::Clock;
-use crate::timeline::{IdEntry, Line, Rule, Status, Timeline};
+use crate::timeline::{Line, Placement, Status, Timeline, TimelineId};
 
 /// How a timeline is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -168,17 +168,17 @@ impl<'a> Sources<'a> {
 
 /// The last 8 characters of an ID's canonical form: enough to tell the IDs of one timeline
 /// apart in a narrow column.
-fn tail(entry: &IdEntry) -> String {
+fn tail(entry: &TimelineId) -> String {
     let full = entry.id.canonical(entry.kind);
     format!("\u{2026}{}", &full[full.len() - 8..])
 }
 
-fn canonical(entry: &IdEntry) -> String {
+fn canonical(entry: &TimelineId) -> String {
     entry.id.canonical(entry.kind)
 }
 
 /// What became of a related ID, in words.
-fn status_text(entry: &IdEntry, timeline: &Timeline) -> String {
+fn status_text(entry: &TimelineId, timeline: &Timeline) -> String {
     match entry.status {
         Status::Root => "the timeline's ID".to_string(),
         Status::Followed(n) => format!("followed ({n} line{})", crate::text::plural(n)),
@@ -207,10 +207,10 @@ fn related(timeline: &Timeline) -> Vec<usize> {
 }
 
 /// A count of placed-by-rule lines, for the summaries.
-fn rule_counts(timeline: &Timeline) -> [usize; 4] {
+fn placement_counts(timeline: &Timeline) -> [usize; 4] {
     let mut counts = [0; 4];
     for l in &timeline.lines {
-        counts[l.rule as usize] += 1;
+        counts[l.placement as usize] += 1;
     }
     counts
 }
@@ -243,20 +243,20 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
         }
         None => rows.push(("first", "no line has a time".to_string())),
     }
-    let counts = rule_counts(timeline);
+    let counts = placement_counts(timeline);
     let mut placed = Vec::new();
-    for (rule, n) in [
-        (Rule::Inferred, counts[Rule::Inferred as usize]),
-        (Rule::IdTime, counts[Rule::IdTime as usize]),
-        (Rule::Unplaced, counts[Rule::Unplaced as usize]),
+    for (placement, n) in [
+        (Placement::Inferred, counts[Placement::Inferred as usize]),
+        (Placement::IdTime, counts[Placement::IdTime as usize]),
+        (Placement::Unplaced, counts[Placement::Unplaced as usize]),
     ] {
         if n > 0 {
-            let words = match rule {
-                Rule::IdTime => "by the ID's time",
-                Rule::Unplaced => "without a time",
+            let words = match placement {
+                Placement::IdTime => "by the ID's time",
+                Placement::Unplaced => "without a time",
                 _ => "inferred",
             };
-            placed.push(format!("{n} {} {words}", rule.mark()));
+            placed.push(format!("{n} {} {words}", placement.mark()));
         }
     }
     let mut lines = timeline.lines.len().to_string();
@@ -311,12 +311,12 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
     rows
 }
 
-fn rule_words(rule: Rule) -> &'static str {
-    match rule {
-        Rule::Line => "the line's own time",
-        Rule::Inferred => "inferred from an earlier line of the file",
-        Rule::IdTime => "placed by the ID's embedded time (the file has no timestamps)",
-        Rule::Unplaced => "without a time (listed last)",
+fn placement_words(placement: Placement) -> &'static str {
+    match placement {
+        Placement::Line => "the line's own time",
+        Placement::Inferred => "inferred from an earlier line of the file",
+        Placement::IdTime => "placed by the ID's embedded time (the file has no timestamps)",
+        Placement::Unplaced => "without a time (listed last)",
     }
 }
 
@@ -381,12 +381,16 @@ fn write_text(
             related.len() - TEXT_RELATED
         );
     }
-    let counts = rule_counts(timeline);
-    if counts[Rule::Line as usize] < timeline.lines.len() {
+    let counts = placement_counts(timeline);
+    if counts[Placement::Line as usize] < timeline.lines.len() {
         let mut legend = Vec::new();
-        for rule in [Rule::Inferred, Rule::IdTime, Rule::Unplaced] {
-            if counts[rule as usize] > 0 {
-                legend.push(format!("{} {}", rule.mark(), rule_words(rule)));
+        for placement in [Placement::Inferred, Placement::IdTime, Placement::Unplaced] {
+            if counts[placement as usize] > 0 {
+                legend.push(format!(
+                    "{} {}",
+                    placement.mark(),
+                    placement_words(placement)
+                ));
             }
         }
         let _ = writeln!(buf, "time      {}", legend.join("; "));
@@ -492,7 +496,7 @@ fn write_text(
     });
     buf.push(b'\n');
     for (i, line) in timeline.lines.iter().enumerate() {
-        let _ = write!(buf, "{}{}", times[i], line.rule.mark());
+        let _ = write!(buf, "{}{}", times[i], line.placement.mark());
         pad(&mut buf, times[i].len() + 1, w_time);
         let _ = write!(
             buf,
@@ -625,8 +629,8 @@ struct JsonLine<'a> {
 fn json_line<'a>(timeline: &'a Timeline, line: &'a Line, utc: &Clock) -> JsonLine<'a> {
     JsonLine {
         ts: line.time_ms.map(|t| utc.format(t)),
-        ts_inferred: matches!(line.rule, Rule::Inferred | Rule::IdTime),
-        rule: line.rule.name(),
+        ts_inferred: matches!(line.placement, Placement::Inferred | Placement::IdTime),
+        rule: line.placement.name(),
         path: &timeline.paths[line.file],
         line: line.line_no,
         field: line.field.as_deref(),
@@ -743,13 +747,13 @@ fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Resu
         }
     }
     s.push_str("\n### Lines\n\n");
-    let counts = rule_counts(timeline);
-    for rule in [Rule::Inferred, Rule::IdTime, Rule::Unplaced] {
-        if counts[rule as usize] > 0 {
+    let counts = placement_counts(timeline);
+    for placement in [Placement::Inferred, Placement::IdTime, Placement::Unplaced] {
+        if counts[placement as usize] > 0 {
             s.push_str(&format!(
                 "{}: {}. ",
-                md_text(rule.mark().to_string().as_bytes()),
-                rule_words(rule)
+                md_text(placement.mark().to_string().as_bytes()),
+                placement_words(placement)
             ));
         }
     }
@@ -760,9 +764,9 @@ fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Resu
         let time = line
             .time_ms
             .map_or_else(|| "-".to_string(), |t| clock.format(t));
-        let mark = match line.rule {
-            Rule::Line => String::new(),
-            rule => format!(" {}", md_text(rule.mark().to_string().as_bytes())),
+        let mark = match line.placement {
+            Placement::Line => String::new(),
+            placement => format!(" {}", md_text(placement.mark().to_string().as_bytes())),
         };
         let row = format!(
             "| {time}{mark} | {} | {}:{} | {} | {} | {} |\n",

@@ -12,12 +12,12 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::{
-    Sources, canonical, deltas, duration, related, rule_counts, rule_words, status_text, summary,
-    tail,
+    Sources, canonical, deltas, duration, placement_counts, placement_words, related, status_text,
+    summary, tail,
 };
 use crate::text::escape_into;
 use crate::time::Clock;
-use crate::timeline::{Rule, Status, Timeline};
+use crate::timeline::{Placement, Status, Timeline};
 
 /// Tableau 10: distinct at a glance, readable on white.
 const PALETTE: [&str; 10] = [
@@ -162,15 +162,20 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
         h.push_str("</tbody></table>\n");
     }
 
-    let counts = rule_counts(timeline);
+    let counts = placement_counts(timeline);
     let _ = write!(
         h,
         "<h2>Lines <small>({})</small></h2>\n<p class=\"legend\">",
         timeline.lines.len()
     );
-    for rule in [Rule::Inferred, Rule::IdTime, Rule::Unplaced] {
-        if counts[rule as usize] > 0 {
-            let _ = write!(h, "<b>{}</b> {}. ", rule.mark(), rule_words(rule));
+    for placement in [Placement::Inferred, Placement::IdTime, Placement::Unplaced] {
+        if counts[placement as usize] > 0 {
+            let _ = write!(
+                h,
+                "<b>{}</b> {}. ",
+                placement.mark(),
+                placement_words(placement)
+            );
         }
     }
     h.push_str(
@@ -192,9 +197,13 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
         let time = line
             .time_ms
             .map_or_else(|| "-".to_string(), |t| clock.format(t));
-        let mark = match line.rule {
-            Rule::Line => String::new(),
-            rule => format!(" <b title=\"{}\">{}</b>", rule_words(rule), rule.mark()),
+        let mark = match line.placement {
+            Placement::Line => String::new(),
+            placement => format!(
+                " <b title=\"{}\">{}</b>",
+                placement_words(placement),
+                placement.mark()
+            ),
         };
         let via = if line.via == 0 {
             String::new()
@@ -329,14 +338,14 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
             title,
             "{}{} {}:{} ",
             clock.format(t),
-            line.rule.mark(),
+            line.placement.mark(),
             sources.names[line.file],
             line.line_no
         );
         title.extend(line.text.iter().take(300));
         let title = esc(&title);
-        match line.rule {
-            Rule::IdTime => {
+        match line.placement {
+            Placement::IdTime => {
                 let _ = writeln!(
                     h,
                     "<path class=\"mark\" data-row=\"{i}\" d=\"M{x:.1} {:.1} l5 5 l-5 5 l-5 -5 z\" \
@@ -344,7 +353,7 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
                     y - 5.0
                 );
             }
-            Rule::Inferred => {
+            Placement::Inferred => {
                 let _ = writeln!(
                     h,
                     "<circle class=\"mark inferred\" data-row=\"{i}\" cx=\"{x:.1}\" cy=\"{y:.1}\" \

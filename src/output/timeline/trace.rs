@@ -118,7 +118,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
         };
         let args = BTreeMap::from([
             ("time", utc.format(t).into()),
-            ("rule", line.rule.name().into()),
+            ("rule", line.placement.name().into()),
             ("path", timeline.paths[line.file].clone().into()),
             ("line", line.line_no.into()),
             ("via", canonical(&timeline.ids[line.via]).into()),

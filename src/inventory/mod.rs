@@ -1,0 +1,373 @@
+//! The ID inventory behind `idgrep ids`: every ID -> its lines, files, fields, written forms
+//! and first/last line time. Counts saturate at 2^32 - 1 rather than wrap.
+//!
+//! [`build`] scans the inputs on N threads, each line's fields and time read by
+//! [`crate::record`], into the sharded counts of [`tally`], whose entries [`entry`] lays out
+//! and [`table`] indexes; they end as an [`Inventory`], which the `ids` driver filters and
+//! sorts and [`crate::output::inventory`] prints. The field names of [`names`] are shared with
+//! `audit`.
+//!
+//! 32-hex tokens are everywhere in logs without being UUIDs (trace IDs, digests), so an
+//! undashed token counts only when the same value is also written as a ULID or a dashed UUID
+//! somewhere in the inputs, unless the caller asks for all of them: values written only
+//! undashed are counted like the others and dropped at the end.
+
+mod entry;
+mod names;
+mod table;
+mod tally;
+#[cfg(test)]
+mod tests;
+
+pub use names::{FieldNames, LocalNames};
+pub use tally::{FieldId, Occurrence, Tallies, Tally};
+
+use entry::{EntryRef, HOT_FIELDS, NARROW_NONE, NONE};
+use table::{Table, prefetch};
+
+use crate::id::{Form, Id, Kind};
+use crate::par::{self, Notice, ScanSettings};
+use crate::progress::Progress;
+use crate::record::{self, Analysis, TimeContext};
+use crate::scan::Matcher;
+use crate::search::{self, Scratch, SearchOptions};
+use crate::source::{self, Input};
+
+/// Counts every ID of `inputs` on `settings.threads` threads; `count_undashed`: every 32-hex
+/// token counts, not only values seen in another form. Returns the inventory in no particular
+/// order, and what each input has to tell the user, in input order.
+pub fn build(
+    inputs: &[Input],
+    settings: &ScanSettings,
+    count_undashed: bool,
+) -> (Inventory, Vec<(usize, Notice)>) {
+    let total = inputs.iter().map(source::size).sum::<Option<u64>>();
+    let progress = Progress::start(settings.progress, total);
+    let tallies = Tallies::new(count_undashed);
+    let matcher = Matcher::every_id();
+    let options = SearchOptions {
+        line_numbers: false,
+        text: settings.text,
+        ..SearchOptions::default()
+    };
+    let (threads, notices) = par::scan_all(
+        inputs,
+        settings.threads,
+        || InventoryThread {
+            tally: tallies.tally(),
+            scratch: Scratch::default(),
+            analysis: Analysis::default(),
+            occurrences: Vec::new(),
+        },
+        |thread, index, input| {
+            count_input(
+                thread,
+                index as u32,
+                input,
+                &matcher,
+                options,
+                settings,
+                &progress,
+            )
+        },
+    );
+    progress.finish();
+    for thread in threads {
+        thread.tally.done();
+    }
+    (tallies.finish(settings.threads), notices)
+}
+
+/// One scan thread's state while the inventory is counted.
+struct InventoryThread<'t> {
+    tally: Tally<'t>,
+    scratch: Scratch,
+    analysis: Analysis,
+    occurrences: Vec<Occurrence>,
+}
+
+/// Counts every ID on every line of `input`, input number `file`.
+fn count_input(
+    thread: &mut InventoryThread,
+    file: u32,
+    input: &Input,
+    matcher: &Matcher,
+    options: SearchOptions,
+    settings: &ScanSettings,
+    progress: &Progress,
+) -> Option<Notice> {
+    let mut reader = match source::open(input, progress.counter()) {
+        Ok(reader) => reader,
+        Err(e) => return Some(Notice::failed(&e)),
+    };
+    let context = TimeContext::for_file(settings.zone.as_ref(), source::modified(input));
+    let InventoryThread {
+        tally,
+        scratch,
+        analysis,
+        occurrences,
+    } = thread;
+    let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {
+        tally.prefetch(m.hits.iter().map(|hit| hit.id));
+        record::analyse_hits(m.line, m.hits, &context, analysis);
+        occurrences.clear();
+        for (i, hit) in m.hits.iter().enumerate() {
+            let field = analysis.field(i).map(|name| tally.field(name));
+            occurrences.push(Occurrence {
+                id: hit.id,
+                form: Form::of(hit.shape, m.line, hit.start, hit.end),
+                field,
+            });
+        }
+        tally.add_line(file, analysis.time_ms(), occurrences);
+        true
+    });
+    Notice::after_scan(outcome, "not counted")
+}
+
+/// The counts of a whole run, in the order the views show them.
+pub struct Inventory {
+    /// One table per shard.
+    tables: Vec<Table>,
+    /// (table, entry) of each ID shown, in order.
+    order: Vec<(u32, u32)>,
+    field_names: Vec<Box<[u8]>>,
+    /// Distinct undashed values seen in no other form (and so not counted).
+    pub dropped_undashed: u64,
+}
+
+/// One ID of the inventory, as the views show it.
+#[derive(Clone, Copy)]
+pub struct Summary<'a> {
+    pub id: Id,
+    entry: EntryRef<'a>,
+    inventory: &'a Inventory,
+}
+
+impl<'a> Summary<'a> {
+    /// How the ID is mostly written: as a ULID or as a UUID (ties go to ULID).
+    pub fn kind(&self) -> Kind {
+        if let EntryRef::Cold(c) = self.entry {
+            return Form::ALL[c.form as usize].kind();
+        }
+        let (mut ulid, mut uuid) = (0u64, 0u64);
+        for (form, count) in Form::ALL.iter().zip(self.entry.form_counts()) {
+            match form.kind() {
+                Kind::Ulid => ulid += count as u64,
+                Kind::Uuid => uuid += count as u64,
+            }
+        }
+        if ulid >= uuid { Kind::Ulid } else { Kind::Uuid }
+    }
+
+    pub fn lines(&self) -> u32 {
+        self.entry.counts().0
+    }
+
+    pub fn occurrences(&self) -> u32 {
+        self.entry.counts().1
+    }
+
+    /// How many files the ID is in.
+    pub fn file_count(&self) -> usize {
+        match self.entry {
+            EntryRef::Cold(_) => 1,
+            EntryRef::Hot(h, side) => {
+                let low: u32 = h.low_files.iter().map(|w| w.count_ones()).sum();
+                low as usize + side.map_or(0, |s| s.files.len())
+            }
+        }
+    }
+
+    /// File numbers, ascending.
+    pub fn files(&self) -> Vec<u32> {
+        match self.entry {
+            EntryRef::Cold(c) => vec![c.file],
+            EntryRef::Hot(h, side) => {
+                // The set bits only, lowest first, rather than a test of every possible file.
+                let mut files = Vec::new();
+                for (w, &word) in h.low_files.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        files.push(w as u32 * 64 + bits.trailing_zeros());
+                        bits &= bits - 1;
+                    }
+                }
+                files.extend(side.iter().flat_map(|s| s.files.iter().copied()));
+                files
+            }
+        }
+    }
+
+    /// Field names with their occurrence counts, most frequent first, then by name.
+    pub fn fields(&self) -> Vec<(&'a [u8], u32)> {
+        let names = &self.inventory.field_names;
+        let name = |(f, n): (u32, u32)| (&*names[f as usize], n);
+        let mut fields = Vec::with_capacity(HOT_FIELDS);
+        match self.entry {
+            EntryRef::Cold(c) if c.field != NONE => fields.push(name((c.field, c.field_count))),
+            EntryRef::Cold(_) => {}
+            EntryRef::Hot(h, side) => {
+                fields.extend(
+                    h.field_names
+                        .iter()
+                        .zip(h.field_counts)
+                        .take_while(|(name, _)| **name != NARROW_NONE)
+                        .map(|(&f, n)| name((f as u32, n))),
+                );
+                fields.extend(side.iter().flat_map(|s| &s.fields).map(|&f| name(f)));
+            }
+        }
+        fields.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        fields
+    }
+
+    /// Written forms with their occurrence counts, in [`Form::ALL`] order.
+    pub fn forms(&self) -> Vec<(Form, u32)> {
+        Form::ALL
+            .iter()
+            .zip(self.entry.form_counts())
+            .filter(|(_, n)| *n > 0)
+            .map(|(f, n)| (*f, n))
+            .collect()
+    }
+
+    /// The earliest and latest time of the lines that carry a time.
+    pub fn first_ms(&self) -> Option<i64> {
+        let first = self.entry.counts().2;
+        (first != i64::MAX).then_some(first)
+    }
+
+    pub fn last_ms(&self) -> Option<i64> {
+        let last = self.entry.counts().3;
+        (last != i64::MIN).then_some(last)
+    }
+
+    /// True when one of the ID's fields is `name`, or ends with the path segment `name`
+    /// (`batch_id` matches `ctx.batch_id`; `sources` matches `sources[]`).
+    pub fn has_field(&self, name: &[u8]) -> bool {
+        self.fields().iter().any(|(f, _)| field_matches(f, name))
+    }
+}
+
+/// See [`Summary::has_field`].
+pub fn field_matches(field: &[u8], name: &[u8]) -> bool {
+    let field = field.strip_suffix(b"[]").unwrap_or(field);
+    let name = name.strip_suffix(b"[]").unwrap_or(name);
+    field == name
+        || (field.len() > name.len()
+            && field.ends_with(name)
+            && field[field.len() - name.len() - 1] == b'.')
+}
+
+impl Inventory {
+    /// Distinct IDs counted (after [`Inventory::retain`], those kept).
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    pub fn summaries(&self) -> impl Iterator<Item = Summary<'_>> {
+        self.order.iter().map(|&at| self.summary(at))
+    }
+
+    /// The `i`th ID in order; panics past [`Inventory::len`].
+    pub fn get(&self, i: usize) -> Summary<'_> {
+        self.summary(self.order[i])
+    }
+
+    /// Asks the CPU to start loading what [`Inventory::get`] will read for the `i`th ID, if
+    /// there is one: its entry, and its side record once the entry is in cache (a caller
+    /// walking the order calls this for `i + n` with two distances, the larger first). In
+    /// sorted order the IDs lie at random in tables far larger than the caches.
+    pub fn prefetch(&self, i: usize, side_record: bool) {
+        let Some(&(table, at)) = self.order.get(i) else {
+            return;
+        };
+        let table = &self.tables[table as usize];
+        if side_record {
+            if let EntryRef::Hot(_, Some(side)) = table.get(at) {
+                prefetch(side);
+            }
+        } else {
+            table.prefetch_entry_at(at);
+        }
+    }
+
+    fn summary(&self, (table, at): (u32, u32)) -> Summary<'_> {
+        let entry = self.tables[table as usize].get(at);
+        Summary {
+            id: Id(entry.key()),
+            entry,
+            inventory: self,
+        }
+    }
+
+    /// Keeps the entries `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(Summary) -> bool) {
+        let mut order = std::mem::take(&mut self.order);
+        order.retain(|&at| keep(self.summary(at)));
+        self.order = order;
+    }
+
+    /// Sorts the entries by `key` (ties by ID, ascending) and keeps the first `top`.
+    pub fn sort_by<K: Ord + Send>(
+        &mut self,
+        key: impl Fn(Summary) -> K + Sync,
+        top: Option<usize>,
+        threads: usize,
+    ) {
+        type Keyed<K> = (K, u128, (u32, u32));
+        let order = |a: &Keyed<K>, b: &Keyed<K>| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
+        // One part's keys, sorted, with only its first `top` kept.
+        let sorted = |part: &[(u32, u32)]| {
+            let mut keyed: Vec<Keyed<K>> = part
+                .iter()
+                .map(|&at| {
+                    let s = self.summary(at);
+                    (key(s), s.id.0, at)
+                })
+                .collect();
+            if let Some(top) = top.filter(|&t| t < keyed.len()) {
+                if top > 0 {
+                    keyed.select_nth_unstable_by(top - 1, order);
+                }
+                keyed.truncate(top);
+            }
+            keyed.sort_unstable_by(order);
+            keyed
+        };
+        if threads < 2 || self.order.len() < PARALLEL_SORT_MIN {
+            let keyed = sorted(&self.order);
+            self.order = keyed.into_iter().map(|(_, _, at)| at).collect();
+            return;
+        }
+        // Two halves keyed and sorted at once, then merged: with a million IDs this was a
+        // tenth of a two-thread run, all of it on one thread. The first `top` of the whole
+        // are among the first `top` of the halves.
+        let (a, b) = self.order.split_at(self.order.len() / 2);
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| sorted(a));
+            let b = sorted(b);
+            (a.join().expect("the sort thread panicked"), b)
+        });
+        let len = top.map_or(a.len() + b.len(), |t| t.min(a.len() + b.len()));
+        let mut merged = Vec::with_capacity(len);
+        let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+        while merged.len() < len {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if order(x, y).is_le() => a.next(),
+                (Some(_), Some(_)) => b.next(),
+                _ => a.next().or_else(|| b.next()),
+            };
+            merged.extend(next.map(|(_, _, at)| *at));
+        }
+        self.order = merged;
+    }
+}
+
+/// Below this many IDs, one thread sorts them.
+const PARALLEL_SORT_MIN: usize = 65_536;

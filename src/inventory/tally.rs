@@ -1,0 +1,297 @@
+//! The counts while the inputs are scanned: [`Tallies`], split by ID into shards, each a hash
+//! table behind a lock, and one [`Tally`] per thread. A tally first combines occurrences that
+//! repeat within a few lines in a small cache of its own, then collects them per shard and
+//! applies a full batch under the shard's lock, so threads rarely wait, no ID is counted in
+//! two places, and nothing is merged at the end.
+
+use std::collections::HashSet;
+use std::hash::BuildHasher;
+use std::sync::Mutex;
+
+use super::Inventory;
+use super::entry::NONE;
+use super::names::{FieldNames, LocalNames};
+use super::table::{Table, prefetch};
+use crate::id::{Form, Id};
+
+/// Occurrences are counted in batches of this many per shard, so what they touch can be
+/// prefetched ahead of use (with a million IDs the tables are far larger than the
+/// caches, and one miss per occurrence, taken one at a time, was half the run), and a shard's
+/// lock is taken once per batch.
+const BATCH: usize = 1024;
+
+/// Shards of the counts: enough that two threads rarely want the same one at once.
+const SHARDS: usize = 8;
+
+/// How far ahead of its use an occurrence's index slot is prefetched; its entry is prefetched
+/// half as far ahead, once the slot is in.
+const PREFETCH_AHEAD: usize = 32;
+
+/// A field name, interned by [`Tally::field`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldId(u32);
+
+/// One occurrence of an ID on a line.
+#[derive(Clone, Copy, Debug)]
+pub struct Occurrence {
+    pub id: Id,
+    pub form: Form,
+    pub field: Option<FieldId>,
+}
+
+/// The counts of a whole run, shared by the scan threads.
+pub struct Tallies {
+    names: FieldNames,
+    shards: Vec<Mutex<Table>>,
+    count_undashed: bool,
+}
+
+/// One scan thread's handle on the counts: its batches and its cache of field names.
+pub struct Tally<'t> {
+    tallies: &'t Tallies,
+    names: LocalNames<'t>,
+    /// Recent occurrences, combined while they repeat: see [`Tally::add_line`].
+    recent: Vec<Pending>,
+    /// One batch per shard.
+    batches: Vec<Vec<Pending>>,
+    /// The IDs seen so far on a line with many occurrences.
+    on_line: HashSet<u128, foldhash::fast::FixedState>,
+}
+
+/// Up to this many occurrences on a line, [`Tally::add_line`] finds an ID's first one by
+/// comparing it with those before it.
+pub(super) const FEW_OCCURRENCES: usize = 16;
+
+/// Slots of [`Tally::recent`]: 256 KiB, which stays in a core's L2 cache. A direct-mapped
+/// cache this size takes 40% of the bench corpus's occurrences, 32 times larger 49%.
+const RECENT: usize = 4096;
+
+/// Occurrences of one ID in one file under one field name in one written form, waiting to be
+/// counted, with what their lines said about them.
+#[derive(Clone, Copy)]
+pub(super) struct Pending {
+    pub(super) key: u128,
+    pub(super) hash: u64,
+    /// Of the lines counted, `i64::MAX` and `i64::MIN` for none.
+    pub(super) first_ms: i64,
+    pub(super) last_ms: i64,
+    pub(super) file: u32,
+    pub(super) field: u32,
+    /// The lines these occurrences are first of their value on.
+    pub(super) lines: u32,
+    /// 0 marks an empty slot of [`Tally::recent`].
+    pub(super) occurrences: u32,
+    pub(super) form: Form,
+}
+
+impl Tallies {
+    /// `count_undashed`: count every 32-hex token as an ID, not only values seen in another
+    /// form.
+    pub fn new(count_undashed: bool) -> Tallies {
+        Tallies {
+            names: FieldNames::default(),
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            count_undashed,
+        }
+    }
+
+    /// A handle for one scan thread; [`Tally::done`] hands its last batches over.
+    pub fn tally(&self) -> Tally<'_> {
+        Tally {
+            tallies: self,
+            names: LocalNames::new(&self.names),
+            recent: vec![Pending::EMPTY; RECENT],
+            batches: (0..SHARDS).map(|_| Vec::with_capacity(BATCH)).collect(),
+            on_line: HashSet::default(),
+        }
+    }
+
+    /// The final counts, once every tally is done: values written only undashed are dropped,
+    /// unless every undashed token counts. The tables are listed on up to two threads: with
+    /// a million IDs, one thread took about 50 ms.
+    pub fn finish(self, threads: usize) -> Inventory {
+        let tables: Vec<Table> = self
+            .shards
+            .into_iter()
+            .map(|shard| shard.into_inner().expect(POISONED))
+            .collect();
+        let count_undashed = self.count_undashed;
+        // Each table's entries in memory order, and how many were dropped.
+        let list = |first: usize, tables: &[Table]| {
+            let mut order = Vec::new();
+            let mut dropped = 0;
+            for (t, table) in tables.iter().enumerate() {
+                for at in table.entries() {
+                    if !count_undashed && table.get(at).only_undashed() {
+                        dropped += 1;
+                    } else {
+                        order.push(((first + t) as u32, at));
+                    }
+                }
+            }
+            (order, dropped)
+        };
+        let ((mut order, dropped_first), (rest, dropped_rest)) = if threads < 2 {
+            (list(0, &tables), (Vec::new(), 0))
+        } else {
+            let half = tables.len() / 2;
+            std::thread::scope(|scope| {
+                let first = scope.spawn(|| list(0, &tables[..half]));
+                let rest = list(half, &tables[half..]);
+                (first.join().expect(POISONED), rest)
+            })
+        };
+        order.extend(rest);
+        let dropped_undashed = dropped_first + dropped_rest;
+        Inventory {
+            tables,
+            order,
+            field_names: self.names.snapshot(),
+            dropped_undashed,
+        }
+    }
+}
+
+const POISONED: &str = "a worker panicked while counting";
+
+impl Tally<'_> {
+    /// The ID of a field name, for [`Occurrence::field`].
+    pub fn field(&mut self, name: &[u8]) -> FieldId {
+        FieldId(self.names.index(name))
+    }
+
+    /// Asks for the cache slots of a line's first IDs. Called before the line is read as a
+    /// record, which takes long enough for a slot the tables have pushed out of the caches
+    /// to come back before [`Tally::add_line`] needs it (asked for in `add_line` itself, the
+    /// slots arrived too late to help).
+    pub fn prefetch(&self, ids: impl Iterator<Item = Id>) {
+        for id in ids.take(FEW_OCCURRENCES) {
+            prefetch(&self.recent[recent_slot(hash(id.0))]);
+        }
+    }
+
+    /// Counts one line of file number `file`, with its own time if it has one.
+    ///
+    /// The counts are too large for the caches, so what costs is the memory an occurrence
+    /// touches there. But an ID tends to come back within a few lines of a file (a request's
+    /// lines), so occurrences wait in [`Tally::recent`], a small cache by ID, where the next
+    /// one with the same file, field and form joins them; only what is pushed out, or left
+    /// at the end, goes to the tables, many occurrences at once.
+    pub fn add_line(&mut self, file: u32, time_ms: Option<i64>, occurrences: &[Occurrence]) {
+        // A line counts once per ID: for a few occurrences the earlier ones are compared, for
+        // many (a line listing thousands of IDs) a set remembers them, as the comparisons
+        // would take quadratic time.
+        let many = occurrences.len() > FEW_OCCURRENCES;
+        if many {
+            self.on_line.clear();
+        }
+        for (i, occ) in occurrences.iter().enumerate() {
+            let hash = hash(occ.id.0);
+            let new_line = if many {
+                self.on_line.insert(occ.id.0)
+            } else {
+                !occurrences[..i].iter().any(|o| o.id == occ.id)
+            };
+            let time_ms = time_ms.filter(|_| new_line);
+            let pending = Pending {
+                key: occ.id.0,
+                hash,
+                first_ms: time_ms.unwrap_or(i64::MAX),
+                last_ms: time_ms.unwrap_or(i64::MIN),
+                file,
+                field: occ.field.map_or(NONE, |f| f.0),
+                lines: new_line as u32,
+                occurrences: 1,
+                form: occ.form,
+            };
+            let slot = &mut self.recent[recent_slot(hash)];
+            if slot.occurrences > 0 && slot.counts_with(&pending) {
+                pending.note_lines(&mut slot.lines, &mut slot.first_ms, &mut slot.last_ms);
+                slot.occurrences = slot.occurrences.saturating_add(pending.occurrences);
+                continue;
+            }
+            let evicted = std::mem::replace(slot, pending);
+            if evicted.occurrences > 0 {
+                self.push(evicted);
+            }
+        }
+    }
+
+    /// Puts `pending` in its shard's batch, counting the batch when it is full.
+    fn push(&mut self, pending: Pending) {
+        let shard = pending.hash as usize % SHARDS;
+        self.batches[shard].push(pending);
+        if self.batches[shard].len() >= BATCH {
+            self.flush(shard);
+        }
+    }
+
+    /// Hands the last batches over; the counts are complete when every tally is done.
+    pub fn done(mut self) {
+        for pending in std::mem::take(&mut self.recent) {
+            if pending.occurrences > 0 {
+                self.push(pending);
+            }
+        }
+        for shard in 0..SHARDS {
+            self.flush(shard);
+        }
+    }
+
+    /// Counts a shard's batch under its lock, prefetching each occurrence's index slot, then
+    /// its entry, a few occurrences ahead.
+    fn flush(&mut self, shard: usize) {
+        let batch = &mut self.batches[shard];
+        let mut table = self.tallies.shards[shard].lock().expect(POISONED);
+        table.reserve(batch.len());
+        for (i, p) in batch.iter().enumerate() {
+            if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
+                table.prefetch_slot(ahead.hash);
+            }
+            if let Some(ahead) = batch.get(i + PREFETCH_AHEAD / 2) {
+                table.prefetch_entry(ahead.hash);
+            }
+            table.count(p);
+        }
+        batch.clear();
+    }
+}
+
+fn hash(key: u128) -> u64 {
+    foldhash::fast::FixedState::default().hash_one(key)
+}
+
+/// The slot of [`Tally::recent`] for an ID with this hash. The low bits pick the shard and a
+/// table's slot comes from the high bits, so this one comes from bits in between.
+fn recent_slot(hash: u64) -> usize {
+    (hash >> 16) as usize % RECENT
+}
+
+impl Pending {
+    const EMPTY: Pending = Pending {
+        key: 0,
+        hash: 0,
+        first_ms: i64::MAX,
+        last_ms: i64::MIN,
+        file: NONE,
+        field: NONE,
+        lines: 0,
+        occurrences: 0,
+        form: Form::UlidLower,
+    };
+
+    /// Whether `other` goes with these occurrences: the same ID, file, field and form.
+    fn counts_with(&self, other: &Pending) -> bool {
+        self.key == other.key
+            && self.file == other.file
+            && self.field == other.field
+            && self.form == other.form
+    }
+
+    /// Adds the lines these occurrences are first of their value on, and their times.
+    pub(super) fn note_lines(&self, lines: &mut u32, first_ms: &mut i64, last_ms: &mut i64) {
+        *lines = lines.saturating_add(self.lines);
+        *first_ms = (*first_ms).min(self.first_ms);
+        *last_ms = (*last_ms).max(self.last_ms);
+    }
+}
