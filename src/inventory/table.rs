@@ -1,8 +1,55 @@
 //! The hash table of one shard of the counts: ID -> [`Cold`] or [`Hot`] entry, built so that a
 //! batch of occurrences can prefetch what each will touch.
 
-use super::entry::{Cold, EntryRef, Hot, Side};
-use super::tally::Pending;
+use super::entry::{Cold, EntryRef, Hot, NONE, Side};
+use crate::id::Form;
+
+/// Occurrences of one ID in one file under one field name in one written form, waiting to be
+/// counted, with what their lines said about them.
+#[derive(Clone, Copy)]
+pub(super) struct Pending {
+    pub(super) key: u128,
+    pub(super) hash: u64,
+    /// Of the lines counted, `i64::MAX` and `i64::MIN` for none.
+    pub(super) first_ms: i64,
+    pub(super) last_ms: i64,
+    pub(super) file: u32,
+    pub(super) field: u32,
+    /// The lines these occurrences are first of their value on.
+    pub(super) lines: u32,
+    /// 0 marks an empty slot of [`Tally::recent`].
+    pub(super) occurrences: u32,
+    pub(super) form: Form,
+}
+
+impl Pending {
+    pub(super) const EMPTY: Pending = Pending {
+        key: 0,
+        hash: 0,
+        first_ms: i64::MAX,
+        last_ms: i64::MIN,
+        file: NONE,
+        field: NONE,
+        lines: 0,
+        occurrences: 0,
+        form: Form::UlidLower,
+    };
+
+    /// Whether `other` goes with these occurrences: the same ID, file, field and form.
+    pub(super) fn counts_with(&self, other: &Pending) -> bool {
+        self.key == other.key
+            && self.file == other.file
+            && self.field == other.field
+            && self.form == other.form
+    }
+
+    /// Adds the lines these occurrences are first of their value on, and their times.
+    pub(super) fn note_lines(&self, lines: &mut u32, first_ms: &mut i64, last_ms: &mut i64) {
+        *lines = lines.saturating_add(self.lines);
+        *first_ms = (*first_ms).min(self.first_ms);
+        *last_ms = (*last_ms).max(self.last_ms);
+    }
+}
 
 /// Entries are allocated in chunks of this many, so that they never move (the table's index
 /// holds their numbers, and growing copies nothing but the index).

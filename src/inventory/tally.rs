@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use super::Inventory;
 use super::entry::NONE;
 use super::names::{FieldNames, LocalNames};
-use super::table::{Table, prefetch};
+use super::table::{Pending, Table, prefetch};
 use crate::id::{Form, Id};
 
 /// Occurrences are counted in batches of this many per shard, so what they touch can be
@@ -65,24 +65,6 @@ pub(super) const FEW_OCCURRENCES: usize = 16;
 /// Slots of [`Tally::recent`]: 256 KiB, which stays in a core's L2 cache. A direct-mapped
 /// cache this size takes 40% of the bench corpus's occurrences, 32 times larger 49%.
 const RECENT: usize = 4096;
-
-/// Occurrences of one ID in one file under one field name in one written form, waiting to be
-/// counted, with what their lines said about them.
-#[derive(Clone, Copy)]
-pub(super) struct Pending {
-    pub(super) key: u128,
-    pub(super) hash: u64,
-    /// Of the lines counted, `i64::MAX` and `i64::MIN` for none.
-    pub(super) first_ms: i64,
-    pub(super) last_ms: i64,
-    pub(super) file: u32,
-    pub(super) field: u32,
-    /// The lines these occurrences are first of their value on.
-    pub(super) lines: u32,
-    /// 0 marks an empty slot of [`Tally::recent`].
-    pub(super) occurrences: u32,
-    pub(super) form: Form,
-}
 
 impl Tallies {
     /// `count_undashed`: count every 32-hex token as an ID, not only values seen in another
@@ -265,33 +247,4 @@ fn hash(key: u128) -> u64 {
 /// table's slot comes from the high bits, so this one comes from bits in between.
 fn recent_slot(hash: u64) -> usize {
     (hash >> 16) as usize % RECENT
-}
-
-impl Pending {
-    const EMPTY: Pending = Pending {
-        key: 0,
-        hash: 0,
-        first_ms: i64::MAX,
-        last_ms: i64::MIN,
-        file: NONE,
-        field: NONE,
-        lines: 0,
-        occurrences: 0,
-        form: Form::UlidLower,
-    };
-
-    /// Whether `other` goes with these occurrences: the same ID, file, field and form.
-    fn counts_with(&self, other: &Pending) -> bool {
-        self.key == other.key
-            && self.file == other.file
-            && self.field == other.field
-            && self.form == other.form
-    }
-
-    /// Adds the lines these occurrences are first of their value on, and their times.
-    pub(super) fn note_lines(&self, lines: &mut u32, first_ms: &mut i64, last_ms: &mut i64) {
-        *lines = lines.saturating_add(self.lines);
-        *first_ms = (*first_ms).min(self.first_ms);
-        *last_ms = (*last_ms).max(self.last_ms);
-    }
 }
