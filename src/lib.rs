@@ -26,7 +26,6 @@ pub mod config;
 pub mod exit;
 pub mod group;
 pub mod id;
-pub mod keys;
 pub mod output;
 pub mod par;
 pub mod progress;

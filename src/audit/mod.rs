@@ -25,6 +25,8 @@
 //! values always count). Undashed occurrences are kept apart, per value and field, and join
 //! the counts at the end.
 
+pub mod keys;
+
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -34,7 +36,6 @@ use serde::{Serialize, Serializer};
 
 use crate::group::{FieldNames, LocalNames};
 use crate::id::{Form, Id, Kind, Variant};
-use crate::keys;
 use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
 use crate::record::{self, Analysis, PairBuffers, Value};
