@@ -76,7 +76,7 @@ impl FieldStats {
     }
 }
 
-/// [`IdEntry::flags`]: the forms a value was written in.
+/// [`IdRecord::flags`]: the forms a value was written in.
 pub(super) const SEEN_ULID_LOWER: u8 = 1;
 const SEEN_ULID_UPPER: u8 = 2;
 const SEEN_UUID: u8 = 4;
@@ -85,7 +85,7 @@ const SEEN_UUID: u8 = 4;
 pub(super) const NO_FIELD: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
-pub(super) struct IdEntry {
+pub(super) struct IdRecord {
     /// The first line the value is on, with the field and form of its first occurrence there.
     pub(super) first: Loc,
     pub(super) field: u32,
@@ -96,8 +96,8 @@ pub(super) struct IdEntry {
     pub(super) lower_field: u32,
 }
 
-impl IdEntry {
-    fn merge(&mut self, other: &IdEntry) {
+impl IdRecord {
+    fn merge(&mut self, other: &IdRecord) {
         if other.first < self.first {
             self.first = other.first;
             self.field = other.field;
@@ -152,7 +152,7 @@ fn add_count(counts: &mut Vec<(u32, u32)>, field: u32, n: u32) {
 }
 
 /// One ID token on a line.
-struct Occurrence<'a> {
+struct Sighting<'a> {
     id: Id,
     form: Form,
     field: u32,
@@ -162,25 +162,25 @@ struct Occurrence<'a> {
 }
 
 /// One thread's counts.
-pub(super) struct Tally<'n> {
+pub(super) struct AuditCounts<'n> {
     pub(super) names: LocalNames<'n>,
     /// By field index.
     pub(super) fields: Vec<Option<Box<FieldStats>>>,
     /// Occurrences with no field.
     pub(super) unnamed: Box<FieldStats>,
-    pub(super) ids: HashMap<u128, IdEntry, FixedState>,
+    pub(super) ids: HashMap<u128, IdRecord, FixedState>,
     pub(super) upper: HashMap<u128, UpperEntry, FixedState>,
     undashed: HashMap<(u128, u32), Undashed, FixedState>,
     pub(super) lines: u64,
     pub(super) occurrences: u64,
 }
 
-/// Up to this many hits on a line, [`Tally::add_line`] compares each with the others.
+/// Up to this many hits on a line, [`AuditCounts::add_line`] compares each with the others.
 const FEW_HITS: usize = 16;
 
-impl<'n> Tally<'n> {
-    pub(super) fn new(names: &'n FieldNames) -> Tally<'n> {
-        Tally {
+impl<'n> AuditCounts<'n> {
+    pub(super) fn new(names: &'n FieldNames) -> AuditCounts<'n> {
+        AuditCounts {
             names: LocalNames::new(names),
             fields: Vec::new(),
             unnamed: Box::default(),
@@ -257,7 +257,7 @@ impl<'n> Tally<'n> {
                                 .any(|j| forms[j] == Form::UlidLower)
                     }
                 };
-            let occurrence = Occurrence {
+            let sighting = Sighting {
                 id: hit.id,
                 form,
                 field,
@@ -270,133 +270,133 @@ impl<'n> Tally<'n> {
                     &m.line[start..end]
                 },
             };
-            self.occurrence(&occurrence, line_ms, missed_line, limits);
+            self.add_sighting(&sighting, line_ms, missed_line, limits);
         }
     }
 
-    fn occurrence(
+    fn add_sighting(
         &mut self,
-        o: &Occurrence,
+        s: &Sighting,
         line_ms: Option<i64>,
         missed_line: bool,
         limits: &Limits,
     ) {
-        if o.form == Form::UuidUndashed && !o.id.is_nil_or_max() {
-            self.defer_undashed(o, line_ms, limits);
+        if s.form == Form::UuidUndashed && !s.id.is_nil_or_max() {
+            self.defer_undashed(s, line_ms, limits);
             return;
         }
         self.occurrences += 1;
-        self.note_id(o);
-        let stats = self.stats(o.field);
-        let example = || Example::new(o.at, o.token);
-        if o.id.is_nil_or_max() {
-            let kind = match (o.id.0, o.form.kind()) {
+        self.note_id(s);
+        let stats = self.stats(s.field);
+        let example = || Example::new(s.at, s.token);
+        if s.id.is_nil_or_max() {
+            let kind = match (s.id.0, s.form.kind()) {
                 (0, Kind::Ulid) => NIL_ULID,
                 (0, Kind::Uuid) => NIL_UUID,
                 _ => NIL_MAX,
             };
             stats.nil[kind] += 1;
-            stats.examples[EX_NIL].offer(o.at, example);
+            stats.examples[EX_NIL].offer(s.at, example);
             return;
         }
-        stats.forms[o.form as usize] += 1;
-        match o.form.kind() {
+        stats.forms[s.form as usize] += 1;
+        match s.form.kind() {
             Kind::Ulid => {
-                offer(&mut stats.format_first[FORMAT_ULID], o.at, example);
-                if o.form != Form::UlidLower {
-                    stats.examples[EX_UPPER].offer(o.at, example);
+                offer(&mut stats.format_first[FORMAT_ULID], s.at, example);
+                if s.form != Form::UlidLower {
+                    stats.examples[EX_UPPER].offer(s.at, example);
                 }
             }
             Kind::Uuid => {
-                offer(&mut stats.format_first[FORMAT_UUID], o.at, example);
-                let label = version_label(o.id);
+                offer(&mut stats.format_first[FORMAT_UUID], s.at, example);
+                let label = version_label(s.id);
                 stats.versions[label] += 1;
-                offer(&mut stats.version_first[label], o.at, example);
-                if !o.form.is_canonical() {
-                    stats.examples[EX_NONCANONICAL].offer(o.at, example);
+                offer(&mut stats.version_first[label], s.at, example);
+                if !s.form.is_canonical() {
+                    stats.examples[EX_NONCANONICAL].offer(s.at, example);
                 }
             }
         }
-        if let Some(skewed) = skew(o.id.unix_ms(o.form.kind()), line_ms, limits) {
+        if let Some(skewed) = skew(s.id.unix_ms(s.form.kind()), line_ms, limits) {
             stats.skew[skewed.kind] += 1;
-            stats.examples[EX_SKEW].offer(o.at, || Example {
+            stats.examples[EX_SKEW].offer(s.at, || Example {
                 skew: Some(skewed),
                 ..example()
             });
         }
-        if matches!(o.form, Form::UlidUpper | Form::UlidMixed) {
-            self.note_upper(o, missed_line);
+        if matches!(s.form, Form::UlidUpper | Form::UlidMixed) {
+            self.note_upper(s, missed_line);
         }
     }
 
-    fn note_id(&mut self, o: &Occurrence) {
-        let flag = match o.form {
+    fn note_id(&mut self, s: &Sighting) {
+        let flag = match s.form {
             Form::UlidLower => SEEN_ULID_LOWER,
             Form::UlidUpper | Form::UlidMixed => SEEN_ULID_UPPER,
             _ => SEEN_UUID,
         };
-        let entry = self.ids.entry(o.id.0).or_insert(IdEntry {
-            first: o.at.loc,
-            field: o.field,
-            form: o.form,
+        let entry = self.ids.entry(s.id.0).or_insert(IdRecord {
+            first: s.at.loc,
+            field: s.field,
+            form: s.form,
             flags: 0,
             lower: Loc::NONE,
             lower_field: NO_FIELD,
         });
-        entry.merge(&IdEntry {
-            first: o.at.loc,
-            field: o.field,
-            form: o.form,
+        entry.merge(&IdRecord {
+            first: s.at.loc,
+            field: s.field,
+            form: s.form,
             flags: flag,
-            lower: if o.form == Form::UlidLower {
-                o.at.loc
+            lower: if s.form == Form::UlidLower {
+                s.at.loc
             } else {
                 Loc::NONE
             },
-            lower_field: o.field,
+            lower_field: s.field,
         });
     }
 
-    fn note_upper(&mut self, o: &Occurrence, missed_line: bool) {
-        let entry = self.upper.entry(o.id.0).or_insert_with(|| UpperEntry {
-            first: o.at,
-            field: o.field,
-            mask: crate::id::case_mask(o.token),
+    fn note_upper(&mut self, s: &Sighting, missed_line: bool) {
+        let entry = self.upper.entry(s.id.0).or_insert_with(|| UpperEntry {
+            first: s.at,
+            field: s.field,
+            mask: crate::id::case_mask(s.token),
             lines: 0,
             fields: Vec::new(),
         });
-        if o.at < entry.first {
-            entry.first = o.at;
-            entry.field = o.field;
-            entry.mask = crate::id::case_mask(o.token);
+        if s.at < entry.first {
+            entry.first = s.at;
+            entry.field = s.field;
+            entry.mask = crate::id::case_mask(s.token);
         }
         if missed_line {
             entry.lines += 1;
-            add_count(&mut entry.fields, o.field, 1);
+            add_count(&mut entry.fields, s.field, 1);
         }
     }
 
-    fn defer_undashed(&mut self, o: &Occurrence, line_ms: Option<i64>, limits: &Limits) {
+    fn defer_undashed(&mut self, s: &Sighting, line_ms: Option<i64>, limits: &Limits) {
         let entry = self
             .undashed
-            .entry((o.id.0, o.field))
+            .entry((s.id.0, s.field))
             .or_insert_with(|| Undashed {
                 occurrences: 0,
-                first: o.at,
-                mask: crate::id::case_mask(o.token),
+                first: s.at,
+                mask: crate::id::case_mask(s.token),
                 skew: None,
             });
         entry.occurrences += 1;
-        if o.at < entry.first {
-            entry.first = o.at;
-            entry.mask = crate::id::case_mask(o.token);
+        if s.at < entry.first {
+            entry.first = s.at;
+            entry.mask = crate::id::case_mask(s.token);
         }
-        if let Some(skewed) = skew(o.id.unix_ms(Kind::Uuid), line_ms, limits) {
+        if let Some(skewed) = skew(s.id.unix_ms(Kind::Uuid), line_ms, limits) {
             let (counts, first) = &mut **entry.skew.get_or_insert_with(Box::default);
             counts[skewed.kind] += 1;
-            offer(first, o.at, || Example {
+            offer(first, s.at, || Example {
                 skew: Some(skewed),
-                ..Example::new(o.at, o.token)
+                ..Example::new(s.at, s.token)
             });
         }
     }
@@ -432,7 +432,7 @@ impl<'n> Tally<'n> {
         });
     }
 
-    pub(super) fn merge(&mut self, other: Tally) {
+    pub(super) fn merge(&mut self, other: AuditCounts) {
         self.lines += other.lines;
         self.occurrences += other.occurrences;
         for (i, stats) in other.fields.into_iter().enumerate() {

@@ -46,17 +46,17 @@ const TOKEN_MAX: usize = 46;
 /// An example's text, inline so that examples cost no allocation: an ID token as written
 /// (with its braces or `urn:uuid:`), or a value (`1180`, `""`).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Token {
+pub(super) struct ExampleText {
     len: u8,
     bytes: [u8; TOKEN_MAX],
 }
 
-impl Token {
-    fn new(text: &[u8]) -> Token {
+impl ExampleText {
+    fn new(text: &[u8]) -> ExampleText {
         let len = text.len().min(TOKEN_MAX);
         let mut bytes = [0; TOKEN_MAX];
         bytes[..len].copy_from_slice(&text[..len]);
-        Token {
+        ExampleText {
             len: len as u8,
             bytes,
         }
@@ -70,7 +70,7 @@ impl Token {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Example {
     pub(super) at: At,
-    pub(super) token: Token,
+    pub(super) token: ExampleText,
     /// For id-time-skew.
     pub(super) skew: Option<Skewed>,
 }
@@ -88,7 +88,7 @@ impl Example {
     pub(super) fn new(at: At, token: &[u8]) -> Example {
         Example {
             at,
-            token: Token::new(token),
+            token: ExampleText::new(token),
             skew: None,
         }
     }

@@ -8,7 +8,7 @@
 //! also goes through a cheap filter (`key_lines`: an id-like key followed by an integer or
 //! an empty value); only the lines it flags are read by [`record::for_each_pair`].
 //!
-//! Each thread counts into its own `Tally`, merged at the end; the rules are computed from
+//! Each thread counts into its own `AuditCounts`, merged at the end; the rules are computed from
 //! compact aggregates, so memory grows with distinct IDs and fields, never with bytes:
 //! - per field: occurrences by written form, UUID versions, integers, nil values, time skew,
 //!   and the first examples of each;
@@ -53,14 +53,14 @@ use crate::scan::Matcher;
 use crate::search::{self, Chunk, Scratch, SearchOptions};
 use crate::source::{self, Input};
 
-use counts::Tally;
+use counts::AuditCounts;
 use evidence::Loc;
 use key_values::key_lines;
 use rules::{Limits, Thresholds};
 
 /// One scan thread's state.
-struct Worker<'n> {
-    tally: Tally<'n>,
+struct ScanThread<'n> {
+    counts: AuditCounts<'n>,
     scratch: Scratch,
     analysis: Analysis,
     pairs: PairBuffers,
@@ -85,17 +85,17 @@ pub fn audit(
         skew_ms,
         future_after_ms: now_ms.saturating_add(skew_ms),
     };
-    let (workers, notices) = par::scan_all(
+    let (threads, notices) = par::scan_all(
         inputs,
         settings.threads,
-        || Worker {
-            tally: Tally::new(&names),
+        || ScanThread {
+            counts: AuditCounts::new(&names),
             scratch: Scratch::default(),
             analysis: Analysis::default(),
             pairs: PairBuffers::default(),
             forms: Vec::new(),
         },
-        |worker, index, input| {
+        |thread, index, input| {
             let scan = Scan {
                 file: index as u32,
                 matcher: &matcher,
@@ -103,17 +103,17 @@ pub fn audit(
                 settings,
                 progress: &progress,
             };
-            scan.one(worker, input)
+            scan.one(thread, input)
         },
     );
     progress.finish();
-    let mut tallies = workers.into_iter().map(|w| w.tally);
-    let mut tally = tallies.next().expect("at least one scan thread");
-    for other in tallies {
-        tally.merge(other);
+    let mut per_thread = threads.into_iter().map(|t| t.counts);
+    let mut counts = per_thread.next().expect("at least one scan thread");
+    for other in per_thread {
+        counts.merge(other);
     }
     let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
-    let report = tally.report(&paths, &Thresholds { clump, skew_ms });
+    let report = counts.report(&paths, &Thresholds { clump, skew_ms });
     (report, notices)
 }
 
@@ -127,22 +127,22 @@ struct Scan<'a> {
 }
 
 impl Scan<'_> {
-    fn one(&self, worker: &mut Worker, input: &Input) -> Option<Notice> {
+    fn one(&self, thread: &mut ScanThread, input: &Input) -> Option<Notice> {
         let mut reader = match source::open(input, self.progress.counter()) {
             Ok(reader) => reader,
             Err(e) => return Some(Notice::failed(&e)),
         };
         let context =
             record::TimeContext::for_file(self.settings.zone.as_ref(), source::modified(input));
-        let Worker {
-            tally,
+        let ScanThread {
+            counts,
             scratch,
             analysis,
             pairs,
             forms,
-        } = worker;
-        // Both callbacks count into the tally, one at a time.
-        let tally = RefCell::new(tally);
+        } = thread;
+        // Both callbacks add to the counts, one at a time.
+        let counts = RefCell::new(counts);
         let options = SearchOptions {
             line_numbers: true,
             text: self.settings.text,
@@ -154,14 +154,14 @@ impl Scan<'_> {
             &mut reader,
             scratch,
             Some(&mut |chunk: &Chunk| {
-                let mut tally = tally.borrow_mut();
+                let mut counts = counts.borrow_mut();
                 key_lines(chunk, |line, line_no| {
-                    tally.add_pairs(line, Loc::new(self.file, line_no), pairs);
+                    counts.add_pairs(line, Loc::new(self.file, line_no), pairs);
                 });
             }),
             &mut |m| {
                 record::analyse_hits(m.line, m.hits, &context, analysis);
-                tally
+                counts
                     .borrow_mut()
                     .add_line(self.file, m, analysis, forms, self.limits);
                 true

@@ -10,8 +10,8 @@ use crate::id::{Form, Id, Kind};
 use crate::time::Clock;
 
 use super::counts::{
-    EX_INTEGER, EX_NIL, EX_NONCANONICAL, EX_SKEW, EX_UPPER, FieldStats, IdEntry, NO_FIELD,
-    SEEN_ULID_LOWER, Tally, UpperEntry,
+    AuditCounts, EX_INTEGER, EX_NIL, EX_NONCANONICAL, EX_SKEW, EX_UPPER, FieldStats, IdRecord,
+    NO_FIELD, SEEN_ULID_LOWER, UpperEntry,
 };
 use super::evidence::{At, EXAMPLES, Example, Loc};
 use super::rules::{FORMATS, NIL_KINDS, Rule, SKEWS, Thresholds, VERSIONS};
@@ -313,7 +313,7 @@ impl RuleReport {
     }
 }
 
-impl Tally<'_> {
+impl AuditCounts<'_> {
     pub(super) fn report(mut self, paths: &[String], thresholds: &Thresholds) -> Report {
         let undashed_ignored = self.join_undashed();
         let field_names = self.names.shared().snapshot();
@@ -438,15 +438,15 @@ impl Tally<'_> {
         }
         let evidence = |value: u128, entry: &UpperEntry| {
             let id = Id(value);
-            let ids_entry = &self.ids[&value];
+            let record = &self.ids[&value];
             let mut e = names.evidence(entry.first, entry.field, &id.ulid_bytes_cased(entry.mask));
             let lower_at = At {
-                loc: ids_entry.lower,
+                loc: record.lower,
                 col: 0,
             };
             e.lowercase = Some(Box::new(names.evidence(
                 lower_at,
-                ids_entry.lower_field,
+                record.lower_field,
                 &id.ulid_bytes(),
             )));
             e
@@ -483,7 +483,7 @@ impl Tally<'_> {
         }
         let mut report = RuleReport::new(Rule::BackfillClump, "milliseconds");
         report.min_ids = Some(min_ids);
-        let created = |value: u128, entry: &IdEntry| {
+        let created = |value: u128, entry: &IdRecord| {
             (!Id(value).is_nil_or_max())
                 .then(|| Id(value).unix_ms(entry.time_kind()))
                 .flatten()
