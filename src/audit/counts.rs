@@ -12,37 +12,48 @@ use crate::search::LineMatch;
 
 use super::evidence::{At, Example, Loc, PAIR_COL, Top3, offer};
 use super::key_values::{is_id_key, scalar_kind};
-use super::rules::{
-    FORMAT_INTEGER, FORMAT_ULID, FORMAT_UUID, FORMATS, Limits, NIL_KINDS, NIL_MAX, NIL_ULID,
-    NIL_UUID, SKEWS, VERSIONS, skew, version_label,
-};
+use super::rules::{IdFormat, Limits, NilKind, SkewKind, UuidVersion, skew};
 
-/// Indices of the per-field example lists of the rules counted per occurrence.
-pub(super) const EX_UPPER: usize = 0;
-pub(super) const EX_NONCANONICAL: usize = 1;
-pub(super) const EX_NIL: usize = 2;
-pub(super) const EX_INTEGER: usize = 3;
-pub(super) const EX_SKEW: usize = 4;
+/// The per-field example lists of the rules counted per occurrence.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum ExampleSlot {
+    Upper,
+    Noncanonical,
+    Nil,
+    Integer,
+    Skew,
+}
+
+impl ExampleSlot {
+    const ALL: [ExampleSlot; 5] = [
+        ExampleSlot::Upper,
+        ExampleSlot::Noncanonical,
+        ExampleSlot::Nil,
+        ExampleSlot::Integer,
+        ExampleSlot::Skew,
+    ];
+}
 
 /// What one field carries. Nil and max values count under nil-id only, not as a format,
 /// version or case.
 #[derive(Clone, Debug, Default)]
 pub(super) struct FieldStats {
     pub(super) forms: [u64; Form::ALL.len()],
-    /// UUID-form occurrences by [`VERSIONS`] label.
-    pub(super) versions: [u64; VERSIONS.len()],
+    /// UUID-form occurrences by [`UuidVersion`].
+    pub(super) versions: [u64; UuidVersion::ALL.len()],
     pub(super) integers: u64,
-    pub(super) nil: [u64; NIL_KINDS.len()],
-    pub(super) skew: [u64; SKEWS.len()],
+    pub(super) nil: [u64; NilKind::ALL.len()],
+    pub(super) skew: [u64; SkewKind::ALL.len()],
     /// The first occurrence of each format and version, the evidence of a mix.
-    pub(super) format_first: [Option<Example>; FORMATS.len()],
-    pub(super) version_first: [Option<Example>; VERSIONS.len()],
-    /// The first occurrences for the rules counted per occurrence (`EX_*`).
-    pub(super) examples: [Top3; 5],
+    pub(super) format_first: [Option<Example>; IdFormat::ALL.len()],
+    pub(super) version_first: [Option<Example>; UuidVersion::ALL.len()],
+    /// The first occurrences for the rules counted per occurrence, by [`ExampleSlot`].
+    pub(super) examples: [Top3; ExampleSlot::ALL.len()],
 }
 
 impl FieldStats {
-    pub(super) fn format_counts(&self) -> [u64; FORMATS.len()] {
+    /// Occurrences by [`IdFormat`].
+    pub(super) fn format_counts(&self) -> [u64; IdFormat::ALL.len()] {
         let (mut ulid, mut uuid) = (0, 0);
         for (form, n) in Form::ALL.iter().zip(self.forms) {
             match form.kind() {
@@ -76,10 +87,27 @@ impl FieldStats {
     }
 }
 
-/// [`IdRecord::flags`]: the forms a value was written in.
-pub(super) const SEEN_ULID_LOWER: u8 = 1;
-const SEEN_ULID_UPPER: u8 = 2;
-const SEEN_UUID: u8 = 4;
+/// How a value was written, as far as the report asks: as a ULID (which decides its time,
+/// [`IdRecord::time_kind`]), and as a lowercase ULID (ulid-mixed-case).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Seen {
+    ulid: bool,
+    pub(super) lowercase_ulid: bool,
+}
+
+impl Seen {
+    fn of(form: Form) -> Seen {
+        Seen {
+            ulid: form.kind() == Kind::Ulid,
+            lowercase_ulid: form == Form::UlidLower,
+        }
+    }
+
+    fn merge(&mut self, other: Seen) {
+        self.ulid |= other.ulid;
+        self.lowercase_ulid |= other.lowercase_ulid;
+    }
+}
 
 /// Field index for "no field".
 pub(super) const NO_FIELD: u32 = u32::MAX;
@@ -90,7 +118,7 @@ pub(super) struct IdRecord {
     pub(super) first: Loc,
     pub(super) field: u32,
     form: Form,
-    pub(super) flags: u8,
+    pub(super) seen: Seen,
     /// The first line with the value as a lowercase ULID, and the field there.
     pub(super) lower: Loc,
     pub(super) lower_field: u32,
@@ -103,7 +131,7 @@ impl IdRecord {
             self.field = other.field;
             self.form = other.form;
         }
-        self.flags |= other.flags;
+        self.seen.merge(other.seen);
         if other.lower < self.lower {
             self.lower = other.lower;
             self.lower_field = other.lower_field;
@@ -113,7 +141,7 @@ impl IdRecord {
     /// The kind the embedded time is read as: a value ever written as a ULID is a ULID (a
     /// ULID stored as a UUID has random version bits, and its time is the ULID's).
     pub(super) fn time_kind(&self) -> Kind {
-        if self.flags & (SEEN_ULID_LOWER | SEEN_ULID_UPPER) != 0 {
+        if self.seen.ulid {
             Kind::Ulid
         } else {
             Kind::Uuid
@@ -141,7 +169,7 @@ struct Undashed {
     occurrences: u64,
     first: At,
     mask: u32,
-    skew: Option<Box<([u64; SKEWS.len()], Option<Example>)>>,
+    skew: Option<Box<([u64; SkewKind::ALL.len()], Option<Example>)>>,
 }
 
 fn add_count(counts: &mut Vec<(u32, u32)>, field: u32, n: u32) {
@@ -291,35 +319,43 @@ impl<'n> AuditCounts<'n> {
         let example = || Example::new(s.at, s.token);
         if s.id.is_nil_or_max() {
             let kind = match (s.id.0, s.form.kind()) {
-                (0, Kind::Ulid) => NIL_ULID,
-                (0, Kind::Uuid) => NIL_UUID,
-                _ => NIL_MAX,
+                (0, Kind::Ulid) => NilKind::NilUlid,
+                (0, Kind::Uuid) => NilKind::NilUuid,
+                _ => NilKind::Max,
             };
-            stats.nil[kind] += 1;
-            stats.examples[EX_NIL].offer(s.at, example);
+            stats.nil[kind as usize] += 1;
+            stats.examples[ExampleSlot::Nil as usize].offer(s.at, example);
             return;
         }
         stats.forms[s.form as usize] += 1;
         match s.form.kind() {
             Kind::Ulid => {
-                offer(&mut stats.format_first[FORMAT_ULID], s.at, example);
+                offer(
+                    &mut stats.format_first[IdFormat::Ulid as usize],
+                    s.at,
+                    example,
+                );
                 if s.form != Form::UlidLower {
-                    stats.examples[EX_UPPER].offer(s.at, example);
+                    stats.examples[ExampleSlot::Upper as usize].offer(s.at, example);
                 }
             }
             Kind::Uuid => {
-                offer(&mut stats.format_first[FORMAT_UUID], s.at, example);
-                let label = version_label(s.id);
-                stats.versions[label] += 1;
-                offer(&mut stats.version_first[label], s.at, example);
+                offer(
+                    &mut stats.format_first[IdFormat::Uuid as usize],
+                    s.at,
+                    example,
+                );
+                let version = UuidVersion::of(s.id) as usize;
+                stats.versions[version] += 1;
+                offer(&mut stats.version_first[version], s.at, example);
                 if !s.form.is_canonical() {
-                    stats.examples[EX_NONCANONICAL].offer(s.at, example);
+                    stats.examples[ExampleSlot::Noncanonical as usize].offer(s.at, example);
                 }
             }
         }
         if let Some(skewed) = skew(s.id.unix_ms(s.form.kind()), line_ms, limits) {
-            stats.skew[skewed.kind] += 1;
-            stats.examples[EX_SKEW].offer(s.at, || Example {
+            stats.skew[skewed.kind as usize] += 1;
+            stats.examples[ExampleSlot::Skew as usize].offer(s.at, || Example {
                 skew: Some(skewed),
                 ..example()
             });
@@ -330,16 +366,11 @@ impl<'n> AuditCounts<'n> {
     }
 
     fn note_id(&mut self, s: &Sighting) {
-        let flag = match s.form {
-            Form::UlidLower => SEEN_ULID_LOWER,
-            Form::UlidUpper | Form::UlidMixed => SEEN_ULID_UPPER,
-            _ => SEEN_UUID,
-        };
         let entry = self.ids.entry(s.id.0).or_insert(IdRecord {
             first: s.at.loc,
             field: s.field,
             form: s.form,
-            flags: 0,
+            seen: Seen::default(),
             lower: Loc::NONE,
             lower_field: NO_FIELD,
         });
@@ -347,7 +378,7 @@ impl<'n> AuditCounts<'n> {
             first: s.at.loc,
             field: s.field,
             form: s.form,
-            flags: flag,
+            seen: Seen::of(s.form),
             lower: if s.form == Form::UlidLower {
                 s.at.loc
             } else {
@@ -393,7 +424,7 @@ impl<'n> AuditCounts<'n> {
         }
         if let Some(skewed) = skew(s.id.unix_ms(Kind::Uuid), line_ms, limits) {
             let (counts, first) = &mut **entry.skew.get_or_insert_with(Box::default);
-            counts[skewed.kind] += 1;
+            counts[skewed.kind as usize] += 1;
             offer(first, s.at, || Example {
                 skew: Some(skewed),
                 ..Example::new(s.at, s.token)
@@ -420,13 +451,17 @@ impl<'n> AuditCounts<'n> {
             let example = || Example::new(at, if raw.is_empty() { b"\"\"" } else { raw });
             match nil {
                 Some(kind) => {
-                    stats.nil[kind] += 1;
-                    stats.examples[EX_NIL].offer(at, example);
+                    stats.nil[kind as usize] += 1;
+                    stats.examples[ExampleSlot::Nil as usize].offer(at, example);
                 }
                 None => {
                     stats.integers += 1;
-                    offer(&mut stats.format_first[FORMAT_INTEGER], at, example);
-                    stats.examples[EX_INTEGER].offer(at, example);
+                    offer(
+                        &mut stats.format_first[IdFormat::Integer as usize],
+                        at,
+                        example,
+                    );
+                    stats.examples[ExampleSlot::Integer as usize].offer(at, example);
                 }
             }
         });
@@ -507,16 +542,20 @@ impl<'n> AuditCounts<'n> {
             let example = || Example::new(d.first, &id.hex_bytes_cased(d.mask));
             let stats = self.stats(field);
             stats.forms[Form::UuidUndashed as usize] += d.occurrences;
-            offer(&mut stats.format_first[FORMAT_UUID], d.first, example);
-            let label = version_label(id);
-            stats.versions[label] += d.occurrences;
-            offer(&mut stats.version_first[label], d.first, example);
-            stats.examples[EX_NONCANONICAL].offer(d.first, example);
+            offer(
+                &mut stats.format_first[IdFormat::Uuid as usize],
+                d.first,
+                example,
+            );
+            let version = UuidVersion::of(id) as usize;
+            stats.versions[version] += d.occurrences;
+            offer(&mut stats.version_first[version], d.first, example);
+            stats.examples[ExampleSlot::Noncanonical as usize].offer(d.first, example);
             if let Some(skew) = d.skew {
                 let (counts, first) = *skew;
                 stats.skew.iter_mut().zip(counts).for_each(|(a, b)| *a += b);
                 if let Some(e) = first {
-                    stats.examples[EX_SKEW].offer(e.at, || e);
+                    stats.examples[ExampleSlot::Skew as usize].offer(e.at, || e);
                 }
             }
         }

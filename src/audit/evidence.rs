@@ -2,6 +2,8 @@
 //! with their text kept inline, and the earliest three of them (`Top3`), so the examples
 //! chosen are the same whatever the number of threads.
 
+use super::rules::SkewKind;
+
 /// Bits of [`Loc`] for the line number; the input index has the rest.
 const LINE_BITS: u32 = 40;
 
@@ -75,11 +77,10 @@ pub(super) struct Example {
     pub(super) skew: Option<Skewed>,
 }
 
-/// An ID dated too late: how ([`SKEWS`] index), with the ID's time and the line's, in Unix
-/// milliseconds.
+/// An ID dated too late: how, with the ID's time and the line's, in Unix milliseconds.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Skewed {
-    pub(super) kind: usize,
+    pub(super) kind: SkewKind,
     pub(super) id_ms: i64,
     pub(super) line_ms: Option<i64>,
 }

@@ -8,7 +8,7 @@ use memchr::{memchr, memrchr};
 use crate::search::Chunk;
 
 use super::keys;
-use super::rules::{NIL_EMPTY, NIL_ZERO};
+use super::rules::NilKind;
 
 /// True for keys that name an ID: `id`, `*_id`, `*Id`, `*ID`, judged on the last segment of
 /// a key path (`ctx.user_id`, `items[].id`).
@@ -29,15 +29,15 @@ const MAX_DIGITS: usize = 20;
 
 /// For a value under an id-like key: `Some(Some(nil kind))` for an empty value or zero,
 /// `Some(None)` for another integer, `None` for anything else.
-pub(super) fn scalar_kind(raw: &[u8]) -> Option<Option<usize>> {
+pub(super) fn scalar_kind(raw: &[u8]) -> Option<Option<NilKind>> {
     if raw.is_empty() {
-        return Some(Some(NIL_EMPTY));
+        return Some(Some(NilKind::Empty));
     }
     let digits = raw.strip_prefix(b"-").unwrap_or(raw);
     if digits.is_empty() || digits.len() > MAX_DIGITS || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    Some(digits.iter().all(|&b| b == b'0').then_some(NIL_ZERO))
+    Some(digits.iter().all(|&b| b == b'0').then_some(NilKind::Zero))
 }
 
 /// Calls `on_line` with each line of `chunk` (no line ending) that may hold an id-like key

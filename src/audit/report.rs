@@ -9,12 +9,9 @@ use serde::{Serialize, Serializer};
 use crate::id::{Form, Id, Kind};
 use crate::time::Clock;
 
-use super::counts::{
-    AuditCounts, EX_INTEGER, EX_NIL, EX_NONCANONICAL, EX_SKEW, EX_UPPER, FieldStats, IdRecord,
-    NO_FIELD, SEEN_ULID_LOWER, UpperEntry,
-};
+use super::counts::{AuditCounts, ExampleSlot, FieldStats, IdRecord, NO_FIELD, UpperEntry};
 use super::evidence::{At, EXAMPLES, Example, Loc};
-use super::rules::{FORMATS, NIL_KINDS, Rule, SKEWS, Thresholds, VERSIONS};
+use super::rules::{IdFormat, NilKind, Rule, SkewKind, Thresholds, UuidVersion};
 
 /// The whole audit, as printed and as `--json` gives it.
 #[derive(Debug, Serialize)]
@@ -177,7 +174,7 @@ impl Names<'_> {
     fn example(&self, e: &Example, field: u32) -> Evidence {
         let mut evidence = self.evidence(e.at, field, e.token.as_bytes());
         if let Some(skewed) = e.skew {
-            evidence.skew = Some(SKEWS[skewed.kind]);
+            evidence.skew = Some(skewed.kind.name());
             evidence.id_time = Some(skewed.id_ms);
             evidence.line_time = skewed.line_ms;
         }
@@ -231,14 +228,14 @@ impl RuleReport {
     }
 
     /// A rule counted per occurrence in each field: `counts` gives a field's parts (empty
-    /// when it has none), `examples` its example list.
+    /// when it has none), `slot` its example list.
     fn per_occurrence(
         rule: Rule,
         fields: &[FieldRef],
         names: &Names,
         part_names: &[&'static str],
         counts: impl Fn(&FieldStats) -> Vec<u64>,
-        examples: usize,
+        slot: ExampleSlot,
     ) -> RuleReport {
         let mut report = RuleReport::new(rule, "occurrences");
         let mut total = vec![0; part_names.len()];
@@ -250,7 +247,7 @@ impl RuleReport {
                 continue;
             }
             total.iter_mut().zip(&parts).for_each(|(a, b)| *a += b);
-            let examples: Vec<Evidence> = stats.examples[examples]
+            let examples: Vec<Evidence> = stats.examples[slot as usize]
                 .iter()
                 .map(|e| names.example(e, field))
                 .collect();
@@ -345,25 +342,25 @@ impl AuditCounts<'_> {
                     s.forms[Form::UlidMixed as usize],
                 ]
             },
-            EX_UPPER,
+            ExampleSlot::Upper,
         );
         upper.ids = Some(self.upper.len() as u64);
         let mut skew = RuleReport::per_occurrence(
             Rule::IdTimeSkew,
             &fields,
             &names,
-            &SKEWS,
+            &SkewKind::ALL.map(SkewKind::name),
             |s| s.skew.to_vec(),
-            EX_SKEW,
+            ExampleSlot::Skew,
         );
         skew.skew_ms = Some(thresholds.skew_ms);
         let mut integers = RuleReport::per_occurrence(
             Rule::IntegerIds,
             &fields,
             &names,
-            &["integer"],
+            &[IdFormat::Integer.name()],
             |s| vec![s.integers],
-            EX_INTEGER,
+            ExampleSlot::Integer,
         );
         integers.unit = "values";
         let rules = vec![
@@ -375,21 +372,21 @@ impl AuditCounts<'_> {
                 &names,
                 &noncanonical_names,
                 |s| noncanonical.iter().map(|&f| s.forms[f as usize]).collect(),
-                EX_NONCANONICAL,
+                ExampleSlot::Noncanonical,
             ),
             RuleReport::per_occurrence(
                 Rule::NilId,
                 &fields,
                 &names,
-                &NIL_KINDS,
+                &NilKind::ALL.map(NilKind::name),
                 |s| s.nil.to_vec(),
-                EX_NIL,
+                ExampleSlot::Nil,
             ),
             RuleReport::mix(
                 Rule::FormatMix,
                 &fields,
                 &names,
-                &FORMATS,
+                &IdFormat::ALL.map(IdFormat::name),
                 |s| s.format_counts().to_vec(),
                 |s| &s.format_first,
             ),
@@ -397,7 +394,7 @@ impl AuditCounts<'_> {
                 Rule::VersionMix,
                 &fields,
                 &names,
-                &VERSIONS,
+                &UuidVersion::ALL.map(UuidVersion::name),
                 |s| s.versions.to_vec(),
                 |s| &s.version_first,
             ),
@@ -426,7 +423,7 @@ impl AuditCounts<'_> {
         let mut mixed: Vec<(u128, &UpperEntry)> = self
             .upper
             .iter()
-            .filter(|(value, _)| self.ids[value].flags & SEEN_ULID_LOWER != 0)
+            .filter(|(value, _)| self.ids[value].seen.lowercase_ulid)
             .map(|(value, entry)| (*value, entry))
             .collect();
         mixed.sort_by_key(|(_, entry)| entry.first);
@@ -574,14 +571,14 @@ fn describe(stats: &FieldStats) -> String {
         parts.push(format!("ulid {}", words(Kind::Ulid)));
     }
     if uuid > 0 {
-        let mut versions: Vec<usize> = (0..VERSIONS.len())
+        let mut versions: Vec<usize> = (0..UuidVersion::ALL.len())
             .filter(|&i| stats.versions[i] > 0)
             .collect();
         versions.sort_by_key(|&i| std::cmp::Reverse(stats.versions[i]));
         let mut shown: Vec<String> = versions
             .iter()
             .take(SHOWN_VERSIONS)
-            .map(|&i| VERSIONS[i].to_string())
+            .map(|&i| UuidVersion::ALL[i].name().to_string())
             .collect();
         if versions.len() > SHOWN_VERSIONS {
             shown.push(format!("+{} more", versions.len() - SHOWN_VERSIONS));
@@ -626,7 +623,7 @@ fn verdicts(fields: &[FieldRef], names: &Names, rules: &[RuleReport]) -> Vec<Fie
                     .filter(|f| stats.forms[**f as usize] > 0)
                     .map(|f| (f.name(), stats.forms[*f as usize]))
                     .collect(),
-                versions: breakdown(&VERSIONS, &stats.versions),
+                versions: breakdown(&UuidVersion::ALL.map(UuidVersion::name), &stats.versions),
                 format: describe(stats),
                 consistent: issues.is_empty(),
                 issues,

@@ -5,6 +5,7 @@ use crate::id::{Id, Variant};
 
 use super::evidence::Skewed;
 
+/// The checks, in report order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
     UlidUppercase,
@@ -65,34 +66,123 @@ impl Rule {
     }
 }
 
-/// What nil-id counts, by index.
-pub(super) const NIL_KINDS: [&str; 5] = ["nil_uuid", "nil_ulid", "max", "empty", "zero"];
-pub(super) const NIL_UUID: usize = 0;
-pub(super) const NIL_ULID: usize = 1;
-pub(super) const NIL_MAX: usize = 2;
-pub(super) const NIL_EMPTY: usize = 3;
-pub(super) const NIL_ZERO: usize = 4;
+/// What nil-id counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NilKind {
+    NilUuid,
+    NilUlid,
+    Max,
+    Empty,
+    Zero,
+}
 
-/// The formats format-mix tells apart, by index.
-pub(super) const FORMATS: [&str; 3] = ["ulid", "uuid", "integer"];
-pub(super) const FORMAT_ULID: usize = 0;
-pub(super) const FORMAT_UUID: usize = 1;
-pub(super) const FORMAT_INTEGER: usize = 2;
+impl NilKind {
+    pub(super) const ALL: [NilKind; 5] = [
+        NilKind::NilUuid,
+        NilKind::NilUlid,
+        NilKind::Max,
+        NilKind::Empty,
+        NilKind::Zero,
+    ];
 
-/// What id-time-skew counts, by index.
-pub(super) const SKEWS: [&str; 2] = ["after_line", "future"];
-const SKEW_AFTER_LINE: usize = 0;
-const SKEW_FUTURE: usize = 1;
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            NilKind::NilUuid => "nil_uuid",
+            NilKind::NilUlid => "nil_ulid",
+            NilKind::Max => "max",
+            NilKind::Empty => "empty",
+            NilKind::Zero => "zero",
+        }
+    }
+}
 
-/// UUID version labels: index 0 for a value that is no RFC 9562 UUID of a defined version
-/// (mostly a ULID stored as a UUID, whose version and variant bits are random), 1 to 8 for
-/// the versions.
-pub(super) const VERSIONS: [&str; 9] = ["non-rfc", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"];
+/// The formats format-mix tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum IdFormat {
+    Ulid,
+    Uuid,
+    Integer,
+}
 
-pub(super) fn version_label(id: Id) -> usize {
-    match (id.uuid_variant(), id.uuid_version()) {
-        (Variant::Rfc9562, Some(v @ 1..=8)) => v as usize,
-        _ => 0,
+impl IdFormat {
+    pub(super) const ALL: [IdFormat; 3] = [IdFormat::Ulid, IdFormat::Uuid, IdFormat::Integer];
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            IdFormat::Ulid => "ulid",
+            IdFormat::Uuid => "uuid",
+            IdFormat::Integer => "integer",
+        }
+    }
+}
+
+/// What id-time-skew counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SkewKind {
+    AfterLine,
+    Future,
+}
+
+impl SkewKind {
+    pub(super) const ALL: [SkewKind; 2] = [SkewKind::AfterLine, SkewKind::Future];
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            SkewKind::AfterLine => "after_line",
+            SkewKind::Future => "future",
+        }
+    }
+}
+
+/// The UUID version version-mix tells apart: `NonRfc` for a value that is no RFC 9562 UUID
+/// of a defined version (mostly a ULID stored as a UUID, whose version and variant bits are
+/// random).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum UuidVersion {
+    NonRfc,
+    V1,
+    V2,
+    V3,
+    V4,
+    V5,
+    V6,
+    V7,
+    V8,
+}
+
+impl UuidVersion {
+    /// `V1` to `V8` at the index of their number.
+    pub(super) const ALL: [UuidVersion; 9] = [
+        UuidVersion::NonRfc,
+        UuidVersion::V1,
+        UuidVersion::V2,
+        UuidVersion::V3,
+        UuidVersion::V4,
+        UuidVersion::V5,
+        UuidVersion::V6,
+        UuidVersion::V7,
+        UuidVersion::V8,
+    ];
+
+    pub(super) fn of(id: Id) -> UuidVersion {
+        match (id.uuid_variant(), id.uuid_version()) {
+            (Variant::Rfc9562, Some(v @ 1..=8)) => UuidVersion::ALL[usize::from(v)],
+            _ => UuidVersion::NonRfc,
+        }
+    }
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            UuidVersion::NonRfc => "non-rfc",
+            UuidVersion::V1 => "v1",
+            UuidVersion::V2 => "v2",
+            UuidVersion::V3 => "v3",
+            UuidVersion::V4 => "v4",
+            UuidVersion::V5 => "v5",
+            UuidVersion::V6 => "v6",
+            UuidVersion::V7 => "v7",
+            UuidVersion::V8 => "v8",
+        }
     }
 }
 
@@ -115,9 +205,9 @@ pub(super) struct Limits {
 pub(super) fn skew(id_ms: Option<i64>, line_ms: Option<i64>, limits: &Limits) -> Option<Skewed> {
     let id_ms = id_ms?;
     let kind = if id_ms > limits.future_after_ms {
-        SKEW_FUTURE
+        SkewKind::Future
     } else if line_ms.is_some_and(|l| id_ms.saturating_sub(l) > limits.skew_ms) {
-        SKEW_AFTER_LINE
+        SkewKind::AfterLine
     } else {
         return None;
     };

@@ -5,7 +5,7 @@ use crate::search::Chunk;
 
 use super::evidence::{At, Example, Loc, Top3};
 use super::key_values::{is_id_key, key_lines, scalar_kind};
-use super::rules::{NIL_EMPTY, NIL_ZERO};
+use super::rules::NilKind;
 
 #[test]
 fn id_like_keys() {
@@ -32,9 +32,9 @@ fn id_like_keys() {
 
 #[test]
 fn scalar_values() {
-    assert_eq!(scalar_kind(b""), Some(Some(NIL_EMPTY)));
-    assert_eq!(scalar_kind(b"0"), Some(Some(NIL_ZERO)));
-    assert_eq!(scalar_kind(b"000"), Some(Some(NIL_ZERO)));
+    assert_eq!(scalar_kind(b""), Some(Some(NilKind::Empty)));
+    assert_eq!(scalar_kind(b"0"), Some(Some(NilKind::Zero)));
+    assert_eq!(scalar_kind(b"000"), Some(Some(NilKind::Zero)));
     assert_eq!(scalar_kind(b"1001"), Some(None));
     assert_eq!(scalar_kind(b"-1"), Some(None));
     assert_eq!(scalar_kind(b"12345678901234567890"), Some(None));
