@@ -26,7 +26,6 @@ pub mod config;
 pub mod exit;
 pub mod id;
 pub mod inventory;
-pub mod keys;
 pub mod output;
 pub mod par;
 pub mod progress;
@@ -38,6 +37,3 @@ pub mod text;
 pub mod time;
 pub mod timeline;
 pub mod writer;
-
-// `audit` still imports the field names from `crate::group`; this name goes with that import.
-use inventory as group;

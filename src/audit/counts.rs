@@ -1,0 +1,564 @@
+//! One scan thread's counts: per field (`FieldStats`), per ID value, per upper-case ULID and
+//! per undashed value, filled line by line and merged across threads at the end.
+
+use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
+
+use crate::id::{Form, Id, Kind};
+use crate::inventory::{FieldNames, LocalNames};
+use crate::record::{self, Analysis, PairBuffers, Value};
+use crate::search::LineMatch;
+
+use super::evidence::{At, Example, Loc, PAIR_COL, Top3, offer};
+use super::key_values::{is_id_key, scalar_kind};
+use super::rules::{IdFormat, Limits, NilKind, SkewKind, UuidVersion, skew};
+
+/// The per-field example lists of the rules counted per occurrence.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum ExampleSlot {
+    Upper,
+    Noncanonical,
+    Nil,
+    Integer,
+    Skew,
+}
+
+impl ExampleSlot {
+    const ALL: [ExampleSlot; 5] = [
+        ExampleSlot::Upper,
+        ExampleSlot::Noncanonical,
+        ExampleSlot::Nil,
+        ExampleSlot::Integer,
+        ExampleSlot::Skew,
+    ];
+}
+
+/// What one field carries. Nil and max values count under nil-id only, not as a format,
+/// version or case.
+#[derive(Clone, Debug, Default)]
+pub(super) struct FieldStats {
+    pub(super) forms: [u64; Form::ALL.len()],
+    /// UUID-form occurrences by [`UuidVersion`].
+    pub(super) versions: [u64; UuidVersion::ALL.len()],
+    pub(super) integers: u64,
+    pub(super) nil: [u64; NilKind::ALL.len()],
+    pub(super) skew: [u64; SkewKind::ALL.len()],
+    /// The first occurrence of each format and version, the evidence of a mix.
+    pub(super) format_first: [Option<Example>; IdFormat::ALL.len()],
+    pub(super) version_first: [Option<Example>; UuidVersion::ALL.len()],
+    /// The first occurrences for the rules counted per occurrence, by [`ExampleSlot`].
+    pub(super) examples: [Top3; ExampleSlot::ALL.len()],
+}
+
+impl FieldStats {
+    /// Occurrences by [`IdFormat`].
+    pub(super) fn format_counts(&self) -> [u64; IdFormat::ALL.len()] {
+        let (mut ulid, mut uuid) = (0, 0);
+        for (form, n) in Form::ALL.iter().zip(self.forms) {
+            match form.kind() {
+                Kind::Ulid => ulid += n,
+                Kind::Uuid => uuid += n,
+            }
+        }
+        [ulid, uuid, self.integers]
+    }
+
+    fn merge(&mut self, other: &FieldStats) {
+        let add = |a: &mut [u64], b: &[u64]| a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+        add(&mut self.forms, &other.forms);
+        add(&mut self.versions, &other.versions);
+        add(&mut self.nil, &other.nil);
+        add(&mut self.skew, &other.skew);
+        self.integers += other.integers;
+        for (mine, theirs) in self
+            .format_first
+            .iter_mut()
+            .chain(self.version_first.iter_mut())
+            .zip(other.format_first.iter().chain(&other.version_first))
+        {
+            if let Some(e) = theirs {
+                offer(mine, e.at, || *e);
+            }
+        }
+        for (mine, theirs) in self.examples.iter_mut().zip(&other.examples) {
+            mine.merge(theirs);
+        }
+    }
+}
+
+/// How a value was written, as far as the report asks: as a ULID (which decides its time,
+/// [`IdRecord::time_kind`]), and as a lowercase ULID (ulid-mixed-case).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Seen {
+    ulid: bool,
+    pub(super) lowercase_ulid: bool,
+}
+
+impl Seen {
+    fn of(form: Form) -> Seen {
+        Seen {
+            ulid: form.kind() == Kind::Ulid,
+            lowercase_ulid: form == Form::UlidLower,
+        }
+    }
+
+    fn merge(&mut self, other: Seen) {
+        self.ulid |= other.ulid;
+        self.lowercase_ulid |= other.lowercase_ulid;
+    }
+}
+
+/// Field index for "no field".
+pub(super) const NO_FIELD: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct IdRecord {
+    /// The first line the value is on, with the field and form of its first occurrence there.
+    pub(super) first: Loc,
+    pub(super) field: u32,
+    form: Form,
+    pub(super) seen: Seen,
+    /// The first line with the value as a lowercase ULID, and the field there.
+    pub(super) lower: Loc,
+    pub(super) lower_field: u32,
+}
+
+impl IdRecord {
+    fn merge(&mut self, other: &IdRecord) {
+        if other.first < self.first {
+            self.first = other.first;
+            self.field = other.field;
+            self.form = other.form;
+        }
+        self.seen.merge(other.seen);
+        if other.lower < self.lower {
+            self.lower = other.lower;
+            self.lower_field = other.lower_field;
+        }
+    }
+
+    /// The kind the embedded time is read as: a value ever written as a ULID is a ULID (a
+    /// ULID stored as a UUID has random version bits, and its time is the ULID's).
+    pub(super) fn time_kind(&self) -> Kind {
+        if self.seen.ulid {
+            Kind::Ulid
+        } else {
+            Kind::Uuid
+        }
+    }
+}
+
+/// A ULID value written in upper or mixed case.
+#[derive(Clone, Debug)]
+pub(super) struct UpperEntry {
+    /// The first such occurrence: where, under which field, and which letters were upper case.
+    pub(super) first: At,
+    pub(super) field: u32,
+    pub(super) mask: u32,
+    /// Lines with this value in upper case and not in lowercase: what a case-sensitive grep
+    /// for the lowercase form misses; per field.
+    pub(super) lines: u32,
+    pub(super) fields: Vec<(u32, u32)>,
+}
+
+/// The occurrences of one undashed value under one field, waiting for the end of the scan to
+/// know whether the value counts (module doc).
+#[derive(Clone, Debug)]
+struct Undashed {
+    occurrences: u64,
+    first: At,
+    mask: u32,
+    skew: Option<Box<([u64; SkewKind::ALL.len()], Option<Example>)>>,
+}
+
+fn add_count(counts: &mut Vec<(u32, u32)>, field: u32, n: u32) {
+    match counts.iter_mut().find(|(f, _)| *f == field) {
+        Some((_, c)) => *c += n,
+        None => counts.push((field, n)),
+    }
+}
+
+/// One ID token on a line.
+struct Sighting<'a> {
+    id: Id,
+    form: Form,
+    field: u32,
+    at: At,
+    /// As written, with braces or `urn:uuid:`.
+    token: &'a [u8],
+}
+
+/// One thread's counts.
+pub(super) struct AuditCounts<'n> {
+    pub(super) names: LocalNames<'n>,
+    /// By field index.
+    pub(super) fields: Vec<Option<Box<FieldStats>>>,
+    /// Occurrences with no field.
+    pub(super) unnamed: Box<FieldStats>,
+    pub(super) ids: HashMap<u128, IdRecord, FixedState>,
+    pub(super) upper: HashMap<u128, UpperEntry, FixedState>,
+    undashed: HashMap<(u128, u32), Undashed, FixedState>,
+    pub(super) lines: u64,
+    pub(super) occurrences: u64,
+}
+
+/// Up to this many hits on a line, [`AuditCounts::add_line`] compares each with the others.
+const FEW_HITS: usize = 16;
+
+impl<'n> AuditCounts<'n> {
+    pub(super) fn new(names: &'n FieldNames) -> AuditCounts<'n> {
+        AuditCounts {
+            names: LocalNames::new(names),
+            fields: Vec::new(),
+            unnamed: Box::default(),
+            ids: HashMap::default(),
+            upper: HashMap::default(),
+            undashed: HashMap::default(),
+            lines: 0,
+            occurrences: 0,
+        }
+    }
+
+    fn field(&mut self, name: &[u8]) -> u32 {
+        self.names.index(name)
+    }
+
+    fn stats(&mut self, field: u32) -> &mut FieldStats {
+        if field == NO_FIELD {
+            return &mut self.unnamed;
+        }
+        let i = field as usize;
+        if i >= self.fields.len() {
+            self.fields.resize_with(i + 1, || None);
+        }
+        self.fields[i].get_or_insert_with(Box::default)
+    }
+
+    /// Counts the ID tokens of one line. Past [`FEW_HITS`] hits, a line's values are looked
+    /// up in a map rather than among the other hits.
+    pub(super) fn add_line(
+        &mut self,
+        file: u32,
+        m: &LineMatch,
+        analysis: &Analysis,
+        forms: &mut Vec<Form>,
+        limits: &Limits,
+    ) {
+        let loc = Loc::new(file, m.line_no);
+        let line_ms = analysis.time_ms();
+        self.lines += 1;
+        forms.clear();
+        forms.extend(
+            m.hits
+                .iter()
+                .map(|h| Form::of(h.shape, m.line, h.start, h.end)),
+        );
+        let upper = |f: Form| matches!(f, Form::UlidUpper | Form::UlidMixed);
+        // For a line of many hits, each value's first upper-case hit and whether it is also
+        // written lowercase, from one pass: comparing every hit with all the others took
+        // quadratic time on a line of 100,000 upper-case ULIDs.
+        let many = (m.hits.len() > FEW_HITS).then(|| {
+            let mut values: HashMap<u128, (Option<usize>, bool)> = HashMap::new();
+            for (j, hit) in m.hits.iter().enumerate() {
+                let value = values.entry(hit.id.0).or_insert((None, false));
+                if upper(forms[j]) && value.0.is_none() {
+                    value.0 = Some(j);
+                }
+                value.1 |= forms[j] == Form::UlidLower;
+            }
+            values
+        });
+        for (i, hit) in m.hits.iter().enumerate() {
+            let field = analysis.field(i).map_or(NO_FIELD, |name| self.field(name));
+            let form = forms[i];
+            // The first upper-case occurrence of a value on a line with no lowercase one
+            // counts the line as missed by a grep for the lowercase form.
+            let missed_line = upper(form)
+                && match &many {
+                    Some(values) => values[&hit.id.0] == (Some(i), false),
+                    None => {
+                        let same = |j: &usize| m.hits[*j].id == hit.id;
+                        !(0..i).filter(same).any(|j| upper(forms[j]))
+                            && !(0..m.hits.len())
+                                .filter(same)
+                                .any(|j| forms[j] == Form::UlidLower)
+                    }
+                };
+            let sighting = Sighting {
+                id: hit.id,
+                form,
+                field,
+                at: At {
+                    loc,
+                    col: hit.start as u32,
+                },
+                token: {
+                    let (start, end) = form.written_span(hit.start, hit.end);
+                    &m.line[start..end]
+                },
+            };
+            self.add_sighting(&sighting, line_ms, missed_line, limits);
+        }
+    }
+
+    fn add_sighting(
+        &mut self,
+        s: &Sighting,
+        line_ms: Option<i64>,
+        missed_line: bool,
+        limits: &Limits,
+    ) {
+        if s.form == Form::UuidUndashed && !s.id.is_nil_or_max() {
+            self.defer_undashed(s, line_ms, limits);
+            return;
+        }
+        self.occurrences += 1;
+        self.note_id(s);
+        let stats = self.stats(s.field);
+        let example = || Example::new(s.at, s.token);
+        if s.id.is_nil_or_max() {
+            let kind = match (s.id.0, s.form.kind()) {
+                (0, Kind::Ulid) => NilKind::NilUlid,
+                (0, Kind::Uuid) => NilKind::NilUuid,
+                _ => NilKind::Max,
+            };
+            stats.nil[kind as usize] += 1;
+            stats.examples[ExampleSlot::Nil as usize].offer(s.at, example);
+            return;
+        }
+        stats.forms[s.form as usize] += 1;
+        match s.form.kind() {
+            Kind::Ulid => {
+                offer(
+                    &mut stats.format_first[IdFormat::Ulid as usize],
+                    s.at,
+                    example,
+                );
+                if s.form != Form::UlidLower {
+                    stats.examples[ExampleSlot::Upper as usize].offer(s.at, example);
+                }
+            }
+            Kind::Uuid => {
+                offer(
+                    &mut stats.format_first[IdFormat::Uuid as usize],
+                    s.at,
+                    example,
+                );
+                let version = UuidVersion::of(s.id) as usize;
+                stats.versions[version] += 1;
+                offer(&mut stats.version_first[version], s.at, example);
+                if !s.form.is_canonical() {
+                    stats.examples[ExampleSlot::Noncanonical as usize].offer(s.at, example);
+                }
+            }
+        }
+        if let Some(skewed) = skew(s.id.unix_ms(s.form.kind()), line_ms, limits) {
+            stats.skew[skewed.kind as usize] += 1;
+            stats.examples[ExampleSlot::Skew as usize].offer(s.at, || Example {
+                skew: Some(skewed),
+                ..example()
+            });
+        }
+        if matches!(s.form, Form::UlidUpper | Form::UlidMixed) {
+            self.note_upper(s, missed_line);
+        }
+    }
+
+    fn note_id(&mut self, s: &Sighting) {
+        let entry = self.ids.entry(s.id.0).or_insert(IdRecord {
+            first: s.at.loc,
+            field: s.field,
+            form: s.form,
+            seen: Seen::default(),
+            lower: Loc::NONE,
+            lower_field: NO_FIELD,
+        });
+        entry.merge(&IdRecord {
+            first: s.at.loc,
+            field: s.field,
+            form: s.form,
+            seen: Seen::of(s.form),
+            lower: if s.form == Form::UlidLower {
+                s.at.loc
+            } else {
+                Loc::NONE
+            },
+            lower_field: s.field,
+        });
+    }
+
+    fn note_upper(&mut self, s: &Sighting, missed_line: bool) {
+        let entry = self.upper.entry(s.id.0).or_insert_with(|| UpperEntry {
+            first: s.at,
+            field: s.field,
+            mask: crate::id::case_mask(s.token),
+            lines: 0,
+            fields: Vec::new(),
+        });
+        if s.at < entry.first {
+            entry.first = s.at;
+            entry.field = s.field;
+            entry.mask = crate::id::case_mask(s.token);
+        }
+        if missed_line {
+            entry.lines += 1;
+            add_count(&mut entry.fields, s.field, 1);
+        }
+    }
+
+    fn defer_undashed(&mut self, s: &Sighting, line_ms: Option<i64>, limits: &Limits) {
+        let entry = self
+            .undashed
+            .entry((s.id.0, s.field))
+            .or_insert_with(|| Undashed {
+                occurrences: 0,
+                first: s.at,
+                mask: crate::id::case_mask(s.token),
+                skew: None,
+            });
+        entry.occurrences += 1;
+        if s.at < entry.first {
+            entry.first = s.at;
+            entry.mask = crate::id::case_mask(s.token);
+        }
+        if let Some(skewed) = skew(s.id.unix_ms(Kind::Uuid), line_ms, limits) {
+            let (counts, first) = &mut **entry.skew.get_or_insert_with(Box::default);
+            counts[skewed.kind as usize] += 1;
+            offer(first, s.at, || Example {
+                skew: Some(skewed),
+                ..Example::new(s.at, s.token)
+            });
+        }
+    }
+
+    /// Counts the id-like keys of one line whose values are integers or empty.
+    pub(super) fn add_pairs(&mut self, line: &[u8], loc: Loc, buffers: &mut PairBuffers) {
+        let mut index = 0;
+        record::for_each_pair(line, buffers, |key, value| {
+            index += 1;
+            let raw = match value {
+                Value::Int(raw) | Value::Str(raw) if is_id_key(key) => raw,
+                _ => return,
+            };
+            let Some(nil) = scalar_kind(raw) else { return };
+            let field = self.field(key);
+            let stats = self.stats(field);
+            let at = At {
+                loc,
+                col: PAIR_COL | index,
+            };
+            let example = || Example::new(at, if raw.is_empty() { b"\"\"" } else { raw });
+            match nil {
+                Some(kind) => {
+                    stats.nil[kind as usize] += 1;
+                    stats.examples[ExampleSlot::Nil as usize].offer(at, example);
+                }
+                None => {
+                    stats.integers += 1;
+                    offer(
+                        &mut stats.format_first[IdFormat::Integer as usize],
+                        at,
+                        example,
+                    );
+                    stats.examples[ExampleSlot::Integer as usize].offer(at, example);
+                }
+            }
+        });
+    }
+
+    pub(super) fn merge(&mut self, other: AuditCounts) {
+        self.lines += other.lines;
+        self.occurrences += other.occurrences;
+        for (i, stats) in other.fields.into_iter().enumerate() {
+            if let Some(stats) = stats {
+                self.stats(i as u32).merge(&stats);
+            }
+        }
+        self.unnamed.merge(&other.unnamed);
+        for (value, theirs) in other.ids {
+            self.ids
+                .entry(value)
+                .and_modify(|ours| ours.merge(&theirs))
+                .or_insert(theirs);
+        }
+        for (value, theirs) in other.upper {
+            match self.upper.get_mut(&value) {
+                None => {
+                    self.upper.insert(value, theirs);
+                }
+                Some(ours) => {
+                    if theirs.first < ours.first {
+                        ours.first = theirs.first;
+                        ours.field = theirs.field;
+                        ours.mask = theirs.mask;
+                    }
+                    ours.lines += theirs.lines;
+                    for (field, n) in theirs.fields {
+                        add_count(&mut ours.fields, field, n);
+                    }
+                }
+            }
+        }
+        for (key, theirs) in other.undashed {
+            match self.undashed.get_mut(&key) {
+                None => {
+                    self.undashed.insert(key, theirs);
+                }
+                Some(ours) => {
+                    ours.occurrences += theirs.occurrences;
+                    if theirs.first < ours.first {
+                        ours.first = theirs.first;
+                        ours.mask = theirs.mask;
+                    }
+                    if let Some(theirs) = theirs.skew {
+                        let (counts, first) = &mut **ours.skew.get_or_insert_with(Box::default);
+                        counts.iter_mut().zip(theirs.0).for_each(|(a, b)| *a += b);
+                        if let Some(e) = theirs.1 {
+                            offer(first, e.at, || e);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds the undashed values that count to the field counts; returns the occurrences of
+    /// those that do not.
+    pub(super) fn join_undashed(&mut self) -> u64 {
+        let mut ignored = 0;
+        for ((value, field), d) in std::mem::take(&mut self.undashed) {
+            let Some(entry) = self.ids.get_mut(&value) else {
+                ignored += d.occurrences;
+                continue;
+            };
+            if d.first.loc < entry.first {
+                entry.first = d.first.loc;
+                entry.field = field;
+                entry.form = Form::UuidUndashed;
+            }
+            self.occurrences += d.occurrences;
+            let id = Id(value);
+            let example = || Example::new(d.first, &id.hex_bytes_cased(d.mask));
+            let stats = self.stats(field);
+            stats.forms[Form::UuidUndashed as usize] += d.occurrences;
+            offer(
+                &mut stats.format_first[IdFormat::Uuid as usize],
+                d.first,
+                example,
+            );
+            let version = UuidVersion::of(id) as usize;
+            stats.versions[version] += d.occurrences;
+            offer(&mut stats.version_first[version], d.first, example);
+            stats.examples[ExampleSlot::Noncanonical as usize].offer(d.first, example);
+            if let Some(skew) = d.skew {
+                let (counts, first) = *skew;
+                stats.skew.iter_mut().zip(counts).for_each(|(a, b)| *a += b);
+                if let Some(e) = first {
+                    stats.examples[ExampleSlot::Skew as usize].offer(e.at, || e);
+                }
+            }
+        }
+        ignored
+    }
+}

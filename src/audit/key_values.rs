@@ -1,0 +1,116 @@
+//! Values under id-like keys that are not ID tokens (`job_id=1180`, `"user_id":""`,
+//! `parent_id=0`): which keys name an ID, which values are integers or nil, and the cheap
+//! per-chunk filter that finds the lines that may hold them, on top of
+//! [`keys::for_each_key_end`].
+
+use memchr::{memchr, memrchr};
+
+use crate::search::Chunk;
+
+use super::keys;
+use super::rules::NilKind;
+
+/// True for keys that name an ID: `id`, `*_id`, `*Id`, `*ID`, judged on the last segment of
+/// a key path (`ctx.user_id`, `items[].id`).
+pub(super) fn is_id_key(key: &[u8]) -> bool {
+    let key = key.strip_suffix(b"[]").unwrap_or(key);
+    let key = match memrchr(b'.', key) {
+        Some(dot) => &key[dot + 1..],
+        None => key,
+    };
+    key.eq_ignore_ascii_case(b"id")
+        || key.ends_with(b"_id")
+        || (key.len() > 2 && (key.ends_with(b"Id") || key.ends_with(b"ID")))
+}
+
+/// Most digits an integer ID has (u64 has 20): longer digit runs are not taken as integers,
+/// and 26 or 32 digits are ID tokens already.
+const MAX_DIGITS: usize = 20;
+
+/// For a value under an id-like key: `Some(Some(nil kind))` for an empty value or zero,
+/// `Some(None)` for another integer, `None` for anything else.
+pub(super) fn scalar_kind(raw: &[u8]) -> Option<Option<NilKind>> {
+    if raw.is_empty() {
+        return Some(Some(NilKind::Empty));
+    }
+    let digits = raw.strip_prefix(b"-").unwrap_or(raw);
+    if digits.is_empty() || digits.len() > MAX_DIGITS || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(digits.iter().all(|&b| b == b'0').then_some(NilKind::Zero))
+}
+
+/// Calls `on_line` with each line of `chunk` (no line ending) that may hold an id-like key
+/// with an integer or empty value, and with its number, so that only those lines are read as
+/// records: a key ending in `id` in any case ([`keys::for_each_key_end`]), then `=` or `":`
+/// and a value that starts like an integer, `""` or nothing. ID values fail the test at their
+/// first letter or dash; [`record::for_each_pair`] has the last word on each line.
+pub(super) fn key_lines(chunk: &Chunk, mut on_line: impl FnMut(&[u8], u64)) {
+    let bytes = chunk.bytes;
+    let (mut line_no, mut counted) = (chunk.first_line_no, 0);
+    // A line is handed over once, whatever the number of keys on it.
+    let mut next_line = 0;
+    keys::for_each_key_end(bytes, |sep| {
+        if sep < next_line || !id_before(bytes, sep) || !scalar_follows(bytes, sep) {
+            return;
+        }
+        let start = memrchr(b'\n', &bytes[..sep]).map_or(0, |p| p + 1);
+        let end = memchr(b'\n', &bytes[sep..]).map_or(bytes.len(), |p| sep + p);
+        line_no += bytecount::count(&bytes[counted..start], b'\n') as u64;
+        counted = start;
+        let line = &bytes[start..end];
+        on_line(line.strip_suffix(b"\r").unwrap_or(line), line_no);
+        next_line = end + 1;
+    });
+}
+
+/// True when the key that ends at the separator `sep` (its last letter a `d`, by
+/// [`keys::for_each_key_end`]) ends in `id`.
+fn id_before(bytes: &[u8], sep: usize) -> bool {
+    let d = match bytes[sep] {
+        b'=' => sep - 1,
+        _ if bytes[sep - 2] == b'\\' => sep - 3,
+        _ => sep - 2,
+    };
+    d > 0 && bytes[d - 1] | 0x20 == b'i'
+}
+
+/// True when the bytes after the separator `sep` of an id-like key may be an integer or an
+/// empty value.
+fn scalar_follows(bytes: &[u8], sep: usize) -> bool {
+    let bare = bytes[sep] == b'=';
+    if !bare && bytes[sep - 2] == b'\\' {
+        // Escaped quotes inside a message: rare enough to leave to the record reader.
+        return true;
+    }
+    let mut v = sep + 1;
+    if !bare {
+        while matches!(bytes.get(v), Some(b' ' | b'\t')) {
+            v += 1;
+        }
+    }
+    match bytes.get(v) {
+        // `key=` with nothing after it.
+        None | Some(b'\n' | b'\r' | b' ' | b'\t' | b',' | b';' | b')' | b']' | b'}') => bare,
+        Some(&quote @ (b'"' | b'\'')) => bytes.get(integer_end(bytes, v + 1)) == Some(&quote),
+        Some(_) => {
+            let end = integer_end(bytes, v);
+            end > v
+                && !bytes
+                    .get(end)
+                    .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
+        }
+    }
+}
+
+/// The end of an optional `-` and up to [`MAX_DIGITS`] + 1 digits from `i`; `i` when there
+/// are no digits.
+fn integer_end(bytes: &[u8], i: usize) -> usize {
+    let digits = i + usize::from(bytes.get(i) == Some(&b'-'));
+    let n = bytes[digits.min(bytes.len())..]
+        .iter()
+        .take(MAX_DIGITS + 1)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if n == 0 { i } else { digits + n }
+}

@@ -1,0 +1,639 @@
+//! The report: the rules computed from the merged counts, with their examples, and one
+//! verdict per field; serialized as is by `audit --json`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use foldhash::fast::FixedState;
+use serde::{Serialize, Serializer};
+
+use crate::id::{Form, Id, Kind};
+use crate::time::Clock;
+
+use super::counts::{AuditCounts, ExampleSlot, FieldStats, IdRecord, NO_FIELD, UpperEntry};
+use super::evidence::{At, EXAMPLES, Example, Loc};
+use super::rules::{IdFormat, NilKind, Rule, SkewKind, Thresholds, UuidVersion};
+
+/// The whole audit, as printed and as `--json` gives it.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub totals: Totals,
+    /// One entry per rule, in [`Rule::ALL`] order (a JSON object keyed by rule name).
+    #[serde(serialize_with = "rules_by_name")]
+    pub rules: Vec<RuleReport>,
+    /// One verdict per field, most used first.
+    pub fields: Vec<FieldVerdict>,
+}
+
+impl Report {
+    pub fn rule(&self, rule: Rule) -> &RuleReport {
+        self.rules
+            .iter()
+            .find(|r| r.rule == rule)
+            .expect("every rule is reported")
+    }
+}
+
+fn rules_by_name<S: Serializer>(rules: &[RuleReport], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(rules.iter().map(|r| (r.rule.name(), r)))
+}
+
+#[derive(Debug, Serialize)]
+pub struct Totals {
+    pub inputs: usize,
+    pub lines_with_ids: u64,
+    /// ID tokens counted (undashed ones only when they count).
+    pub occurrences: u64,
+    pub distinct_ids: u64,
+    /// Named fields holding IDs, integers or nil values under id-like keys.
+    pub fields: usize,
+    /// Integer values under id-like keys.
+    pub integer_values: u64,
+    /// 32-hex tokens not counted as IDs (no other form of their value anywhere).
+    pub undashed_ignored: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RuleReport {
+    #[serde(skip)]
+    pub rule: Rule,
+    /// Findings, in `unit`s; 0 when the logs pass.
+    pub count: u64,
+    pub unit: &'static str,
+    /// The parts of `count`, by kind.
+    pub breakdown: BTreeMap<&'static str, u64>,
+    /// ulid-uppercase: distinct ULIDs in upper case; backfill-clump: distinct IDs in clumps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ids: Option<u64>,
+    /// ulid-mixed-case: lines a case-sensitive grep for the lowercase form misses, per ID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missed_lines: Option<u64>,
+    /// backfill-clump: the threshold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_ids: Option<u64>,
+    /// id-time-skew: the threshold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skew_ms: Option<i64>,
+    /// The fields concerned, most findings first.
+    pub fields: Vec<FieldFinding>,
+    /// The first examples in walk order (format-mix, version-mix, backfill-clump: the
+    /// evidence of the first fields or clumps listed).
+    pub examples: Vec<Evidence>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FieldFinding {
+    /// None for IDs that no field holds.
+    pub field: Option<String>,
+    pub count: u64,
+    pub breakdown: BTreeMap<&'static str, u64>,
+    pub examples: Vec<Evidence>,
+}
+
+/// One line that shows a finding.
+#[derive(Clone, Debug, Serialize)]
+pub struct Evidence {
+    pub path: String,
+    pub line: u64,
+    pub field: Option<String>,
+    /// As written (an integer or `""` for values of id-like keys); the canonical ID for a
+    /// backfill clump.
+    pub token: String,
+    /// id-time-skew: `after_line` or `future`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skew: Option<&'static str>,
+    /// id-time-skew and backfill-clump: the time the ID carries.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "utc_time")]
+    pub id_time: Option<i64>,
+    /// id-time-skew: the line's own time.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "utc_time")]
+    pub line_time: Option<i64>,
+    /// backfill-clump: distinct IDs in the millisecond.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ids: Option<u64>,
+    /// ulid-mixed-case: the first line with the same ULID in lowercase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lowercase: Option<Box<Evidence>>,
+    /// Walk order, for choosing the first examples.
+    #[serde(skip)]
+    at: At,
+}
+
+fn utc_time<S: Serializer>(ms: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
+    match ms {
+        Some(ms) => s.serialize_str(&Clock::utc().format(*ms)),
+        None => s.serialize_none(),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct FieldVerdict {
+    pub field: String,
+    /// ID tokens under the field (nil and max values aside).
+    pub occurrences: u64,
+    pub integers: u64,
+    /// Nil, max, empty and zero values.
+    pub nil: u64,
+    /// Written forms of the ID tokens.
+    pub forms: BTreeMap<&'static str, u64>,
+    /// UUID versions of the UUID-form tokens (`non-rfc` for values of no RFC 9562 version).
+    pub versions: BTreeMap<&'static str, u64>,
+    /// What it carries, as the text report says it: `ulid lowercase`, `uuid v7, v4 lowercase`.
+    pub format: String,
+    /// The rules with findings in this field.
+    pub issues: Vec<&'static str>,
+    pub consistent: bool,
+}
+
+/// Field and input names for the report.
+struct Names<'a> {
+    fields: &'a [Box<[u8]>],
+    paths: &'a [String],
+}
+
+impl Names<'_> {
+    fn field(&self, field: u32) -> Option<String> {
+        (field != NO_FIELD)
+            .then(|| String::from_utf8_lossy(&self.fields[field as usize]).into_owned())
+    }
+
+    fn evidence(&self, at: At, field: u32, token: &[u8]) -> Evidence {
+        Evidence {
+            path: self.paths[at.loc.file()].clone(),
+            line: at.loc.line(),
+            field: self.field(field),
+            token: String::from_utf8_lossy(token).into_owned(),
+            skew: None,
+            id_time: None,
+            line_time: None,
+            ids: None,
+            lowercase: None,
+            at,
+        }
+    }
+
+    fn example(&self, e: &Example, field: u32) -> Evidence {
+        let mut evidence = self.evidence(e.at, field, e.token.as_bytes());
+        if let Some(skewed) = e.skew {
+            evidence.skew = Some(skewed.kind.name());
+            evidence.id_time = Some(skewed.id_ms);
+            evidence.line_time = skewed.line_ms;
+        }
+        evidence
+    }
+}
+
+/// One field's counts, with its index ([`NO_FIELD`] for none).
+type FieldRef<'a> = (u32, &'a FieldStats);
+
+/// The fields of a finding, most findings first, then by name; no field last.
+fn sort_findings(findings: &mut [FieldFinding]) {
+    findings.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| a.field.is_none().cmp(&b.field.is_none()))
+            .then_with(|| a.field.cmp(&b.field))
+    });
+}
+
+/// The earliest `EXAMPLES` of all.
+fn first_examples(mut all: Vec<Evidence>) -> Vec<Evidence> {
+    all.sort_by_key(|e| e.at);
+    all.truncate(EXAMPLES);
+    all
+}
+
+fn breakdown(names: &[&'static str], counts: &[u64]) -> BTreeMap<&'static str, u64> {
+    names
+        .iter()
+        .zip(counts)
+        .filter(|(_, n)| **n > 0)
+        .map(|(name, n)| (*name, *n))
+        .collect()
+}
+
+impl RuleReport {
+    pub(super) fn new(rule: Rule, unit: &'static str) -> RuleReport {
+        RuleReport {
+            rule,
+            count: 0,
+            unit,
+            breakdown: BTreeMap::new(),
+            ids: None,
+            missed_lines: None,
+            min_ids: None,
+            skew_ms: None,
+            fields: Vec::new(),
+            examples: Vec::new(),
+        }
+    }
+
+    /// A rule counted per occurrence in each field: `counts` gives a field's parts (empty
+    /// when it has none), `slot` its example list.
+    fn per_occurrence(
+        rule: Rule,
+        fields: &[FieldRef],
+        names: &Names,
+        part_names: &[&'static str],
+        counts: impl Fn(&FieldStats) -> Vec<u64>,
+        slot: ExampleSlot,
+    ) -> RuleReport {
+        let mut report = RuleReport::new(rule, "occurrences");
+        let mut total = vec![0; part_names.len()];
+        let mut all = Vec::new();
+        for &(field, stats) in fields {
+            let parts = counts(stats);
+            let count: u64 = parts.iter().sum();
+            if count == 0 {
+                continue;
+            }
+            total.iter_mut().zip(&parts).for_each(|(a, b)| *a += b);
+            let examples: Vec<Evidence> = stats.examples[slot as usize]
+                .iter()
+                .map(|e| names.example(e, field))
+                .collect();
+            all.extend(examples.iter().cloned());
+            report.fields.push(FieldFinding {
+                field: names.field(field),
+                count,
+                breakdown: breakdown(part_names, &parts),
+                examples,
+            });
+        }
+        report.count = total.iter().sum();
+        report.breakdown = breakdown(part_names, &total);
+        sort_findings(&mut report.fields);
+        report.examples = first_examples(all);
+        report
+    }
+
+    /// A rule about a mix within a named field: `counts` gives a field's parts by label, and
+    /// `firsts` the first example of each; a field with two or more parts is a finding, shown
+    /// by the first examples of its most used parts.
+    fn mix(
+        rule: Rule,
+        fields: &[FieldRef],
+        names: &Names,
+        labels: &[&'static str],
+        counts: impl Fn(&FieldStats) -> Vec<u64>,
+        firsts: impl Fn(&FieldStats) -> &[Option<Example>],
+    ) -> RuleReport {
+        let mut report = RuleReport::new(rule, "fields");
+        for &(field, stats) in fields.iter().filter(|(f, _)| *f != NO_FIELD) {
+            let parts = counts(stats);
+            if parts.iter().filter(|&&n| n > 0).count() < 2 {
+                continue;
+            }
+            let mut used: Vec<usize> = (0..parts.len()).filter(|&i| parts[i] > 0).collect();
+            used.sort_by_key(|&i| std::cmp::Reverse(parts[i]));
+            let examples = used
+                .iter()
+                .filter_map(|&i| firsts(stats)[i].as_ref())
+                .take(EXAMPLES)
+                .map(|e| names.example(e, field))
+                .collect();
+            report.fields.push(FieldFinding {
+                field: names.field(field),
+                count: parts.iter().sum(),
+                breakdown: breakdown(labels, &parts),
+                examples,
+            });
+        }
+        report.count = report.fields.len() as u64;
+        sort_findings(&mut report.fields);
+        report.examples = report
+            .fields
+            .iter()
+            .flat_map(|f| f.examples.iter().cloned())
+            .take(EXAMPLES)
+            .collect();
+        report
+    }
+}
+
+impl AuditCounts<'_> {
+    pub(super) fn report(mut self, paths: &[String], thresholds: &Thresholds) -> Report {
+        let undashed_ignored = self.join_undashed();
+        let field_names = self.names.shared().snapshot();
+        let names = Names {
+            fields: &field_names,
+            paths,
+        };
+        let mut fields: Vec<FieldRef> = self
+            .fields
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_deref().map(|s| (i as u32, s)))
+            .collect();
+        fields.push((NO_FIELD, &self.unnamed));
+
+        let noncanonical: Vec<Form> = Form::ALL
+            .into_iter()
+            .filter(|f| f.kind() == Kind::Uuid && !f.is_canonical())
+            .collect();
+        let noncanonical_names: Vec<&str> = noncanonical.iter().map(|f| f.name()).collect();
+        let mut upper = RuleReport::per_occurrence(
+            Rule::UlidUppercase,
+            &fields,
+            &names,
+            &[Form::UlidUpper.name(), Form::UlidMixed.name()],
+            |s| {
+                vec![
+                    s.forms[Form::UlidUpper as usize],
+                    s.forms[Form::UlidMixed as usize],
+                ]
+            },
+            ExampleSlot::Upper,
+        );
+        upper.ids = Some(self.upper.len() as u64);
+        let mut skew = RuleReport::per_occurrence(
+            Rule::IdTimeSkew,
+            &fields,
+            &names,
+            &SkewKind::ALL.map(SkewKind::name),
+            |s| s.skew.to_vec(),
+            ExampleSlot::Skew,
+        );
+        skew.skew_ms = Some(thresholds.skew_ms);
+        let mut integers = RuleReport::per_occurrence(
+            Rule::IntegerIds,
+            &fields,
+            &names,
+            &[IdFormat::Integer.name()],
+            |s| vec![s.integers],
+            ExampleSlot::Integer,
+        );
+        integers.unit = "values";
+        let rules = vec![
+            upper,
+            self.mixed_case(&names),
+            RuleReport::per_occurrence(
+                Rule::UuidNoncanonical,
+                &fields,
+                &names,
+                &noncanonical_names,
+                |s| noncanonical.iter().map(|&f| s.forms[f as usize]).collect(),
+                ExampleSlot::Noncanonical,
+            ),
+            RuleReport::per_occurrence(
+                Rule::NilId,
+                &fields,
+                &names,
+                &NilKind::ALL.map(NilKind::name),
+                |s| s.nil.to_vec(),
+                ExampleSlot::Nil,
+            ),
+            RuleReport::mix(
+                Rule::FormatMix,
+                &fields,
+                &names,
+                &IdFormat::ALL.map(IdFormat::name),
+                |s| s.format_counts().to_vec(),
+                |s| &s.format_first,
+            ),
+            RuleReport::mix(
+                Rule::VersionMix,
+                &fields,
+                &names,
+                &UuidVersion::ALL.map(UuidVersion::name),
+                |s| s.versions.to_vec(),
+                |s| &s.version_first,
+            ),
+            integers,
+            self.clumps(&names, thresholds.clump),
+            skew,
+        ];
+        let verdicts = verdicts(&fields, &names, &rules);
+        Report {
+            totals: Totals {
+                inputs: paths.len(),
+                lines_with_ids: self.lines,
+                occurrences: self.occurrences,
+                distinct_ids: self.ids.len() as u64,
+                fields: verdicts.len(),
+                integer_values: fields.iter().map(|(_, s)| s.integers).sum(),
+                undashed_ignored,
+            },
+            rules,
+            fields: verdicts,
+        }
+    }
+
+    fn mixed_case(&self, names: &Names) -> RuleReport {
+        let mut report = RuleReport::new(Rule::UlidMixedCase, "ULIDs");
+        let mut mixed: Vec<(u128, &UpperEntry)> = self
+            .upper
+            .iter()
+            .filter(|(value, _)| self.ids[value].seen.lowercase_ulid)
+            .map(|(value, entry)| (*value, entry))
+            .collect();
+        mixed.sort_by_key(|(_, entry)| entry.first);
+        let mut per_field: BTreeMap<u32, u64> = BTreeMap::new();
+        for (_, entry) in &mixed {
+            for &(field, n) in &entry.fields {
+                *per_field.entry(field).or_default() += u64::from(n);
+            }
+        }
+        let evidence = |value: u128, entry: &UpperEntry| {
+            let id = Id(value);
+            let record = &self.ids[&value];
+            let mut e = names.evidence(entry.first, entry.field, &id.ulid_bytes_cased(entry.mask));
+            let lower_at = At {
+                loc: record.lower,
+                col: 0,
+            };
+            e.lowercase = Some(Box::new(names.evidence(
+                lower_at,
+                record.lower_field,
+                &id.ulid_bytes(),
+            )));
+            e
+        };
+        for (field, lines) in per_field {
+            report.fields.push(FieldFinding {
+                field: names.field(field),
+                count: lines,
+                breakdown: BTreeMap::new(),
+                examples: mixed
+                    .iter()
+                    .filter(|(_, entry)| entry.field == field)
+                    .take(EXAMPLES)
+                    .map(|(value, entry)| evidence(*value, entry))
+                    .collect(),
+            });
+        }
+        sort_findings(&mut report.fields);
+        report.count = mixed.len() as u64;
+        report.missed_lines = Some(mixed.iter().map(|(_, e)| u64::from(e.lines)).sum());
+        report.examples = mixed
+            .iter()
+            .take(EXAMPLES)
+            .map(|(value, entry)| evidence(*value, entry))
+            .collect();
+        report
+    }
+
+    fn clumps(&self, names: &Names, min_ids: u64) -> RuleReport {
+        struct Clump {
+            ids: u64,
+            /// The first line of any ID in it, and that ID.
+            first: (Loc, u128),
+        }
+        let mut report = RuleReport::new(Rule::BackfillClump, "milliseconds");
+        report.min_ids = Some(min_ids);
+        let created = |value: u128, entry: &IdRecord| {
+            (!Id(value).is_nil_or_max())
+                .then(|| Id(value).unix_ms(entry.time_kind()))
+                .flatten()
+        };
+        let mut per_ms: HashMap<i64, Clump, FixedState> = HashMap::default();
+        for (&value, entry) in &self.ids {
+            let Some(ms) = created(value, entry) else {
+                continue;
+            };
+            let clump = per_ms.entry(ms).or_insert(Clump {
+                ids: 0,
+                first: (entry.first, value),
+            });
+            clump.ids += 1;
+            clump.first = clump.first.min((entry.first, value));
+        }
+        let mut clumps: Vec<(i64, Clump)> = per_ms
+            .into_iter()
+            .filter(|(_, c)| c.ids >= min_ids)
+            .collect();
+        clumps.sort_by_key(|(ms, c)| (std::cmp::Reverse(c.ids), *ms));
+        report.count = clumps.len() as u64;
+        report.ids = Some(clumps.iter().map(|(_, c)| c.ids).sum());
+        let clumped: HashSet<i64> = clumps.iter().map(|(ms, _)| *ms).collect();
+        let mut per_field: BTreeMap<u32, u64> = BTreeMap::new();
+        if !clumped.is_empty() {
+            for (&value, entry) in &self.ids {
+                if created(value, entry).is_some_and(|ms| clumped.contains(&ms)) {
+                    *per_field.entry(entry.field).or_default() += 1;
+                }
+            }
+        }
+        report.fields = per_field
+            .into_iter()
+            .map(|(field, n)| FieldFinding {
+                field: names.field(field),
+                count: n,
+                breakdown: BTreeMap::new(),
+                examples: Vec::new(),
+            })
+            .collect();
+        sort_findings(&mut report.fields);
+        report.examples = clumps
+            .iter()
+            .take(EXAMPLES)
+            .map(|(ms, clump)| {
+                let (loc, value) = clump.first;
+                let entry = &self.ids[&value];
+                let token = Id(value).canonical(entry.time_kind());
+                let mut e = names.evidence(At { loc, col: 0 }, entry.field, token.as_bytes());
+                e.id_time = Some(*ms);
+                e.ids = Some(clump.ids);
+                e
+            })
+            .collect();
+        report
+    }
+}
+
+/// How a field's tokens are written, in words: `lowercase`, `upper-case`, `braced`.
+fn form_words(form: Form) -> &'static str {
+    match form {
+        Form::UlidLower | Form::UuidLower => "lowercase",
+        Form::UlidUpper | Form::UuidUpper => "upper-case",
+        Form::UlidMixed | Form::UuidMixed => "mixed-case",
+        Form::UuidUndashed => "undashed",
+        Form::UuidBraced => "braced",
+        Form::UuidUrn => "urn",
+    }
+}
+
+/// How many UUID versions a field's description names.
+const SHOWN_VERSIONS: usize = 3;
+
+/// `ulid lowercase`, `uuid v7, v4 lowercase/braced`, `integer`, joined by `; `.
+fn describe(stats: &FieldStats) -> String {
+    let words = |kind: Kind| {
+        Form::ALL
+            .iter()
+            .filter(|f| f.kind() == kind && stats.forms[**f as usize] > 0)
+            .map(|f| form_words(*f))
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let [ulid, uuid, integers] = stats.format_counts();
+    let mut parts = Vec::new();
+    if ulid > 0 {
+        parts.push(format!("ulid {}", words(Kind::Ulid)));
+    }
+    if uuid > 0 {
+        let mut versions: Vec<usize> = (0..UuidVersion::ALL.len())
+            .filter(|&i| stats.versions[i] > 0)
+            .collect();
+        versions.sort_by_key(|&i| std::cmp::Reverse(stats.versions[i]));
+        let mut shown: Vec<String> = versions
+            .iter()
+            .take(SHOWN_VERSIONS)
+            .map(|&i| UuidVersion::ALL[i].name().to_string())
+            .collect();
+        if versions.len() > SHOWN_VERSIONS {
+            shown.push(format!("+{} more", versions.len() - SHOWN_VERSIONS));
+        }
+        parts.push(format!("uuid {} {}", shown.join(", "), words(Kind::Uuid)));
+    }
+    if integers > 0 {
+        parts.push("integer".to_string());
+    }
+    if parts.is_empty() {
+        parts.push("nil values only".to_string());
+    }
+    parts.join("; ")
+}
+
+fn verdicts(fields: &[FieldRef], names: &Names, rules: &[RuleReport]) -> Vec<FieldVerdict> {
+    let mut verdicts: Vec<FieldVerdict> = fields
+        .iter()
+        .filter(|(field, _)| *field != NO_FIELD)
+        .filter_map(|&(field, stats)| {
+            let name = names.field(field)?;
+            let occurrences: u64 = stats.forms.iter().sum();
+            let nil: u64 = stats.nil.iter().sum();
+            if occurrences + stats.integers + nil == 0 {
+                return None;
+            }
+            let issues: Vec<&'static str> = rules
+                .iter()
+                .filter(|r| {
+                    r.fields
+                        .iter()
+                        .any(|f| f.field.as_deref() == Some(name.as_str()))
+                })
+                .map(|r| r.rule.name())
+                .collect();
+            Some(FieldVerdict {
+                occurrences,
+                integers: stats.integers,
+                nil,
+                forms: Form::ALL
+                    .iter()
+                    .filter(|f| stats.forms[**f as usize] > 0)
+                    .map(|f| (f.name(), stats.forms[*f as usize]))
+                    .collect(),
+                versions: breakdown(&UuidVersion::ALL.map(UuidVersion::name), &stats.versions),
+                format: describe(stats),
+                consistent: issues.is_empty(),
+                issues,
+                field: name,
+            })
+        })
+        .collect();
+    verdicts.sort_by(|a, b| {
+        let total = |v: &FieldVerdict| v.occurrences + v.integers + v.nil;
+        total(b).cmp(&total(a)).then_with(|| a.field.cmp(&b.field))
+    });
+    verdicts
+}
