@@ -12,28 +12,32 @@
 //!   status.
 //! - **model**: [`id`] is the only code that parses, renders and dates IDs; [`scan`] finds
 //!   them in bytes; [`search`] reads inputs in large buffers and finds their lines; [`record`]
-//!   reads a line's fields and time; [`inventory`] counts every ID (`ids`), [`timeline`] places
-//!   one ID's lines in time, [`audit`] judges the ID conventions.
+//!   reads a line's fields and time; `inventory` counts every ID (`ids`), `timeline` places
+//!   one ID's lines in time, `audit` judges the ID conventions.
 //! - **plumbing and printers**: [`source`] lists and opens inputs, [`par`] scans them on N
-//!   threads, [`writer`] prints search output in walk order, [`exit`] reports errors and the
-//!   exit status, [`output`] formats every result, [`time`] renders times, [`progress`] shows
+//!   threads, `writer` prints search output in walk order, [`exit`] reports errors and the
+//!   exit status, [`output`] formats every result, `time` renders times, `progress` shows
 //!   a progress bar.
+//!
+//! The binary reaches [`cli`], [`cmd`] and [`exit`]; tests and benches reach the model below
+//! the commands ([`id`], [`scan`], [`search`], [`record`], [`source`], [`par`], [`text`],
+//! [`output`]). The rest is the crate's own.
 
-pub mod audit;
+pub(crate) mod audit;
 pub mod cli;
 pub mod cmd;
 pub mod config;
 pub mod exit;
 pub mod id;
-pub mod inventory;
+pub(crate) mod inventory;
 pub mod output;
 pub mod par;
-pub mod progress;
+pub(crate) mod progress;
 pub mod record;
 pub mod scan;
 pub mod search;
 pub mod source;
 pub mod text;
-pub mod time;
-pub mod timeline;
-pub mod writer;
+pub(crate) mod time;
+pub(crate) mod timeline;
+pub(crate) mod writer;

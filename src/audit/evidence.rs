@@ -31,7 +31,7 @@ impl Loc {
     }
 }
 
-/// The column of a value read by [`record::for_each_pair`]: after every token of its line,
+/// The column of a value read by [`crate::record::for_each_pair`]: after every token of its line,
 /// in the order of the pairs.
 pub(super) const PAIR_COL: u32 = 1 << 31;
 

@@ -44,7 +44,7 @@ pub(super) fn scalar_kind(raw: &[u8]) -> Option<Option<NilKind>> {
 /// with an integer or empty value, and with its number, so that only those lines are read as
 /// records: a key ending in `id` in any case ([`keys::for_each_key_end`]), then `=` or `":`
 /// and a value that starts like an integer, `""` or nothing. ID values fail the test at their
-/// first letter or dash; [`record::for_each_pair`] has the last word on each line.
+/// first letter or dash; [`crate::record::for_each_pair`] has the last word on each line.
 pub(super) fn key_lines(chunk: &Chunk, mut on_line: impl FnMut(&[u8], u64)) {
     let bytes = chunk.bytes;
     let (mut line_no, mut counted) = (chunk.first_line_no, 0);

@@ -7,7 +7,7 @@
 //! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, `"`, `\`,
 //! `d` in either case) and bit arithmetic leaves only the separators with the right bytes
 //! before them. On x86_64 it uses SSE2, which every x86_64 CPU has, unless `IDGREP_SIMD=scalar`
-//! (see [`crate::scan`]); other targets use [`for_each_key_end_scalar`].
+//! (see [`crate::scan`]); other targets, and `IDGREP_SIMD=scalar`, walk one byte at a time.
 
 #[cfg(target_arch = "x86_64")]
 use crate::scan::simd::Level;
@@ -34,7 +34,8 @@ fn for_each_key_end_at(simd: Simd, hay: &[u8], f: &mut impl FnMut(usize)) {
 
 /// The same positions as [`for_each_key_end`], one byte at a time: the reference the vector
 /// path is tested against.
-pub fn for_each_key_end_scalar(hay: &[u8], mut f: impl FnMut(usize)) {
+#[cfg(test)]
+pub(crate) fn for_each_key_end_scalar(hay: &[u8], mut f: impl FnMut(usize)) {
     tail(hay, 0, &mut f);
 }
 

@@ -39,7 +39,7 @@ mod key_values;
 mod report;
 mod rules;
 
-pub use report::{Evidence, FieldFinding, FieldVerdict, Report, RuleReport, Totals};
+pub use report::{Evidence, FieldFinding, Report, RuleReport};
 pub use rules::Rule;
 
 use std::cell::RefCell;

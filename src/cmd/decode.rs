@@ -1,5 +1,5 @@
 //! `idgrep decode`: what each ID holds, from the arguments or from the words of standard
-//! input, as text blocks or JSON objects rendered by [`crate::output::Decoded`].
+//! input, as text blocks or JSON objects rendered by [`crate::output::decode::Decoded`].
 
 use std::io::{self, BufRead, Write};
 

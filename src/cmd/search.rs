@@ -1,5 +1,5 @@
 //! `idgrep ID [PATH...]`: the search command. Each input is searched by
-//! [`crate::search`] for the query IDs and its lines printed by [`crate::output::Printer`];
+//! [`crate::search`] for the query IDs and its lines printed by [`crate::output::search::Printer`];
 //! [`crate::writer`] prints the inputs' output in walk order.
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -17,7 +17,7 @@ pub(super) struct Pending {
     pub(super) field: u32,
     /// The lines these occurrences are first of their value on.
     pub(super) lines: u32,
-    /// 0 marks an empty slot of [`Tally::recent`].
+    /// 0 marks an empty slot of `Tally::recent`.
     pub(super) occurrences: u32,
     pub(super) form: Form,
 }

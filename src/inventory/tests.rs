@@ -1,7 +1,8 @@
 //! The inventory's counts checked against a naive count, and its sorting and field matching.
 
-use super::tally::FEW_OCCURRENCES;
+use super::tally::{FEW_OCCURRENCES, FieldId};
 use super::*;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a summary says, in plain collections, for comparing tallies.
