@@ -195,7 +195,7 @@ struct TimelineArgs {
 
     /// Output format; default: from the -o file name's extension, else text
     #[arg(long, value_name = "FORMAT")]
-    format: Option<timeline::Format>,
+    format: Option<timeline::TimelineFormat>,
 
     /// Write to FILE instead of standard output
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -521,18 +521,18 @@ fn input_config(
 
 fn ids_config(args: IdsArgs) -> Result<IdsConfig, UsageError> {
     let format = if args.json {
-        inventory::Format::Json
+        inventory::IdsFormat::Json
     } else if args.csv {
-        inventory::Format::Csv
+        inventory::IdsFormat::Csv
     } else {
-        inventory::Format::Table
+        inventory::IdsFormat::Table
     };
     Ok(IdsConfig {
         input: input_config(
             args.input,
             args.paths,
             false,
-            format == inventory::Format::Table,
+            format == inventory::IdsFormat::Table,
         )?,
         format,
         sort: args.sort,
@@ -586,7 +586,7 @@ fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
     })?;
     let format = match (args.format, &args.output) {
         (Some(format), _) => format,
-        (None, None) => timeline::Format::Text,
+        (None, None) => timeline::TimelineFormat::Text,
         (None, Some(path)) => format_of(path)?,
     };
     let terminal = args.output.is_none() && std::io::stdout().is_terminal();
@@ -594,7 +594,7 @@ fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
         args.input,
         args.paths,
         false,
-        format == timeline::Format::Text && args.output.is_none(),
+        format == timeline::TimelineFormat::Text && args.output.is_none(),
     )?;
     let zone = input.zone.clone().unwrap_or(jiff::tz::TimeZone::UTC);
     let since = args
@@ -634,18 +634,18 @@ fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
 }
 
 /// The export format a file name asks for.
-fn format_of(path: &std::path::Path) -> Result<timeline::Format, UsageError> {
+fn format_of(path: &std::path::Path) -> Result<timeline::TimelineFormat, UsageError> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     Ok(match ext.as_deref() {
-        Some("html" | "htm") => timeline::Format::Html,
-        Some("csv") => timeline::Format::Csv,
-        Some("ndjson" | "jsonl") => timeline::Format::Ndjson,
-        Some("md" | "markdown") => timeline::Format::Md,
-        Some("json" | "trace") => timeline::Format::Trace,
-        Some("txt" | "log") => timeline::Format::Text,
+        Some("html" | "htm") => timeline::TimelineFormat::Html,
+        Some("csv") => timeline::TimelineFormat::Csv,
+        Some("ndjson" | "jsonl") => timeline::TimelineFormat::Ndjson,
+        Some("md" | "markdown") => timeline::TimelineFormat::Md,
+        Some("json" | "trace") => timeline::TimelineFormat::Trace,
+        Some("txt" | "log") => timeline::TimelineFormat::Text,
         _ => {
             return Err(UsageError(format!(
                 "cannot tell the format from the name {}: give --format text, ndjson, csv, md, \

@@ -93,7 +93,7 @@ pub struct SearchConfig {
 #[derive(Debug)]
 pub struct IdsConfig {
     pub input: InputConfig,
-    pub format: inventory::Format,
+    pub format: inventory::IdsFormat,
     pub sort: SortKey,
     pub top: Option<usize>,
     pub min_lines: u32,
@@ -151,7 +151,7 @@ pub enum Destination {
 pub struct TimelineConfig {
     pub input: InputConfig,
     pub query: Query,
-    pub format: timeline::Format,
+    pub format: timeline::TimelineFormat,
     pub destination: Destination,
     /// Standard error is a terminal: a progress bar may show.
     pub progress: bool,

@@ -39,8 +39,8 @@ pub fn run(config: IdsConfig) -> Exit {
     let clock = config.input.clock();
     let written = writer::write_stdout(|out| match config.format {
         // Like a search that finds nothing: no output at all, not a bare header.
-        printer::Format::Table if inventory.is_empty() => Ok(()),
-        printer::Format::Table => printer::write_table(
+        printer::IdsFormat::Table if inventory.is_empty() => Ok(()),
+        printer::IdsFormat::Table => printer::write_table(
             out,
             &inventory,
             paths.len(),
@@ -48,8 +48,12 @@ pub fn run(config: IdsConfig) -> Exit {
             config.input.color,
             config.input.threads,
         ),
-        printer::Format::Json => printer::write_json(out, &inventory, &paths, config.input.threads),
-        printer::Format::Csv => printer::write_csv(out, &inventory, &paths, config.input.threads),
+        printer::IdsFormat::Json => {
+            printer::write_json(out, &inventory, &paths, config.input.threads)
+        }
+        printer::IdsFormat::Csv => {
+            printer::write_csv(out, &inventory, &paths, config.input.threads)
+        }
     });
     // Freeing a million entries one by one takes longer than the whole heap's release at
     // exit.

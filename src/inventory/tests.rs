@@ -33,10 +33,10 @@ fn plain(inventory: &Inventory) -> BTreeMap<u128, Plain> {
         .collect()
 }
 
-type Line = (u32, Option<i64>, Vec<(u128, Form, Option<&'static [u8]>)>);
+type TestLine = (u32, Option<i64>, Vec<(u128, Form, Option<&'static [u8]>)>);
 
 /// Random lines over a few values, files, fields and forms.
-fn random_lines(seed: u64, n: usize, values: u64) -> Vec<Line> {
+fn random_lines(seed: u64, n: usize, values: u64) -> Vec<TestLine> {
     let mut state = seed;
     let mut next = move || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -85,7 +85,7 @@ fn random_lines(seed: u64, n: usize, values: u64) -> Vec<Line> {
 }
 
 /// Counts `lines` through one tally of `tallies`.
-fn count(tallies: &Tallies, lines: &[Line]) {
+fn count(tallies: &Tallies, lines: &[TestLine]) {
     let mut tally = tallies.tally();
     for (file, time, hits) in lines {
         let occ: Vec<Occurrence> = hits
@@ -102,7 +102,7 @@ fn count(tallies: &Tallies, lines: &[Line]) {
 }
 
 /// The same counts, computed the obvious way.
-fn naive(lines: &[Line], all_undashed: bool) -> BTreeMap<u128, Plain> {
+fn naive(lines: &[TestLine], all_undashed: bool) -> BTreeMap<u128, Plain> {
     let mut out: BTreeMap<u128, Plain> = BTreeMap::new();
     let mut seen_other: BTreeSet<u128> = BTreeSet::new();
     for (_, _, hits) in lines {

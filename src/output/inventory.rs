@@ -20,7 +20,7 @@ use crate::time::Clock;
 
 /// How the inventory is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub enum IdsFormat {
     Table,
     Json,
     Csv,

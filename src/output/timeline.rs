@@ -23,7 +23,7 @@ use crate::timeline::{Line, Placement, Status, Timeline, TimelineId};
 
 /// How a timeline is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub enum TimelineFormat {
     /// A summary, then one aligned row per line
     Text,
     /// One JSON object per line
@@ -49,18 +49,18 @@ pub struct Style {
 /// Writes `timeline` in `format`.
 pub fn write(
     out: &mut dyn Write,
-    format: Format,
+    format: TimelineFormat,
     timeline: &Timeline,
     clock: &Clock,
     style: &Style,
 ) -> io::Result<()> {
     match format {
-        Format::Text => write_text(out, timeline, clock, style),
-        Format::Ndjson => write_ndjson(out, timeline),
-        Format::Csv => write_csv(out, timeline),
-        Format::Md => write_md(out, timeline, clock),
-        Format::Html => html::write(out, timeline, clock),
-        Format::Trace => trace::write(out, timeline),
+        TimelineFormat::Text => write_text(out, timeline, clock, style),
+        TimelineFormat::Ndjson => write_ndjson(out, timeline),
+        TimelineFormat::Csv => write_csv(out, timeline),
+        TimelineFormat::Md => write_md(out, timeline, clock),
+        TimelineFormat::Html => html::write(out, timeline, clock),
+        TimelineFormat::Trace => trace::write(out, timeline),
     }
 }
 
@@ -615,7 +615,7 @@ fn write_line_text(buf: &mut Vec<u8>, line: &Line, budget: Option<usize>, color:
 
 /// One NDJSON object, one per line; the schema is in the README.
 #[derive(Serialize)]
-struct JsonLine<'a> {
+struct NdjsonLine<'a> {
     ts: Option<String>,
     ts_inferred: bool,
     rule: &'static str,
@@ -626,8 +626,8 @@ struct JsonLine<'a> {
     text: Cow<'a, str>,
 }
 
-fn json_line<'a>(timeline: &'a Timeline, line: &'a Line, utc: &Clock) -> JsonLine<'a> {
-    JsonLine {
+fn json_line<'a>(timeline: &'a Timeline, line: &'a Line, utc: &Clock) -> NdjsonLine<'a> {
+    NdjsonLine {
         ts: line.time_ms.map(|t| utc.format(t)),
         ts_inferred: matches!(line.placement, Placement::Inferred | Placement::IdTime),
         rule: line.placement.name(),

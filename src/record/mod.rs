@@ -56,7 +56,7 @@ use plain::assign_plain;
 
 /// How a line is written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
+pub enum LineFormat {
     Json,
     Logfmt,
     #[default]
@@ -66,7 +66,7 @@ pub enum Format {
 /// What [`analyse`] found on one line; reuse it across lines to keep its buffers.
 #[derive(Clone, Debug, Default)]
 pub struct Analysis {
-    format: Format,
+    format: LineFormat,
     time_ms: Option<i64>,
     /// The field names, end to end; each span's entry of `fields` is its range here.
     names: Vec<u8>,
@@ -77,7 +77,7 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    pub fn format(&self) -> Format {
+    pub fn format(&self) -> LineFormat {
         self.format
     }
 
@@ -129,7 +129,7 @@ pub fn analyse(
     out.reset(spans.len());
     if let Some(open) = json_start(line) {
         if analyse_json(line, open, spans, want_time, ctx, out) {
-            out.format = Format::Json;
+            out.format = LineFormat::Json;
             let mut inherit = false;
             for k in 0..spans.len() {
                 if spans[k].1 > open {
@@ -145,11 +145,11 @@ pub fn analyse(
         out.reset(spans.len());
     }
     if analyse_logfmt(line, spans, want_time, ctx, out) {
-        out.format = Format::Logfmt;
+        out.format = LineFormat::Logfmt;
         return;
     }
     out.reset(spans.len());
-    out.format = Format::Plain;
+    out.format = LineFormat::Plain;
     let mut inherit = false;
     for k in 0..spans.len() {
         inherit = assign_plain(line, spans, k, inherit, out);

@@ -65,7 +65,7 @@ fn utc() -> TimeContext {
 }
 
 struct Got {
-    format: Format,
+    format: LineFormat,
     fields: Vec<Option<String>>,
     time: Option<i64>,
 }
@@ -114,7 +114,7 @@ fn json_key_paths() {
         r#"{{"ts":"2026-11-29T10:00:00.123Z","order_id":"{ULID}","ctx":{{"batch_id":"{ULID2}","n":3}},"sources":["{ULID3}","{UUID}"],"items":[{{"sku":"SKU-1","ref":"{UUID2}"}}],"msg":"charged order {ULID} ok"}}"#
     );
     let g = got(&line);
-    assert_eq!(g.format, Format::Json);
+    assert_eq!(g.format, LineFormat::Json);
     assert_eq!(
         g.fields,
         some(&[
@@ -134,7 +134,7 @@ fn json_nested_arrays_and_blanks() {
     let line =
         format!("  {{ \"a\" : {{ \"b\" : [ [ \"{ULID}\" ] , {{\"c\":[\"{UUID}\"]}} ] }} }} ");
     let g = got(&line);
-    assert_eq!(g.format, Format::Json);
+    assert_eq!(g.format, LineFormat::Json);
     assert_eq!(g.fields, some(&["a.b[][]", "a.b[].c[]"]));
 }
 
@@ -144,7 +144,7 @@ fn json_escapes_in_strings_and_keys() {
         r#"{{"msg":"said \"stop\" to {ULID} \\","k\u0065y":"{UUID}","a\"b":"x\u0041 {ULID2}","\ud83d\ude00":"{ULID3}"}}"#
     );
     let g = got(&line);
-    assert_eq!(g.format, Format::Json);
+    assert_eq!(g.format, LineFormat::Json);
     assert_eq!(g.fields, some(&["msg", "key", "a\"b", "😀"]));
 }
 
@@ -167,20 +167,20 @@ fn json_after_container_runtime_prefix() {
         r#"2026-11-29T10:00:05.999999999Z stdout F {{"ts":"2026-11-29T10:00:01Z","user":"user_{ULID}"}}"#
     );
     let g = got(&with_ts);
-    assert_eq!(g.format, Format::Json);
+    assert_eq!(g.format, LineFormat::Json);
     assert_eq!(g.fields, some(&["user"]));
     assert_eq!(g.time, Some(ms("2026-11-29T10:00:01Z")));
 
     let without_ts =
         format!(r#"2026-11-29T10:00:05.999999999Z stdout F {{"level":"info","order":"{ULID}"}}"#);
     let g = got(&without_ts);
-    assert_eq!(g.format, Format::Json);
+    assert_eq!(g.format, LineFormat::Json);
     assert_eq!(g.time, Some(ms("2026-11-29T10:00:05.999Z")));
 
     // An ID in the prefix gets the plain rules.
     let in_prefix = format!(r#"req-{UUID} app: {{"order_id":"{ULID}"}}"#);
     let g = got(&in_prefix);
-    assert_eq!(g.format, Format::Json);
+    assert_eq!(g.format, LineFormat::Json);
     assert_eq!(g.fields, some(&["req", "order_id"]));
 }
 
@@ -196,7 +196,7 @@ fn broken_json_falls_back_to_plain() {
         format!(r#"{{"order_id":"{ULID}"}}}}"#),
     ] {
         let g = got(&line);
-        assert_eq!(g.format, Format::Plain, "{line}");
+        assert_eq!(g.format, LineFormat::Plain, "{line}");
         assert_eq!(g.fields, some(&["order_id"]), "{line}");
     }
 }
@@ -208,7 +208,7 @@ fn json_in_text_after_equals_is_plain() {
         r#"I1129 10:00:00.000001    3224 kubelet.go:2430] "SyncLoop" pod="ns/web-0" event={{"ID":"{UUID}","Type":"ContainerDied"}}"#
     );
     let g = got(&line);
-    assert_eq!(g.format, Format::Plain);
+    assert_eq!(g.format, LineFormat::Plain);
     assert_eq!(g.fields, some(&["ID"]));
 }
 
@@ -255,7 +255,7 @@ fn logfmt_keys_and_lists() {
         r#"level=info ts=2019-12-12T15:00:08.325Z caller=compact.go:441 msg="compact blocks" ulid={ULID} sources="[{ULID2} {ULID3} {ULID}]" duration=2.8s"#
     );
     let g = got(&line);
-    assert_eq!(g.format, Format::Logfmt);
+    assert_eq!(g.format, LineFormat::Logfmt);
     assert_eq!(g.fields, some(&["ulid", "sources", "sources", "sources"]));
     assert_eq!(g.time, Some(ms("2019-12-12T15:00:08.325Z")));
 }
@@ -266,7 +266,7 @@ fn logfmt_keys_with_dots_dashes_and_quoted_text() {
         r#"x-request-id={UUID} ctx.order.id="{ULID}" msg="said \"hi\" to user {ULID2}" path=/var/log/pods/ns_web-7fd6786f4b-242cb_{UUID2}/0.log"#
     );
     let g = got(&line);
-    assert_eq!(g.format, Format::Logfmt);
+    assert_eq!(g.format, LineFormat::Logfmt);
     assert_eq!(
         g.fields,
         some(&["x-request-id", "ctx.order.id", "msg", "path"])
@@ -289,11 +289,11 @@ fn logfmt_time_keys() {
 fn not_logfmt_when_a_token_is_not_a_pair() {
     let line = format!("level=info charged order {ULID}");
     let g = got(&line);
-    assert_eq!(g.format, Format::Plain);
+    assert_eq!(g.format, LineFormat::Plain);
     assert_eq!(g.fields, some(&["order"]));
     // Unterminated quote.
     let g = got(&format!(r#"a=1 msg="order {ULID}"#));
-    assert_eq!(g.format, Format::Plain);
+    assert_eq!(g.format, LineFormat::Plain);
 }
 
 // ----- Plain text fields
@@ -612,7 +612,7 @@ fn analysis_is_reused_across_lines() {
     };
     let spans = [at(&first, ULID), at(&first, ULID2)];
     analyse(first.as_bytes(), &spans, true, &ctx, &mut out);
-    assert_eq!(out.format(), Format::Json);
+    assert_eq!(out.format(), LineFormat::Json);
     assert_eq!(out.field(1), Some(&b"b"[..]));
     assert!(out.time_ms().is_some());
     analyse(
@@ -622,7 +622,7 @@ fn analysis_is_reused_across_lines() {
         &ctx,
         &mut out,
     );
-    assert_eq!(out.format(), Format::Plain);
+    assert_eq!(out.format(), LineFormat::Plain);
     assert_eq!(out.field(0), Some(&b"order"[..]));
     assert_eq!(out.field(1), None);
     assert_eq!(out.time_ms(), None);
@@ -634,7 +634,7 @@ fn non_utf8_and_line_endings() {
     line.extend_from_slice(ULID.as_bytes());
     line.extend_from_slice(b"\"}");
     let g = analyse_with(&line, &utc());
-    assert_eq!(g.format, Format::Json);
+    assert_eq!(g.format, LineFormat::Json);
     assert_eq!(g.fields, some(&["msg"]));
 
     let mut line = b"\xc3\x28 order ".to_vec();
@@ -643,10 +643,10 @@ fn non_utf8_and_line_endings() {
 
     // A CR that was not stripped counts as a blank after a JSON object.
     let line = format!("{{\"order\":\"{ULID}\"}}\r");
-    assert_eq!(got(&line).format, Format::Json);
+    assert_eq!(got(&line).format, LineFormat::Json);
     // A logfmt line with CRLF already stripped.
     let g = got(&format!("ts=2026-11-29T10:00:00Z order={ULID}"));
-    assert_eq!(g.format, Format::Logfmt);
+    assert_eq!(g.format, LineFormat::Logfmt);
     assert_eq!(g.time, Some(ms("2026-11-29T10:00:00Z")));
 }
 
@@ -666,11 +666,11 @@ fn huge_lines() {
         "]".repeat(depth)
     );
     let g = got(&line);
-    assert_eq!(g.format, Format::Json);
+    assert_eq!(g.format, LineFormat::Json);
     // `a` and 100,000 `[]` is past the longest path that names a field.
     assert_eq!(g.fields, vec![None]);
     let unclosed = format!(r#"{{"a":{}"{ULID}"}}"#, "[".repeat(depth));
-    assert_eq!(got(&unclosed).format, Format::Plain);
+    assert_eq!(got(&unclosed).format, LineFormat::Plain);
 }
 
 /// Deterministic xorshift, so a failure can be replayed.
