@@ -45,7 +45,7 @@ enum Sub {
     /// How far the logs are from one uniform ID format: rules with counts, fields and the
     /// lines that show each finding, and a verdict per field
     #[command(
-        after_help = "Rules: ulid-uppercase, ulid-mixed-case, uuid-noncanonical, nil-id, format-mix, version-mix, integer-ids, backfill-clump, id-time-skew (see the README).\n\nExamples:\n  idgrep audit logs/\n  idgrep audit logs/ --json\n  idgrep audit logs/ --deny ulid-uppercase,uuid-noncanonical\n\nExit status: 0 IDs were found (with --deny: no finding of a denied rule), 1 no ID at all (with --deny: a denied rule has findings), 2 an error occurred."
+        after_help = "Rules: ulid-uppercase, ulid-mixed-case, uuid-noncanonical, nil-id, format-mix, version-mix, integer-ids, backfill-clump, id-time-skew (see docs/audit.md).\n\nExamples:\n  idgrep audit logs/\n  idgrep audit logs/ --json\n  idgrep audit logs/ --deny ulid-uppercase,uuid-noncanonical\n\nExit status: 0 IDs were found (with --deny: no finding of a denied rule), 1 no ID at all (with --deny: a denied rule has findings), 2 an error occurred."
     )]
     Audit(AuditArgs),
     /// One entity's story: every line that mentions the ID, across files, in time order;
@@ -123,11 +123,11 @@ struct IdsArgs {
     #[command(flatten)]
     input: InputArgs,
 
-    /// One JSON object per ID (schema in the README)
+    /// One JSON object per ID (schema in docs/ids.md)
     #[arg(long, conflicts_with = "csv")]
     json: bool,
 
-    /// CSV with a header row (schema in the README)
+    /// CSV with a header row (schema in docs/ids.md)
     #[arg(long)]
     csv: bool,
 
@@ -212,7 +212,7 @@ struct AuditArgs {
     #[command(flatten)]
     input: InputArgs,
 
-    /// The report as one JSON object (schema in the README)
+    /// The report as one JSON object (schema in docs/audit.md)
     #[arg(long)]
     json: bool,
 
@@ -334,7 +334,7 @@ struct SearchArgs {
     #[arg(short = 'C', long = "context", value_name = "NUM", value_parser = parse_line_count, overrides_with = "context")]
     context: Option<usize>,
 
-    /// One JSON object per matching line (schema in the README)
+    /// One JSON object per matching line (schema in docs/search.md)
     #[arg(long)]
     json: bool,
 }

@@ -112,7 +112,7 @@ fn oracle(dir: &str) -> BTreeMap<u128, Counted> {
     counted
 }
 
-/// The form name of the token at `line[start..end]`, written out from the README's table.
+/// The form name of the token at `line[start..end]`, written out from the table in docs/ids.md.
 fn form_of(line: &[u8], start: usize, end: usize) -> String {
     let token = &line[start..end];
     let case = if token.iter().any(u8::is_ascii_uppercase) {

@@ -81,7 +81,7 @@ fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
-/// One NDJSON object; unknown keys fail the test, so the README's schema stays true.
+/// One NDJSON object; unknown keys fail the test, so the schema in docs/timeline.md stays true.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 struct JsonLine {

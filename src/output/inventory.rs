@@ -262,7 +262,7 @@ fn pad(line: &mut Vec<u8>, width: usize) {
     }
 }
 
-/// One ID's row as the machine formats give it (the schema is documented in the README),
+/// One ID's row as the machine formats give it (the schema is documented in docs/ids.md),
 /// its text borrowed from buffers the caller reuses: building strings, vectors and maps
 /// afresh for each of a million IDs made `--json` a fifth slower.
 struct MachineRow<'a> {

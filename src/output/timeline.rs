@@ -613,7 +613,7 @@ fn write_line_text(buf: &mut Vec<u8>, line: &Line, budget: Option<usize>, color:
     }
 }
 
-/// One NDJSON object, one per line; the schema is in the README.
+/// One NDJSON object, one per line; the schema is in docs/timeline.md.
 #[derive(Serialize)]
 struct NdjsonLine<'a> {
     ts: Option<String>,
