@@ -337,6 +337,15 @@ struct SearchArgs {
     /// One JSON object per matching line (schema in docs/search.md)
     #[arg(long)]
     json: bool,
+
+    /// Print each line as soon as it is found, also into a pipe (always so on a terminal):
+    /// for tail -f app.log | idgrep ID | ...
+    #[arg(long, overrides_with = "block_buffered")]
+    line_buffered: bool,
+
+    /// Print in large blocks, also on a terminal (the default into a pipe or a file)
+    #[arg(long, overrides_with = "line_buffered")]
+    block_buffered: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -691,6 +700,7 @@ fn parse_instant(text: &str, flag: &str, zone: &jiff::tz::TimeZone) -> Result<i6
 }
 
 fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
+    let terminal = std::io::stdout().is_terminal();
     let mut positional = args.positional.into_iter();
     let mut raw_ids: Vec<(String, String)> = args
         .ids
@@ -768,7 +778,8 @@ fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
         } else {
             Context::default()
         },
-        terminal: std::io::stdout().is_terminal(),
+        terminal,
+        line_buffered: args.line_buffered || (terminal && !args.block_buffered),
     })
 }
 

@@ -88,6 +88,9 @@ pub struct SearchConfig {
     pub context: Context,
     /// Standard output is a terminal: the query header is shown.
     pub terminal: bool,
+    /// Each line is written out as soon as it is printed (`--line-buffered`, or a terminal),
+    /// so a live pipe's matches show as they arrive.
+    pub line_buffered: bool,
 }
 
 #[derive(Debug)]

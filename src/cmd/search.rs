@@ -53,6 +53,7 @@ pub fn run(config: SearchConfig) -> Exit {
         printer: &printer,
         options,
         stop: AtomicBool::new(false),
+        line_buffered: config.line_buffered,
     };
     let threads = config.input.threads.min(inputs.len()).max(1);
     let result = writer::run_in_order(&job, &inputs, threads, &mut writer);
@@ -86,6 +87,8 @@ struct SearchJob<'a> {
     options: SearchOptions,
     /// Set by -q at the first match, or when stdout is gone.
     stop: AtomicBool,
+    /// Output is written after every line, not in blocks of [`FLUSH_AT`].
+    line_buffered: bool,
 }
 
 impl writer::Job for SearchJob<'_> {
@@ -134,7 +137,7 @@ impl writer::Job for SearchJob<'_> {
                 &*analysis
             });
             self.printer.line(&mut out, &name, m, record);
-            if out.len() >= FLUSH_AT && !flush(&mut out) {
+            if (self.line_buffered || out.len() >= FLUSH_AT) && !flush(&mut out) {
                 return false;
             }
             !self.stop.load(Ordering::Relaxed)
