@@ -1,6 +1,7 @@
 //! The command line: raw arguments in, a validated [`Command`] out. Bad input stops here, with
 //! a message naming what is wrong and what is accepted, before anything is read.
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -100,7 +101,7 @@ struct InputArgs {
     text: bool,
 
     /// Time zone for log times written without an offset, and for showing times (IANA name
-    /// such as Europe/Paris, or UTC); default UTC
+    /// such as Europe/Paris, UTC, or a fixed offset such as +05:30); default UTC
     #[arg(long, value_name = "ZONE", conflicts_with = "local")]
     tz: Option<String>,
 
@@ -232,22 +233,36 @@ struct AuditArgs {
 
 /// Parses `30s`, `5m`, `2h` (also `ms` and `d`) into milliseconds.
 fn parse_duration(s: &str) -> Result<i64, String> {
-    const ACCEPTED: &str = "a duration is a whole number and a unit: 500ms, 30s, 5m, 2h, 1d";
-    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-    let (number, unit) = s.split_at(digits);
-    let unit_ms: i64 = match unit {
-        "ms" => 1,
-        "s" => 1000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        "d" => 86_400_000,
-        _ => return Err(ACCEPTED.to_string()),
-    };
-    number
-        .parse::<i64>()
-        .ok()
-        .and_then(|n| n.checked_mul(unit_ms))
-        .ok_or_else(|| ACCEPTED.to_string())
+    const ACCEPTED: &str = "a duration is whole numbers with units: 500ms, 30s, 5m, 2h, 1d, or several (1h30m, 1d 12h)";
+    let mut rest = s.trim();
+    let mut total: i64 = 0;
+    if rest.is_empty() {
+        return Err(ACCEPTED.to_string());
+    }
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let letters = rest[digits..]
+            .bytes()
+            .take_while(u8::is_ascii_alphabetic)
+            .count();
+        let (number, unit) = (&rest[..digits], &rest[digits..digits + letters]);
+        let unit_ms: i64 = match unit {
+            "ms" => 1,
+            "s" => 1000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            _ => return Err(ACCEPTED.to_string()),
+        };
+        total = number
+            .parse::<i64>()
+            .ok()
+            .and_then(|n| n.checked_mul(unit_ms))
+            .and_then(|ms| total.checked_add(ms))
+            .ok_or_else(|| ACCEPTED.to_string())?;
+        rest = rest[digits + letters..].trim_start();
+    }
+    Ok(total)
 }
 
 #[derive(Args, Debug)]
@@ -282,12 +297,22 @@ struct SearchArgs {
     #[command(flatten)]
     input: InputArgs,
 
-    /// Print the number of matching lines per file
-    #[arg(short = 'c', long = "count", conflicts_with_all = ["files_with_matches", "json"])]
+    /// Print the number of matching lines per file (the last of -c and -l wins)
+    #[arg(
+        short = 'c',
+        long = "count",
+        conflicts_with = "json",
+        overrides_with = "files_with_matches"
+    )]
     count: bool,
 
-    /// Print only the names of files with a match
-    #[arg(short = 'l', long = "files-with-matches", conflicts_with = "json")]
+    /// Print only the names of files with a match (the last of -c and -l wins)
+    #[arg(
+        short = 'l',
+        long = "files-with-matches",
+        conflicts_with = "json",
+        overrides_with = "count"
+    )]
     files_with_matches: bool,
 
     /// Print nothing; exit 0 at the first match
@@ -408,7 +433,7 @@ pub struct UsageError(pub String);
 
 /// Parses the process arguments. `--help` and `--version` print and exit from inside.
 pub fn parse_args() -> Result<Command, UsageError> {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(command_first(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(),
         Err(e) => return Err(UsageError(one_line(&e.render().to_string()))),
@@ -429,6 +454,62 @@ pub fn parse_args() -> Result<Command, UsageError> {
         Some(Sub::Timeline(args)) => timeline_config(args).map(Command::Timeline),
         None => search_config(cli.search).map(Command::Search),
     }
+}
+
+/// `idgrep -j1 ids .` as `idgrep ids -j1 .`: flags given before a command's name are taken
+/// as the command's own. Only when no ID is given by flag (`-e`, `-f`): then the first
+/// argument that is not a flag is the query ID, and no ID is spelt like a command, so nothing
+/// that parses as a search today is read another way.
+fn command_first(args: Vec<OsString>) -> Vec<OsString> {
+    let cli = Cli::command();
+    let mut i = 1;
+    while let Some(arg) = args.get(i).and_then(|a| a.to_str()) {
+        if arg == "--" || arg == "-" || !arg.starts_with('-') {
+            break;
+        }
+        let Some(takes_next) = flag_takes_next(&cli, arg) else {
+            return args;
+        };
+        i += 1 + usize::from(takes_next);
+    }
+    let is_command = args
+        .get(i)
+        .and_then(|a| a.to_str())
+        .is_some_and(|a| cli.find_subcommand(a).is_some());
+    if i == 1 || !is_command {
+        return args;
+    }
+    let mut reordered = args;
+    let name = reordered.remove(i);
+    reordered.insert(1, name);
+    reordered
+}
+
+/// Whether the top-level flag `arg` takes the next argument as its value; `None` for a flag
+/// that names the IDs (`-e`, `-f`), or one clap does not know (it will say so).
+fn flag_takes_next(cli: &clap::Command, arg: &str) -> Option<bool> {
+    let takes_values = |a: &clap::Arg| a.get_action().takes_values();
+    let names_ids = |a: &clap::Arg| matches!(a.get_id().as_str(), "ids" | "id_files");
+    if let Some(long) = arg.strip_prefix("--") {
+        let (name, inline) = long
+            .split_once('=')
+            .map_or((long, false), |(n, _)| (n, true));
+        let flag = cli.get_arguments().find(|a| a.get_long() == Some(name))?;
+        return (!names_ids(flag)).then(|| takes_values(flag) && !inline);
+    }
+    // A cluster of short flags: a flag that takes a value takes the rest of the cluster, or
+    // the next argument when it is last.
+    let shorts: Vec<char> = arg[1..].chars().collect();
+    for (k, c) in shorts.iter().enumerate() {
+        let flag = cli.get_arguments().find(|a| a.get_short() == Some(*c))?;
+        if names_ids(flag) {
+            return None;
+        }
+        if takes_values(flag) {
+            return Some(k + 1 == shorts.len());
+        }
+    }
+    Some(false)
 }
 
 /// The clap definition of the page `idgrep man [COMMAND]` prints: idgrep's own, or one
@@ -503,10 +584,11 @@ fn input_config(
     } else {
         match &args.tz {
             None => None,
-            Some(name) => Some(jiff::tz::TimeZone::get(name).map_err(|_| {
+            Some(name) => Some(parse_zone(name).ok_or_else(|| {
                 UsageError(format!(
                     "unknown time zone {name:?} for --tz: give an IANA name such as \
-                     Europe/Paris or America/New_York, or UTC"
+                     Europe/Paris or America/New_York, UTC, or a fixed offset from -23:59 to \
+                     +23:59 (+05:30, -0800)"
                 ))
             })?),
         }
@@ -640,6 +722,33 @@ fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
         destination,
         progress: std::io::stderr().is_terminal(),
     })
+}
+
+/// `--tz`: an IANA zone name, or a fixed offset from UTC (`+05:30`, `-0800`, `+01`).
+fn parse_zone(name: &str) -> Option<jiff::tz::TimeZone> {
+    if let Ok(zone) = jiff::tz::TimeZone::get(name) {
+        return Some(zone);
+    }
+    let (sign, digits) = match name.as_bytes().first()? {
+        b'+' => (1, &name[1..]),
+        b'-' => (-1, &name[1..]),
+        _ => return None,
+    };
+    let (hours, minutes) = match (digits.len(), digits.split_once(':')) {
+        (_, Some((h, m))) if h.len() == 2 && m.len() == 2 => (h, m),
+        (4, None) => digits.split_at(2),
+        (2, None) => (digits, "00"),
+        _ => return None,
+    };
+    if !(hours.bytes().chain(minutes.bytes())).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (hours, minutes): (i32, i32) = (hours.parse().ok()?, minutes.parse().ok()?);
+    if hours > 23 || minutes > 59 {
+        return None;
+    }
+    let offset = jiff::tz::Offset::from_seconds(sign * (hours * 3600 + minutes * 60)).ok()?;
+    Some(jiff::tz::TimeZone::fixed(offset))
 }
 
 /// The export format a file name asks for.
@@ -835,13 +944,42 @@ mod tests {
     }
 
     #[test]
+    fn zones_by_name_or_fixed_offset() {
+        let offset = |name: &str| {
+            parse_zone(name).map(|z| z.to_offset(jiff::Timestamp::UNIX_EPOCH).seconds())
+        };
+        assert_eq!(offset("+05:30"), Some(19_800));
+        assert_eq!(offset("-0800"), Some(-28_800));
+        assert_eq!(offset("+01"), Some(3_600));
+        assert_eq!(offset("UTC"), Some(0));
+        assert_eq!(offset("Asia/Kolkata"), Some(19_800));
+        for bad in [
+            "+25:00",
+            "+05:60",
+            "05:30",
+            "+5:30",
+            "+0530x",
+            "Mars/Olympus",
+            "",
+        ] {
+            assert_eq!(offset(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn durations() {
         assert_eq!(parse_duration("30s"), Ok(30_000));
         assert_eq!(parse_duration("5m"), Ok(300_000));
         assert_eq!(parse_duration("2h"), Ok(7_200_000));
         assert_eq!(parse_duration("250ms"), Ok(250));
         assert_eq!(parse_duration("1d"), Ok(86_400_000));
+        // As --since accepts them: several units, with or without blanks.
+        assert_eq!(parse_duration("1h30m"), Ok(5_400_000));
+        assert_eq!(parse_duration("1d 12h"), Ok(129_600_000));
+        assert_eq!(parse_duration("2m30s500ms"), Ok(150_500));
         for bad in [
+            "1h30",
+            "1h 30",
             "",
             "5",
             "m",

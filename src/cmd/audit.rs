@@ -13,6 +13,10 @@ pub fn run(config: AuditConfig) -> Exit {
         Ok(inputs) => inputs,
         Err(exit) => return exit,
     };
+    // A gate that read nothing has judged nothing: an error, not a pass.
+    if inputs.is_empty() && !config.deny.is_empty() {
+        return Exit::Error;
+    }
     let settings = config.input.scan_settings(config.progress);
     let (report, notices) = audit::audit(&inputs, &settings, config.skew_ms, config.clump);
     let errored = par::report_notices(&inputs, &notices);

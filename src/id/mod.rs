@@ -260,10 +260,23 @@ impl Variant {
 pub enum ParseError {
     Empty,
     Length(usize),
-    BadChar { pos: usize, ch: char, kind: Kind },
-    MisplacedDash { pos: usize },
-    Overflow { first: char },
+    BadChar {
+        pos: usize,
+        ch: char,
+        kind: Kind,
+    },
+    MisplacedDash {
+        pos: usize,
+    },
+    Overflow {
+        first: char,
+    },
     UnclosedBrace,
+    /// A TypeID whose prefix holds `ch` at `pos`: prefixes are lowercase letters and `_`.
+    TypeIdPrefix {
+        pos: usize,
+        ch: char,
+    },
 }
 
 impl fmt::Display for ParseError {
@@ -302,6 +315,11 @@ impl fmt::Display for ParseError {
                  character must be 0-7)"
             ),
             ParseError::UnclosedBrace => write!(f, "a braced UUID needs both {{ and }}"),
+            ParseError::TypeIdPrefix { pos, ch } => write!(
+                f,
+                "bad character {ch:?} at position {pos} of a TypeID prefix: a prefix is \
+                 lowercase letters a-z and _ (order_01m8...)"
+            ),
         }
     }
 }
@@ -334,7 +352,20 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
     if let Some(us) = body.rfind('_') {
         let prefix = &body[..us];
         let suffix = &bytes[us + 1..];
-        if !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+        let bad_prefix_char = prefix
+            .char_indices()
+            .find(|&(_, c)| !(c.is_ascii_lowercase() || c == '_'));
+        // A prefix in the wrong case before a ULID-long suffix is a TypeID written wrong, not
+        // a UUID with bad digits.
+        if let (Some((i, ch)), ULID_LEN) = (bad_prefix_char, suffix.len())
+            && !prefix.is_empty()
+        {
+            return Err(ParseError::TypeIdPrefix {
+                pos: offset + i + 1,
+                ch,
+            });
+        }
+        if !prefix.is_empty() && bad_prefix_char.is_none() {
             if suffix.len() != ULID_LEN {
                 return Err(ParseError::Length(suffix.len()));
             }
@@ -366,6 +397,13 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
 }
 
 /// The prefix of the URN form of a UUID (RFC 9562 section 4), any case.
+/// The prefix of a TypeID as written (`order` of `order_01m8...`), when `input` is one.
+pub fn typeid_prefix(input: &str) -> Option<&str> {
+    let (body, _) = strip_wrappers(input.trim()).ok()?;
+    let (prefix, suffix) = body.rsplit_once('_')?;
+    (!prefix.is_empty() && suffix.len() == ULID_LEN && parse(input).is_ok()).then_some(prefix)
+}
+
 pub const URN_PREFIX: &[u8] = b"urn:uuid:";
 
 /// True when `urn:uuid:` (any case) ends at `line[at]`.
@@ -397,6 +435,17 @@ fn with_case<const N: usize>(mut lower: [u8; N], mask: u32) -> [u8; N] {
 /// Removes `urn:uuid:` and `{...}` around a UUID; returns the body and its byte offset.
 fn strip_wrappers(s: &str) -> Result<(&str, usize), ParseError> {
     const URN: &[u8] = b"urn:uuid:";
+    // A quoted ID, as jq and JSON print them: `"01m8..."`.
+    if let Some(inner) = s
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+        .or_else(|| {
+            s.strip_prefix('\'')
+                .and_then(|rest| rest.strip_suffix('\''))
+        })
+    {
+        return strip_wrappers(inner).map(|(body, offset)| (body, offset + 1));
+    }
     // Compared as bytes: the input may hold any characters, and a cut inside one would panic.
     if s.as_bytes()
         .get(..URN.len())

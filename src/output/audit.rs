@@ -183,10 +183,20 @@ impl Text<'_> {
     }
 
     fn verdicts(&self, out: &mut Vec<u8>, report: &Report) {
-        let field_width = report
+        // Field names are shown escaped, so their columns are those of the escaped text.
+        let shown: Vec<Vec<u8>> = report
             .fields
             .iter()
-            .map(|f| f.field.len())
+            .map(|f| {
+                let mut name = Vec::new();
+                escape_into(&mut name, f.field.as_bytes());
+                name
+            })
+            .collect();
+        let columns = |name: &[u8]| String::from_utf8_lossy(name).chars().count();
+        let field_width = shown
+            .iter()
+            .map(|name| columns(name))
             .max()
             .unwrap_or(0)
             .clamp("FIELD".len(), FIELD_WIDTH);
@@ -205,13 +215,11 @@ impl Text<'_> {
             );
         });
         out.push(b'\n');
-        for f in &report.fields {
-            let start = out.len();
-            escape_into(out, f.field.as_bytes());
-            let shown = out.len() - start;
+        for (f, name) in report.fields.iter().zip(&shown) {
+            out.extend_from_slice(name);
             out.extend(std::iter::repeat_n(
                 b' ',
-                field_width.saturating_sub(shown) + 2,
+                field_width.saturating_sub(columns(name)) + 2,
             ));
             let _ = write!(out, "{:<format_width$}  ", f.format);
             if f.consistent {

@@ -13,6 +13,8 @@ pub struct Decoded {
     pub input: String,
     pub id: String,
     pub kind: &'static str,
+    /// A TypeID's prefix (`order` of `order_01m8...`); null for any other form.
+    pub prefix: Option<String>,
     pub version: Option<u8>,
     pub variant: Option<&'static str>,
     pub unix_ms: Option<i64>,
@@ -30,6 +32,7 @@ impl Decoded {
             input: input.to_string(),
             id: id.canonical(kind),
             kind: kind.name(),
+            prefix: crate::id::typeid_prefix(input).map(str::to_string),
             version: id.version(kind),
             variant: id.variant(kind).map(|v| v.name()),
             unix_ms,
@@ -51,6 +54,7 @@ impl Decoded {
             (Some(t), Some(ms)) => format!("{t} (unix_ms {ms})"),
             _ => "none (this kind carries no time)".to_string(),
         };
+        let prefix = self.prefix.as_ref().map(|p| ("prefix", p.clone()));
         let rows = [
             ("id", self.id.clone()),
             ("kind", self.kind.to_string()),
@@ -61,7 +65,8 @@ impl Decoded {
             ("uuid", self.uuid.clone()),
             ("hex", self.hex.clone()),
         ];
-        for (name, value) in rows {
+        let rows = rows.into_iter();
+        for (name, value) in rows.clone().take(2).chain(prefix).chain(rows.skip(2)) {
             let _ = writeln!(out, "  {name:<8} {value}");
         }
     }

@@ -450,9 +450,20 @@ fn push_counts<'a>(cell: &mut Vec<u8>, counts: impl Iterator<Item = (&'a str, u3
         if n > 0 {
             cell.push(b';');
         }
-        cell.extend_from_slice(name.as_bytes());
+        push_list_item(cell, name.as_bytes());
         cell.push(b'=');
         push_decimal(cell, count.into(), 0);
+    }
+}
+
+/// One item of a `;`-separated CSV cell: a `;`, `=` or `\` inside it (a path or field name
+/// may hold any of them) is escaped with a `\`, so the list splits one way only.
+fn push_list_item(cell: &mut Vec<u8>, item: &[u8]) {
+    for &b in item {
+        if matches!(b, b';' | b'=' | b'\\') {
+            cell.push(b'\\');
+        }
+        cell.push(b);
     }
 }
 
@@ -483,7 +494,7 @@ fn write_csv_row(
             if n > 0 {
                 c.push(b';');
             }
-            c.extend_from_slice(row.paths[f as usize].as_bytes());
+            push_list_item(c, row.paths[f as usize].as_bytes());
         }
     })?;
     field(&mut |c| push_counts(c, row.fields.iter().map(|(name, n)| (&**name, *n))))?;

@@ -301,8 +301,9 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
         ));
         if fan_out > 0 {
             text.push_str(&format!(
-                ", {fan_out} not followed: more than {} lines",
-                timeline.max_fanout
+                ", {fan_out} not followed: more than {} line{}",
+                timeline.max_fanout,
+                crate::text::plural(timeline.max_fanout)
             ));
         }
         text.push(')');

@@ -401,12 +401,13 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
         };
         let _ = writeln!(
             h,
-            "<g class=\"{class}\" data-id=\"{k}\"><title>{} ({}): {} lines, {} .. {}; {}</title>\
+            "<g class=\"{class}\" data-id=\"{k}\"><title>{} ({}): {} line{}, {} .. {}; {}</title>\
              <text class=\"span-label\" x=\"16\" y=\"{:.1}\">{}</text>\
              <rect x=\"{x1:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"10\" rx=\"3\"/></g>",
             esc_str(&canonical(e)),
             esc_str(e.id.describe(e.kind)),
             e.lines,
+            crate::text::plural(e.lines),
             clock.format(f),
             clock.format(l),
             esc_str(&status_text(e, timeline)),

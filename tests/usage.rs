@@ -1,0 +1,222 @@
+//! Arguments as users type them, and the small things they notice: flags before a command's
+//! name, the last of `-c`/`-l` winning, compound durations, fixed-offset zones, quoted and
+//! mis-cased IDs in `decode`, a CI gate that read nothing, aligned columns around escaped
+//! names, unambiguous CSV lists, and counts in the singular.
+
+use std::process::{Output, Stdio};
+
+use crate::support::idgrep;
+
+const HOT: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
+
+fn run(args: &[&str]) -> Output {
+    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+#[test]
+fn flags_before_a_commands_name_are_the_commands_own() {
+    let before = run(&["-j1", "ids", "--top", "2", "testdata/logs"]);
+    let after = run(&["ids", "-j1", "--top", "2", "testdata/logs"]);
+    assert_eq!(before.status.code(), Some(0), "{}", text(&before.stderr));
+    assert_eq!(before.stdout, after.stdout);
+    let spaced = run(&[
+        "-j",
+        "1",
+        "--color",
+        "never",
+        "timeline",
+        HOT,
+        "testdata/logs",
+    ]);
+    assert_eq!(spaced.status.code(), Some(0), "{}", text(&spaced.stderr));
+    // With -e the arguments are paths, whatever they are called.
+    let path = run(&["-e", HOT, "ids"]);
+    assert_eq!(path.status.code(), Some(2));
+    assert!(
+        text(&path.stderr).contains("ids: "),
+        "{}",
+        text(&path.stderr)
+    );
+}
+
+#[test]
+fn the_last_of_count_and_files_with_matches_wins() {
+    let counts = run(&["-l", "-c", HOT, "testdata/logs/billing"]);
+    assert_eq!(text(&counts.stdout), "testdata/logs/billing/ledger.log:8\n");
+    let names = run(&["-c", "-l", HOT, "testdata/logs/billing"]);
+    assert_eq!(text(&names.stdout), "testdata/logs/billing/ledger.log\n");
+}
+
+#[test]
+fn skew_takes_the_durations_since_takes() {
+    for skew in ["1h30m", "1h 30m", "90m"] {
+        let o = run(&["audit", "--skew", skew, "testdata/audit"]);
+        assert_eq!(o.status.code(), Some(0), "{skew}: {}", text(&o.stderr));
+    }
+    let o = run(&["audit", "--skew", "1h30", "testdata/audit"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("1h30m"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn tz_takes_a_fixed_offset_and_refuses_an_impossible_one() {
+    let o = run(&[
+        "timeline",
+        "--color",
+        "never",
+        "--tz",
+        "+05:30",
+        HOT,
+        "testdata/logs",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("2026-11-29T15:29:58.341+05:30"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = run(&["--tz", "+25:00", HOT, "testdata/logs"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("\"+25:00\"") && err.contains("+05:30"),
+        "{err}"
+    );
+}
+
+#[test]
+fn decode_takes_a_quoted_id_and_names_a_typeid_prefix() {
+    let quoted = run(&["decode", "--json", "\"01m8kbygm5ng2pshny302zvwbs\""]);
+    assert_eq!(quoted.status.code(), Some(0), "{}", text(&quoted.stderr));
+    let o = run(&["decode", "--json", "order_01m8kbygm5ng2pshny302zvwbs", HOT]);
+    let rows: Vec<serde_json::Value> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["prefix"], "order");
+    assert_eq!(rows[1]["prefix"], serde_json::Value::Null);
+    assert_eq!(rows[0]["id"], rows[1]["id"]);
+    let shown = run(&["decode", "order_01m8kbygm5ng2pshny302zvwbs"]);
+    assert!(text(&shown.stdout).contains("  prefix   order\n"));
+}
+
+#[test]
+fn a_typeid_prefix_in_upper_case_is_blamed_on_the_prefix() {
+    let o = run(&["decode", "ORDER_01M8KBYGM5NG2PSHNY302ZVWBS"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("'O' at position 1 of a TypeID prefix"),
+        "{err}"
+    );
+    assert!(!err.contains("hex digits 0-9"), "{err}");
+}
+
+#[test]
+fn a_gate_that_reads_no_file_fails() {
+    let o = run(&[
+        "audit",
+        "--deny",
+        "all",
+        "-g",
+        "*.nothing",
+        "testdata/audit",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no files to read"));
+    // Without --deny it is a report of nothing, as before.
+    let o = run(&["audit", "-g", "*.nothing", "testdata/audit"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn audit_field_columns_line_up_around_escaped_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.jsonl"),
+        "{\"ord\\u001b_id\":\"01M8KBYGM5NG2PSHNY302ZVWBS\"}\n\
+         {\"order_id\":\"01m8kbygm5ng2pshny302zvwbt\"}\n\
+         {\"commandé_id\":\"01m8kbygm5ng2pshny302zvwbt\"}\n",
+    )
+    .unwrap();
+    let o = run(&["audit", "--color", "never", dir.path().to_str().unwrap()]);
+    let out = text(&o.stdout);
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("FIELD"))
+        .take(4)
+        .collect();
+    assert_eq!(table.len(), 4, "{out}");
+    let column = |line: &str| {
+        line.find("ulid")
+            .unwrap_or_else(|| line.find("FORMAT").unwrap())
+    };
+    let columns: Vec<usize> = table
+        .iter()
+        .map(|l| l.chars().count() - l[column(l)..].chars().count())
+        .collect();
+    assert!(columns.iter().all(|&c| c == columns[0]), "{out}");
+    assert!(out.contains("ord\\x1b_id"), "{out}");
+}
+
+#[test]
+fn csv_lists_escape_their_separators() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("a;b=c\\d.log");
+    std::fs::write(&odd, format!("x {HOT}\n")).unwrap();
+    std::fs::write(dir.path().join("plain.log"), format!("order;id={HOT}\n")).unwrap();
+    let o = run(&["ids", "--csv", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let mut reader = csv::Reader::from_reader(&o.stdout[..]);
+    let row = reader.records().next().unwrap().unwrap();
+    // Split at the `;` that no `\` escapes, then drop the escapes.
+    let split = |cell: &str| -> Vec<String> {
+        let (mut items, mut item, mut escaped) = (Vec::new(), String::new(), false);
+        for c in cell.chars() {
+            match (escaped, c) {
+                (false, '\\') => escaped = true,
+                (false, ';') => items.push(std::mem::take(&mut item)),
+                _ => {
+                    item.push(c);
+                    escaped = false;
+                }
+            }
+        }
+        items.push(item);
+        items
+    };
+    let paths = split(&row[7]);
+    assert_eq!(
+        paths,
+        [
+            odd.to_str().unwrap().to_string(),
+            dir.path().join("plain.log").to_str().unwrap().to_string()
+        ]
+    );
+    assert!(
+        split(&row[8]).contains(&"order;id=1".to_string()),
+        "{:?}",
+        &row[8]
+    );
+}
+
+#[test]
+fn one_line_is_one_line() {
+    let o = run(&[
+        "timeline",
+        "--color",
+        "never",
+        "--related",
+        "--max-fanout",
+        "1",
+        HOT,
+        "testdata/logs",
+    ]);
+    let out = text(&o.stdout);
+    assert!(out.contains("more than 1 line)"), "{out}");
+    assert!(!out.contains(" 1 lines"), "{out}");
+}
