@@ -748,6 +748,7 @@ struct Decoded {
     input: String,
     id: String,
     kind: String,
+    prefix: Option<String>,
     version: Option<u8>,
     variant: Option<String>,
     unix_ms: Option<i64>,
@@ -773,6 +774,7 @@ fn decode_reports_both_renderings_and_the_time() {
     assert_eq!(rows[0].input, HOT);
     assert_eq!(rows[0].id, HOT.to_lowercase());
     assert_eq!(rows[0].kind, "ulid");
+    assert_eq!(rows[0].prefix, None);
     assert_eq!(rows[0].version, None);
     assert_eq!(rows[0].variant, None);
     assert_eq!(rows[0].uuid, HOT_UUID);

@@ -220,3 +220,25 @@ fn one_line_is_one_line() {
     assert!(out.contains("more than 1 line)"), "{out}");
     assert!(!out.contains(" 1 lines"), "{out}");
 }
+
+#[test]
+fn a_26_digit_number_is_no_id_unless_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let number = "20261201100000123456789012";
+    std::fs::write(
+        dir.path().join("a.log"),
+        format!("txn_ref={number} order={HOT}\nnil=00000000000000000000000000\n"),
+    )
+    .unwrap();
+    let path = dir.path().to_str().unwrap();
+    let ids = text(&run(&["ids", "--json", path]).stdout);
+    assert!(!ids.contains(number), "{ids}");
+    assert!(ids.contains("01m8kbygm5ng2pshny302zvwbs"), "{ids}");
+    // The nil ULID stays: it is a placeholder the audit reports.
+    assert!(ids.contains("00000000000000000000000000"), "{ids}");
+    let audit = text(&run(&["audit", "--json", path]).stdout);
+    assert!(!audit.contains("4202-"), "{audit}");
+    let found = run(&[number, path]);
+    assert_eq!(found.status.code(), Some(0));
+    assert!(text(&found.stdout).contains(number));
+}

@@ -397,6 +397,15 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
 }
 
 /// The prefix of the URN form of a UUID (RFC 9562 section 4), any case.
+/// Whether a token the scanner found is a number rather than an ID: ULID-shaped, digits only,
+/// and not the nil ULID (`00000000000000000000000000`, a placeholder the audit reports). A
+/// 26-digit reference (`txn_ref=20261201100000123456789012`) decodes as a ULID of the year
+/// 4202; `ids`, `audit` and the timeline's related IDs leave such tokens out, while a query
+/// for one still finds it.
+pub fn is_number(shape: Shape, token: &[u8]) -> bool {
+    shape == Shape::Ulid && token.iter().all(u8::is_ascii_digit) && token.iter().any(|&b| b != b'0')
+}
+
 /// The prefix of a TypeID as written (`order` of `order_01m8...`), when `input` is one.
 pub fn typeid_prefix(input: &str) -> Option<&str> {
     let (body, _) = strip_wrappers(input.trim()).ok()?;

@@ -299,3 +299,14 @@ fn shuffle_uuid_decoders_agree_with_the_table_ones_on_every_digit() {
         }
     }
 }
+
+#[test]
+fn digits_only_ulid_tokens_are_numbers_but_the_nil_ulid_is_not() {
+    assert!(is_number(Shape::Ulid, b"20261201100000123456789012"));
+    assert!(!is_number(Shape::Ulid, b"00000000000000000000000000"));
+    assert!(!is_number(Shape::Ulid, b"0123456789012345678901234a"));
+    assert!(!is_number(
+        Shape::UuidUndashed,
+        b"12345678901234567890123456789012"
+    ));
+}

@@ -638,13 +638,28 @@ mod tests {
             serde_json::Value::String(s) => s.clone(),
             other => other.to_string(),
         };
+        // A list item's `;`, `=` and `\` are escaped with a `\`.
+        let item = |s: &str| {
+            s.chars()
+                .flat_map(|c| [(matches!(c, ';' | '=' | '\\')).then_some('\\'), Some(c)])
+                .flatten()
+                .collect::<String>()
+        };
         let pairs = |v: &serde_json::Value| {
             let map = v.as_object().unwrap();
-            let pairs: Vec<String> = map.iter().map(|(k, n)| format!("{k}={n}")).collect();
+            let pairs: Vec<String> = map
+                .iter()
+                .map(|(k, n)| format!("{}={n}", item(k)))
+                .collect();
             pairs.join(";")
         };
         for (row, e) in rows.iter().zip(&expected) {
-            let files: Vec<String> = e["files"].as_array().unwrap().iter().map(text).collect();
+            let files: Vec<String> = e["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| item(&text(f)))
+                .collect();
             let cells = [
                 text(&e["id"]),
                 text(&e["kind"]),

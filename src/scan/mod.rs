@@ -44,7 +44,7 @@ mod token_tests;
 
 use std::collections::HashMap;
 
-use crate::id::{Id, Shape};
+use crate::id::{self, Id, Shape};
 
 pub use numbering::Numbering;
 pub use tokens::{for_each_token, for_each_token_scalar};
@@ -120,7 +120,6 @@ impl Matcher {
     }
 
     /// [`Matcher::find`], also counting the newlines before each hit and in all of `hay`.
-    /// [`Matcher::find`], also counting the newlines before each hit and in all of `hay`.
     pub fn find_numbered(&self, hay: &[u8], hits: &mut Vec<Hit>, numbering: &mut Numbering) {
         self.find_numbered_with(Simd::current(), hay, hits, numbering);
     }
@@ -172,7 +171,11 @@ impl Matcher {
                 None
             }
             Strategy::Every => {
-                for_each_token_at(simd, hay, &mut |hit| hits.push(hit));
+                for_each_token_at(simd, hay, &mut |hit| {
+                    if !id::is_number(hit.shape, &hay[hit.start..hit.end]) {
+                        hits.push(hit);
+                    }
+                });
                 None
             }
         }
