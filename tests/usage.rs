@@ -242,3 +242,20 @@ fn a_26_digit_number_is_no_id_unless_asked_for() {
     assert_eq!(found.status.code(), Some(0));
     assert!(text(&found.stdout).contains(number));
 }
+
+#[test]
+fn ids_and_audit_call_a_ulid_stored_as_a_uuid_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    // The ULID 01m8kbygm5ng2pshny302zvwbs as a UUID: version nibble 10, no RFC variant.
+    std::fs::write(
+        dir.path().join("a.log"),
+        "ref=01a226bf-4285-ac05-6cc6-be1805fdf179\nref=01a226bf-4285-ac05-6cc6-be1805fdf179\n",
+    )
+    .unwrap();
+    let path = dir.path().to_str().unwrap();
+    let ids = text(&run(&["ids", "--color", "never", path]).stdout);
+    assert!(ids.contains("uuid non-rfc"), "{ids}");
+    assert!(!ids.contains("uuid v10"), "{ids}");
+    let audit = text(&run(&["audit", "--json", path]).stdout);
+    assert!(audit.contains("\"non-rfc\""), "{audit}");
+}

@@ -770,18 +770,20 @@ impl Id {
         }
     }
 
-    /// A short human description: `ulid`, `uuid v7`, `uuid nil`.
+    /// A short human description: `ulid`, `uuid v7`, `uuid nil`, `uuid non-rfc`.
     pub fn describe(self, kind: Kind) -> &'static str {
-        const VERSIONS: [&str; 16] = [
-            "uuid v0", "uuid v1", "uuid v2", "uuid v3", "uuid v4", "uuid v5", "uuid v6", "uuid v7",
-            "uuid v8", "uuid v9", "uuid v10", "uuid v11", "uuid v12", "uuid v13", "uuid v14",
-            "uuid v15",
+        const VERSIONS: [&str; 9] = [
+            "", "uuid v1", "uuid v2", "uuid v3", "uuid v4", "uuid v5", "uuid v6", "uuid v7",
+            "uuid v8",
         ];
-        match (kind, self.uuid_version()) {
-            (Kind::Ulid, _) => "ulid",
-            (Kind::Uuid, Some(v)) => VERSIONS[v as usize],
-            (Kind::Uuid, None) if self.uuid_variant() == Variant::Nil => "uuid nil",
-            (Kind::Uuid, None) => "uuid max",
+        match (kind, self.uuid_variant(), self.uuid_version()) {
+            (Kind::Ulid, _, _) => "ulid",
+            (Kind::Uuid, Variant::Nil, _) => "uuid nil",
+            (Kind::Uuid, Variant::Max, _) => "uuid max",
+            (Kind::Uuid, Variant::Rfc9562, Some(v @ 1..=8)) => VERSIONS[usize::from(v)],
+            // Not an RFC 9562 UUID of a defined version (mostly a ULID stored as a UUID, whose
+            // version and variant bits are random): the audit's word for it too.
+            (Kind::Uuid, _, _) => "uuid non-rfc",
         }
     }
 

@@ -60,12 +60,15 @@ pub fn write_table(
     // One pass, reading ahead: in sorted order the entries lie at random in memory, and two
     // plain passes over a million of them held the first row back by a few hundredths of a
     // second.
-    let (mut any_uuid, mut max_lines) = (false, 0);
+    // KIND is 9 wide (`uuid v7`, `uuid nil`), wider only when a row needs it (`uuid non-rfc`).
+    let (mut any_uuid, mut max_lines, mut kind_width) = (false, 0, 9);
     for i in 0..inventory.len() {
         inventory.prefetch(i + 16, false);
         let summary = inventory.get(i);
-        any_uuid = any_uuid || summary.kind() == Kind::Uuid;
+        let kind = summary.kind();
+        any_uuid = any_uuid || kind == Kind::Uuid;
         max_lines = max_lines.max(summary.lines());
+        kind_width = kind_width.max(summary.id.describe(kind).len());
     }
     let id_width = if any_uuid {
         crate::id::UUID_DASHED_LEN
@@ -79,7 +82,7 @@ pub fn write_table(
     paint(&mut line, color, HEADER_COLOR, |line| {
         let _ = write!(
             line,
-            "{:id_width$}  {:9}  {:time_width$}  {:>lines_width$}  {:>files_width$}  {:time_width$}  {:time_width$}  FIELDS",
+            "{:id_width$}  {:kind_width$}  {:time_width$}  {:>lines_width$}  {:>files_width$}  {:time_width$}  {:time_width$}  FIELDS",
             "ID", "KIND", "CREATED", "LINES", "FILES", "FIRST", "LAST"
         );
     });
@@ -99,7 +102,7 @@ pub fn write_table(
         row.summary.id.write_canonical(row.kind, line);
         pad(line, start + id_width + 2);
         line.extend_from_slice(row.summary.id.describe(row.kind).as_bytes());
-        pad(line, start + id_width + 2 + 9 + 2);
+        pad(line, start + id_width + 2 + kind_width + 2);
         cell(row.created_ms, line);
         line.extend_from_slice(b"  ");
         push_decimal(line, row.summary.lines() as u64, lines_width);
