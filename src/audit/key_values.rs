@@ -10,17 +10,57 @@ use crate::search::Chunk;
 use super::keys;
 use super::rules::NilKind;
 
-/// True for keys that name an ID: `id`, `*_id`, `*Id`, `*ID`, judged on the last segment of
-/// a key path (`ctx.user_id`, `items[].id`).
+/// True for keys that name an entity's ID: `*_id`, `*Id`, `*ID`, and `id` inside an object
+/// (`order.id`, `items[].id`), judged on the last segment of a key path (`ctx.user_id`).
+/// Left out, since their integers are no entity keys: `id` at the top level (JSON-RPC's
+/// `"id": 1`, an event's own number), and IDs of things that are not entities
+/// ([`NOT_ENTITIES`]: `thread_id`, `shard_id`, `partition_id`, `worker_id`, Windows'
+/// `EventID`, ...).
 pub(super) fn is_id_key(key: &[u8]) -> bool {
     let key = key.strip_suffix(b"[]").unwrap_or(key);
-    let key = match memrchr(b'.', key) {
-        Some(dot) => &key[dot + 1..],
-        None => key,
+    let (nested, key) = match memrchr(b'.', key) {
+        Some(dot) => (true, &key[dot + 1..]),
+        None => (false, key),
     };
-    key.eq_ignore_ascii_case(b"id")
-        || key.ends_with(b"_id")
-        || (key.len() > 2 && (key.ends_with(b"Id") || key.ends_with(b"ID")))
+    let key = key.strip_suffix(b"[]").unwrap_or(key);
+    if key.eq_ignore_ascii_case(b"id") {
+        return nested;
+    }
+    let Some(name) = key
+        .strip_suffix(b"_id")
+        .or_else(|| key.strip_suffix(b"_ID"))
+        .or_else(|| (key.len() > 2).then(|| key.strip_suffix(b"Id")).flatten())
+        .or_else(|| (key.len() > 2).then(|| key.strip_suffix(b"ID")).flatten())
+    else {
+        return false;
+    };
+    let word = last_word(name);
+    !NOT_ENTITIES.iter().any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// Words before `_id` whose integers number threads, shards and events, not entities: the
+/// `integer-ids` rule and nil checks skip their keys.
+const NOT_ENTITIES: [&[u8]; 9] = [
+    b"thread",
+    b"shard",
+    b"partition",
+    b"worker",
+    b"process",
+    b"event",
+    b"cpu",
+    b"core",
+    b"goroutine",
+];
+
+/// The last word of a snake_case or camelCase name: `partition` of `kafka_partition`,
+/// `Partition` of `kafkaPartition`.
+fn last_word(name: &[u8]) -> &[u8] {
+    let snake = memrchr(b'_', name).map_or(0, |i| i + 1);
+    let camel = (1..name.len())
+        .rev()
+        .find(|&i| name[i].is_ascii_uppercase() && name[i - 1].is_ascii_lowercase())
+        .unwrap_or(0);
+    &name[snake.max(camel)..]
 }
 
 /// Most digits an integer ID has (u64 has 20): longer digit runs are not taken as integers,

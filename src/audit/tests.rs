@@ -10,9 +10,8 @@ use super::rules::NilKind;
 #[test]
 fn id_like_keys() {
     for key in [
-        "id",
-        "ID",
-        "Id",
+        "order.id",
+        "order.ID",
         "user_id",
         "userId",
         "userID",
@@ -24,7 +23,26 @@ fn id_like_keys() {
         assert!(is_id_key(key.as_bytes()), "{key}");
     }
     for key in [
-        "paid", "valid", "pid", "uuid", "idx", "id_card", "ident", "Id.x",
+        "paid",
+        "valid",
+        "pid",
+        "uuid",
+        "idx",
+        "id_card",
+        "ident",
+        "Id.x",
+        // Integers that number no entity: the record's own number, threads, shards, events.
+        "id",
+        "Id",
+        "thread_id",
+        "threadId",
+        "ctx.ThreadID",
+        "shard_id",
+        "kafka_partition_id",
+        "kafkaPartitionId",
+        "worker_id",
+        "EventID",
+        "process_id",
     ] {
         assert!(!is_id_key(key.as_bytes()), "{key}");
     }
