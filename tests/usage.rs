@@ -282,5 +282,8 @@ fn integer_ids_are_entity_keys_only() {
         .map(|f| f["field"].as_str().unwrap())
         .collect();
     assert_eq!(fields.len(), 2, "{rule}");
-    assert!(fields.contains(&"customer_id") && fields.contains(&"order.id"), "{fields:?}");
+    assert!(
+        fields.contains(&"customer_id") && fields.contains(&"order.id"),
+        "{fields:?}"
+    );
 }

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 
+use base64::Engine;
 use serde::Serialize;
 
 use crate::id::{Kind, Parsed};
@@ -44,11 +45,31 @@ struct JsonLine<'a> {
     line: u64,
     /// The line's own time, RFC 3339 UTC; null when it has none.
     ts: Option<String>,
-    text: Cow<'a, str>,
+    text: JsonText<'a>,
     matches: Vec<JsonMatch<'a>>,
     /// Present (true) only on lines shown around a match by -A/-B/-C.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     context: bool,
+}
+
+/// A line's text: a string when it is UTF-8, else `{"bytes": base64}` as ripgrep writes it, so
+/// that the matches' byte offsets point into what the reader decodes.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum JsonText<'a> {
+    Text(&'a str),
+    Bytes { bytes: String },
+}
+
+impl<'a> JsonText<'a> {
+    fn of(line: &'a [u8]) -> JsonText<'a> {
+        match std::str::from_utf8(line) {
+            Ok(text) => JsonText::Text(text),
+            Err(_) => JsonText::Bytes {
+                bytes: base64::engine::general_purpose::STANDARD.encode(line),
+            },
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -131,7 +152,7 @@ impl Printer {
             ts: record
                 .and_then(Analysis::time_ms)
                 .map(|ms| Clock::utc().format(ms)),
-            text: String::from_utf8_lossy(m.line),
+            text: JsonText::of(m.line),
             matches: m
                 .hits
                 .iter()
