@@ -3,7 +3,8 @@
 //! xz compression, recognised by magic bytes rather than by name.
 //!
 //! Log trees are not source trees: hidden files are searched and no `.gitignore` applies.
-//! Symbolic links are followed only when asked (`-L`). Files are read through `read(2)`, never
+//! Symbolic links met in the walk are followed only when asked (`-L`); a link named on the
+//! command line is always followed, as ripgrep does. Files are read through `read(2)`, never
 //! mapped: a log rotated (truncated) under a mapping would kill the process with SIGBUS.
 
 use std::fs::File;
@@ -109,9 +110,18 @@ pub fn walk(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, Stri
                     if file_type.is_dir() {
                         continue;
                     }
-                    if file_type.is_symlink() && entry.depth() > 0 {
-                        // Not followed without -L (with -L the walker resolves links itself).
-                        continue;
+                    if file_type.is_symlink() {
+                        if entry.depth() > 0 {
+                            // Not followed without -L (with -L the walker resolves links
+                            // itself).
+                            continue;
+                        }
+                        if entry.path().is_dir() {
+                            // Named on the command line, a link is followed as ripgrep
+                            // follows it: the walker goes into the directory it names and
+                            // yields its files; the link itself is no file to read.
+                            continue;
+                        }
                     }
                     if !file_type.is_file() && entry.depth() > 0 {
                         // A FIFO, socket or device met in a directory, as ripgrep skips them:

@@ -1,0 +1,87 @@
+//! What counts as an input and how it is read, in every command: symbolic links named on the
+//! command line, the same file named twice, gzip padding and trailing garbage, byte-order
+//! marks and UTF-16.
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use crate::support::idgrep;
+
+const ID: &str = "01m8kbygm5ng2pshny302zvwbs";
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    idgrep()
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every command over `path` in `dir`, with its output and a piece of it that shows the
+/// two lines of [`LOG`] were read once each.
+fn every_command(dir: &Path, path: &str) -> Vec<(&'static str, Output, &'static str)> {
+    vec![
+        ("search", run_in(dir, &["-c", ID, path]), "2\n"),
+        ("ids", run_in(dir, &["ids", "--json", path]), "\"lines\":2,"),
+        (
+            "timeline",
+            run_in(dir, &["timeline", "--format", "csv", ID, path]),
+            "paid",
+        ),
+        (
+            "audit",
+            run_in(dir, &["audit", "--json", path]),
+            "\"inputs\":1,\"lines_with_ids\":2,",
+        ),
+    ]
+}
+
+const LOG: &str = "2026-12-01T10:00:00Z INFO order_id=01m8kbygm5ng2pshny302zvwbs placed\n\
+                   2026-12-01T10:00:05Z INFO order_id=01m8kbygm5ng2pshny302zvwbs paid\n";
+
+#[cfg(unix)]
+#[test]
+fn a_link_named_on_the_command_line_is_followed_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    std::fs::write(dir.path().join("real/a.log"), LOG).unwrap();
+    std::os::unix::fs::symlink("real", dir.path().join("linkdir")).unwrap();
+    std::os::unix::fs::symlink("real/a.log", dir.path().join("linkfile")).unwrap();
+    for path in ["linkdir", "linkfile"] {
+        for (command, out, expected) in every_command(dir.path(), path) {
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{command} {path}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stderr(&out).is_empty(),
+                "{command} {path}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stdout(&out).contains(expected),
+                "{command} {path}: {}",
+                stdout(&out)
+            );
+        }
+    }
+    let search = run_in(dir.path(), &["-n", ID, "linkdir"]);
+    assert_eq!(
+        stdout(&search),
+        format!(
+            "linkdir/a.log:1:{}",
+            LOG.replace("\n2026", "\nlinkdir/a.log:2:2026")
+        )
+    );
+}
