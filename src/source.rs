@@ -138,6 +138,34 @@ pub fn walk(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, Stri
     Ok(inputs)
 }
 
+/// The inputs without the files already listed under another name (the same path twice,
+/// overlapping globs, a directory and a file inside it, a hard link): the first occurrence
+/// in walk order is kept. Counting and timeline commands read each file once; a search
+/// prints every path it is given, as ripgrep does.
+pub fn distinct(inputs: Vec<Input>) -> Vec<Input> {
+    let mut seen = std::collections::HashSet::new();
+    inputs
+        .into_iter()
+        .filter(|input| match input {
+            Input::File(path) => file_key(path).is_none_or(|key| seen.insert(key)),
+            _ => true,
+        })
+        .collect()
+}
+
+/// What tells one file from another whatever its path: device and inode.
+#[cfg(unix)]
+fn file_key(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// What tells one file from another whatever its path: the path with links resolved.
+#[cfg(not(unix))]
+fn file_key(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
 /// `path` as output names it: `./logs/a.log` is `logs/a.log` when no path was given.
 fn shown(path: PathBuf, options: &WalkOptions) -> PathBuf {
     match path.strip_prefix(".") {

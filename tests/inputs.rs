@@ -85,3 +85,52 @@ fn a_link_named_on_the_command_line_is_followed_in_every_command() {
         )
     );
 }
+
+/// Overlapping paths and a hard link name one file four times: `ids`, `timeline` and `audit`
+/// read it once, under the first name in walk order; a search prints it under every name,
+/// as ripgrep does.
+#[cfg(unix)]
+#[test]
+fn a_file_named_twice_is_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("logs/api")).unwrap();
+    std::fs::write(dir.path().join("logs/api/a.log"), LOG).unwrap();
+    std::fs::hard_link(
+        dir.path().join("logs/api/a.log"),
+        dir.path().join("hard.log"),
+    )
+    .unwrap();
+    let paths = ["logs", "logs/api", "logs/api/a.log", "hard.log"];
+    let with = |args: &[&str]| -> Output {
+        let mut all = args.to_vec();
+        all.extend_from_slice(&paths);
+        run_in(dir.path(), &all)
+    };
+    let ids = with(&["ids", "--json"]);
+    assert_eq!(ids.status.code(), Some(0), "{}", stderr(&ids));
+    assert!(
+        stdout(&ids).contains("\"lines\":2,\"occurrences\":2,\"files\":[\"logs/api/a.log\"]"),
+        "{}",
+        stdout(&ids)
+    );
+    let timeline = with(&["timeline", "--format", "csv", ID]);
+    assert_eq!(timeline.status.code(), Some(0), "{}", stderr(&timeline));
+    assert_eq!(
+        stdout(&timeline).lines().count(),
+        3,
+        "{}",
+        stdout(&timeline)
+    );
+    let audit = with(&["audit", "--json"]);
+    assert_eq!(audit.status.code(), Some(0), "{}", stderr(&audit));
+    assert!(
+        stdout(&audit).contains("\"inputs\":1,\"lines_with_ids\":2,"),
+        "{}",
+        stdout(&audit)
+    );
+    let search = with(&["-c", ID]);
+    assert_eq!(
+        stdout(&search),
+        "logs/api/a.log:2\nlogs/api/a.log:2\nlogs/api/a.log:2\nhard.log:2\n"
+    );
+}
