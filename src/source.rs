@@ -8,7 +8,7 @@
 //! mapped: a log rotated (truncated) under a mapping would kill the process with SIGBUS.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -313,7 +313,7 @@ pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Se
     let whole = io::Cursor::new(head).chain(raw);
     let decoder: Box<dyn Read + Send> = match compression {
         Compression::None => return Ok(Box::new(whole)),
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(whole)),
+        Compression::Gzip => Box::new(GzipMembers::new(whole)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(whole)?),
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(whole)),
         Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(whole)),
@@ -322,6 +322,80 @@ pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Se
         inner: decoder,
         format: compression.name(),
     }))
+}
+
+/// Concatenated gzip members read to the end, as `gzip -dc` reads them: zero bytes after the
+/// last member (the padding of tape and block-padded archives) end the input; anything else
+/// after a complete member ends it with [`TrailingGarbage`].
+struct GzipMembers<R: Read> {
+    decoder: Option<flate2::bufread::GzDecoder<io::BufReader<R>>>,
+}
+
+impl<R: Read> GzipMembers<R> {
+    fn new(raw: R) -> Self {
+        // The buffer flate2's own multi-member reader uses.
+        let buffered = io::BufReader::with_capacity(32 * 1024, raw);
+        GzipMembers {
+            decoder: Some(flate2::bufread::GzDecoder::new(buffered)),
+        }
+    }
+}
+
+impl<R: Read> Read for GzipMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(decoder) = &mut self.decoder else {
+                return Ok(0);
+            };
+            let n = decoder.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let mut rest = self.decoder.take().expect("read above").into_inner();
+            let next = rest.fill_buf()?.first().copied();
+            match next {
+                None => return Ok(0),
+                Some(0x1f) => self.decoder = Some(flate2::bufread::GzDecoder::new(rest)),
+                Some(0) if only_zeros_left(&mut rest)? => return Ok(0),
+                Some(_) => return Err(io::Error::new(io::ErrorKind::InvalidData, TrailingGarbage)),
+            }
+        }
+    }
+}
+
+/// Reads `reader` to the end; true if every byte left was zero.
+fn only_zeros_left(reader: &mut impl io::BufRead) -> io::Result<bool> {
+    loop {
+        let bytes = reader.fill_buf()?;
+        if bytes.is_empty() {
+            return Ok(true);
+        }
+        if bytes.iter().any(|&b| b != 0) {
+            return Ok(false);
+        }
+        let n = bytes.len();
+        reader.consume(n);
+    }
+}
+
+/// Bytes after the last complete member of an archive that are neither a member nor padding.
+/// Everything before them was read whole (see [`ends_whole`]); gzip's own words name it.
+#[derive(Debug)]
+pub struct TrailingGarbage;
+
+impl std::fmt::Display for TrailingGarbage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("trailing garbage ignored")
+    }
+}
+
+impl std::error::Error for TrailingGarbage {}
+
+/// Whether a read error came after every byte of the input's content: its last line, even
+/// without a final newline, is whole and can be searched.
+pub fn ends_whole(err: &io::Error) -> bool {
+    err.get_ref()
+        .is_some_and(|inner| inner.is::<TrailingGarbage>())
 }
 
 /// Prefixes decoder errors with the format, so `unexpected end of file` reads as
@@ -333,9 +407,13 @@ struct Labelled {
 
 impl Read for Labelled {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner
-            .read(buf)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {}", self.format, io_reason(&e))))
+        self.inner.read(buf).map_err(|e| {
+            if ends_whole(&e) {
+                // Said in gzip's words, which need no prefix.
+                return e;
+            }
+            io::Error::new(e.kind(), format!("{}: {}", self.format, io_reason(&e)))
+        })
     }
 }
 
@@ -382,6 +460,53 @@ mod tests {
         let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 1);
         xz.write_all(&text).unwrap();
         assert_eq!(read_all(xz.finish().unwrap()).unwrap(), text);
+    }
+
+    fn gzip(text: &[u8]) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(text).unwrap();
+        enc.finish().unwrap()
+    }
+
+    /// Reads at most `step` bytes at a time, to the end or the first error.
+    fn read_in_steps(bytes: Vec<u8>, step: usize) -> (Vec<u8>, Option<io::Error>) {
+        let mut reader = decompress(Box::new(io::Cursor::new(bytes))).unwrap();
+        let mut out = Vec::new();
+        let mut buf = vec![0; step];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => return (out, None),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => return (out, Some(e)),
+            }
+        }
+    }
+
+    #[test]
+    fn zero_padding_after_the_last_gzip_member_ends_the_input() {
+        let mut padded = gzip(b"one\n");
+        padded.extend(gzip(b"two"));
+        padded.extend(vec![0; 70_000]);
+        for step in [1, 7, 65_536] {
+            let (out, err) = read_in_steps(padded.clone(), step);
+            assert_eq!(out, b"one\ntwo", "step {step}");
+            assert!(err.is_none(), "step {step}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn garbage_after_a_gzip_member_follows_its_whole_content() {
+        for garbage in [&b"junk"[..], b"\0\0\0x"] {
+            let mut bytes = gzip(b"one\ntwo");
+            bytes.extend_from_slice(garbage);
+            for step in [1, 65_536] {
+                let (out, err) = read_in_steps(bytes.clone(), step);
+                assert_eq!(out, b"one\ntwo");
+                let err = err.expect("trailing garbage is reported");
+                assert!(ends_whole(&err));
+                assert_eq!(io_reason(&err), "trailing garbage ignored");
+            }
+        }
     }
 
     #[test]

@@ -134,3 +134,46 @@ fn a_file_named_twice_is_counted_once() {
         "logs/api/a.log:2\nlogs/api/a.log:2\nlogs/api/a.log:2\nhard.log:2\n"
     );
 }
+
+fn gzip(text: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(text).unwrap();
+    enc.finish().unwrap()
+}
+
+/// Zero padding after the last member is read past, as `gzip -dc` does; other bytes there
+/// keep every line (the last one has no newline) and fail the run in gzip's words.
+#[test]
+fn gzip_padding_is_ignored_and_trailing_garbage_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = LOG.trim_end().as_bytes();
+    let mut padded = gzip(log);
+    padded.extend(vec![0; 10_240 - padded.len() % 10_240]);
+    std::fs::write(dir.path().join("padded.gz"), padded).unwrap();
+    let mut garbage = gzip(log);
+    garbage.extend_from_slice(b"\0\0junk\n");
+    std::fs::write(dir.path().join("garbage.gz"), garbage).unwrap();
+    for (command, out, expected) in every_command(dir.path(), "padded.gz") {
+        assert_eq!(out.status.code(), Some(0), "{command}: {}", stderr(&out));
+        assert!(stderr(&out).is_empty(), "{command}: {}", stderr(&out));
+        assert!(
+            stdout(&out).contains(expected),
+            "{command}: {}",
+            stdout(&out)
+        );
+    }
+    for (command, out, expected) in every_command(dir.path(), "garbage.gz") {
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            "idgrep: garbage.gz: trailing garbage ignored\n",
+            "{command}"
+        );
+        assert!(
+            stdout(&out).contains(expected),
+            "{command}: {}",
+            stdout(&out)
+        );
+    }
+}
