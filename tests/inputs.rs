@@ -177,3 +177,59 @@ fn gzip_padding_is_ignored_and_trailing_garbage_reported() {
         );
     }
 }
+
+/// A UTF-8 byte-order mark is neither printed nor hides the first line's time; UTF-16 logs
+/// (either byte order, plain or gzipped) are read as their text in every command.
+#[test]
+fn byte_order_marks_are_dropped_and_utf16_is_transcoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend_from_slice(LOG.as_bytes());
+    std::fs::write(dir.path().join("bom.log"), bom).unwrap();
+    let windows = LOG.replace('\n', "\r\n");
+    let le: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(windows.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let be: Vec<u8> = [0xfe, 0xff]
+        .into_iter()
+        .chain(windows.encode_utf16().flat_map(u16::to_be_bytes))
+        .collect();
+    std::fs::write(dir.path().join("le.log"), &le).unwrap();
+    std::fs::write(dir.path().join("be.log"), &be).unwrap();
+    std::fs::write(dir.path().join("le.log.gz"), gzip(&le)).unwrap();
+    for path in ["bom.log", "le.log", "be.log", "le.log.gz"] {
+        for (command, out, expected) in every_command(dir.path(), path) {
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{command} {path}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stderr(&out).is_empty(),
+                "{command} {path}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stdout(&out).contains(expected),
+                "{command} {path}: {}",
+                stdout(&out)
+            );
+        }
+        let search = run_in(dir.path(), &["-n", ID, path]);
+        let numbered: String = LOG
+            .lines()
+            .enumerate()
+            .map(|(i, line)| format!("{}:{line}\n", i + 1))
+            .collect();
+        assert_eq!(stdout(&search), numbered, "{path}");
+        // The first line's own time, not one inferred from the ID.
+        let timeline = run_in(dir.path(), &["timeline", "--format", "csv", ID, path]);
+        assert!(
+            stdout(&timeline).contains("2026-12-01T10:00:00.000Z,false,"),
+            "{path}: {}",
+            stdout(&timeline)
+        );
+    }
+}
