@@ -15,6 +15,7 @@ use std::io::{self, Read};
 use memchr::{memchr, memrchr};
 
 use crate::scan::{Hit, Matcher, Numbering};
+use crate::source;
 
 /// Size of the read buffer. Large enough that syscalls and the per-buffer overhead vanish,
 /// small enough to stay in L2 and keep memory flat per thread.
@@ -150,7 +151,11 @@ pub fn search_with_chunks(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 // Complete lines read before the damage have been searched already; the
-                // partial line after the last newline is not a line we can vouch for.
+                // partial line after the last newline is not a line we can vouch for, unless
+                // the error came after the whole content.
+                if len > 0 && source::ends_whole(&e) {
+                    lines.process(&buf[..len], &mut outcome, &mut on_chunk, on_line);
+                }
                 outcome.error = Some(e);
                 return outcome;
             }

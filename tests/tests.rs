@@ -5,6 +5,7 @@ mod audit;
 mod cli;
 mod generate;
 mod ids;
+mod inputs;
 mod live;
 mod oracle;
 mod support;

@@ -9,7 +9,7 @@ use crate::par;
 use crate::writer;
 
 pub fn run(config: AuditConfig) -> Exit {
-    let inputs = match super::inputs(&config.input) {
+    let inputs = match super::distinct_inputs(&config.input) {
         Ok(inputs) => inputs,
         Err(exit) => return exit,
     };

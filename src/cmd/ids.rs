@@ -15,7 +15,7 @@ use crate::text;
 use crate::writer;
 
 pub fn run(config: IdsConfig) -> Exit {
-    let inputs = match super::inputs(&config.input) {
+    let inputs = match super::distinct_inputs(&config.input) {
         Ok(inputs) => inputs,
         Err(exit) => return exit,
     };

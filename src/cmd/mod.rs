@@ -46,3 +46,9 @@ pub fn inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
     }
     Ok(inputs)
 }
+
+/// [`inputs`] with each file once, however many paths name it: what `ids`, `timeline` and
+/// `audit` count.
+pub fn distinct_inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
+    inputs(config).map(source::distinct)
+}

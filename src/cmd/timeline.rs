@@ -13,7 +13,7 @@ use crate::timeline;
 use crate::writer;
 
 pub fn run(config: TimelineConfig) -> Exit {
-    let inputs = match super::inputs(&config.input) {
+    let inputs = match super::distinct_inputs(&config.input) {
         Ok(inputs) => inputs,
         Err(exit) => return exit,
     };
