@@ -287,3 +287,47 @@ fn integer_ids_are_entity_keys_only() {
         "{fields:?}"
     );
 }
+
+#[test]
+fn an_export_inside_the_searched_folder_is_the_same_on_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let log = logs.join("api.log");
+    std::fs::write(&log, format!("order={HOT}\n")).unwrap();
+    let logs = logs.to_str().unwrap();
+    for format in ["html", "csv", "ndjson", "md", "json", "txt"] {
+        let export = dir.path().join("logs").join(format!("incident.{format}"));
+        let export = export.to_str().unwrap();
+        let first = run(&["timeline", HOT, logs, "-o", export]);
+        assert_eq!(
+            first.status.code(),
+            Some(0),
+            "{format}: {}",
+            text(&first.stderr)
+        );
+        let made = std::fs::read(export).unwrap();
+        // The second run meets the first one's export in the folder, and leaves it out.
+        let second = run(&["timeline", HOT, logs, "-o", export]);
+        assert_eq!(
+            second.status.code(),
+            Some(0),
+            "{format}: {}",
+            text(&second.stderr)
+        );
+        assert!(
+            text(&second.stderr).contains("an earlier export, not read"),
+            "{format}"
+        );
+        assert_eq!(std::fs::read(export).unwrap(), made, "{format}");
+        std::fs::remove_file(export).unwrap();
+    }
+    // A log named as the export is refused and left whole.
+    let o = run(&["timeline", HOT, logs, "-o", log.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("-o names one of the logs"));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("order={HOT}\n")
+    );
+}

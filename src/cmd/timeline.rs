@@ -13,24 +13,35 @@ use crate::timeline;
 use crate::writer;
 
 pub fn run(config: TimelineConfig) -> Exit {
-    let inputs = match super::distinct_inputs(&config.input) {
+    let mut inputs = match super::distinct_inputs(&config.input) {
         Ok(inputs) => inputs,
         Err(exit) => return exit,
     };
     // The export file is created before anything is read, as a shell redirection would be:
     // a path that cannot be written fails at once, not after a long scan. Creating it
-    // empties it, so it must not be one of the logs.
+    // empties it, so it must not be one of the logs; an earlier export that the walk met
+    // again in a searched directory is left out of the inputs, so that a second run reads
+    // what the first read.
     if let Destination::File(path) = &config.destination
-        && inputs.iter().any(|input| match input {
+        && let Some(at) = inputs.iter().position(|input| match input {
             Input::File(log) => same_file::is_same_file(log, path).unwrap_or(false),
             _ => false,
         })
     {
-        report(&format!(
-            "{}: -o names one of the logs to read; choose another file",
-            path.display()
-        ));
-        return Exit::Error;
+        let named = config
+            .input
+            .paths
+            .iter()
+            .any(|p| same_file::is_same_file(p, path).unwrap_or(false));
+        if named || !earlier_export(path) {
+            report(&format!(
+                "{}: -o names one of the logs to read; choose another file",
+                path.display()
+            ));
+            return Exit::Error;
+        }
+        report(&format!("{}: an earlier export, not read", path.display()));
+        inputs.remove(at);
     }
     let export = match &config.destination {
         Destination::File(path) => match std::fs::File::create(path) {
@@ -95,6 +106,14 @@ fn write_file(
     let mut out = io::BufWriter::new(file);
     let result = write(&mut out).and_then(|()| out.flush());
     result.map_err(|e| export_failed(path, &e))
+}
+
+/// Whether the file at `path` begins as an export of this command does (its first 4 KiB).
+fn earlier_export(path: &Path) -> bool {
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .and_then(|file| file.take(4096).read_to_end(&mut head))
+        .is_ok_and(|_| render::is_export(&head))
 }
 
 /// Reports that the export file at `path` could not be created or written.

@@ -46,6 +46,23 @@ pub struct Style {
     pub width: Option<usize>,
 }
 
+/// Whether `head`, the first bytes of a file, begin an export this printer writes, in any
+/// format: an earlier `-o` file that a walk meets again is then known from a log.
+pub fn is_export(head: &[u8]) -> bool {
+    let first_line = head.split(|&b| b == b'\n').next().unwrap_or(head);
+    let contains = |needle: &[u8]| first_line.windows(needle.len()).any(|w| w == needle);
+    head.is_empty()
+        || head.starts_with(b"id        ")
+        || head.starts_with(b"ts,ts_inferred,rule,path,line,field,via,text")
+        || head.starts_with(b"## Timeline of `")
+        || head.starts_with(b"{\"traceEvents\":")
+        || (head.starts_with(b"<!DOCTYPE html>")
+            && head.windows(18).any(|w| w == b"<title>Timeline of"))
+        || (head.starts_with(b"{\"ts\":")
+            && contains(b"\"ts_inferred\":")
+            && contains(b"\"rule\":"))
+}
+
 /// Writes `timeline` in `format`.
 pub fn write(
     out: &mut dyn Write,
