@@ -331,3 +331,30 @@ fn an_export_inside_the_searched_folder_is_the_same_on_every_run() {
         format!("order={HOT}\n")
     );
 }
+
+#[test]
+fn on_a_terminal_timeline_rows_fit_its_width_with_wide_characters() {
+    use unicode_width::UnicodeWidthStr;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("jp.log");
+    let wide = "注文の支払いが失敗しました🚀".repeat(8);
+    std::fs::write(&log, format!("{wide} order={HOT}\n{wide} retry {HOT}\n")).unwrap();
+    let inner = format!(
+        "COLUMNS=80 '{}' timeline --color never {HOT} '{}'",
+        env!("CARGO_BIN_EXE_idgrep"),
+        log.display()
+    );
+    let o = std::process::Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("the terminal test needs util-linux's script (Debian's bsdutils)");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let rows: Vec<&str> = out.lines().filter(|l| l.contains('…')).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    for row in out.lines() {
+        let row = row.trim_end_matches('\r');
+        assert!(row.width() <= 80, "{} columns: {row}", row.width());
+    }
+}

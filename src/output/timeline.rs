@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde::Serialize;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::text::{HEADER_COLOR, MATCH_COLOR, csv_cell, escape_into, paint};
 use crate::time::Clock;
@@ -562,37 +563,44 @@ fn pad(buf: &mut Vec<u8>, shown: usize, width: usize) {
     }
 }
 
-/// Columns a cell of escaped (valid UTF-8) text takes, one per character.
+/// Columns a cell of escaped (valid UTF-8) text takes on a terminal: two for CJK characters
+/// and most emoji, none for combining marks (Unicode's East Asian Width).
 fn text_width(cell: &[u8]) -> usize {
     if cell.is_ascii() {
         return cell.len();
     }
-    String::from_utf8_lossy(cell).chars().count()
+    String::from_utf8_lossy(cell).width()
 }
 
-/// Cuts escaped text to `width` characters, the last one an ellipsis when cut; returns the
-/// characters kept.
+/// Cuts escaped text to `width` terminal columns, the last one an ellipsis when cut; returns
+/// the columns kept.
 fn cut(cell: &mut Vec<u8>, width: usize) -> usize {
     // Most cells are short ASCII: no copy to count or cut them.
     if cell.is_ascii() && cell.len() <= width {
         return cell.len();
     }
     let text = String::from_utf8_lossy(cell).into_owned();
-    let count = text.chars().count();
-    if count <= width {
-        return count;
+    let columns = text.width();
+    if columns <= width {
+        return columns;
     }
-    let end = text
-        .char_indices()
-        .nth(width.saturating_sub(1))
-        .map_or(text.len(), |(i, _)| i);
+    // Keep whole characters within one column less than `width`, for the ellipsis.
+    let (mut end, mut kept) = (0, 0);
+    for (i, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if kept + w > width.saturating_sub(1) {
+            break;
+        }
+        kept += w;
+        end = i + c.len_utf8();
+    }
     cell.clear();
     cell.extend_from_slice(&text.as_bytes()[..end]);
     cell.extend_from_slice("\u{2026}".as_bytes());
-    width
+    kept + 1
 }
 
-/// The log line, escaped, the ID highlighted in colour, cut to `budget` characters.
+/// The log line, escaped, the ID highlighted in colour, cut to `budget` terminal columns.
 fn write_line_text(buf: &mut Vec<u8>, line: &Line, budget: Option<usize>, color: bool) {
     let mut left = budget.unwrap_or(usize::MAX);
     let mut at = 0;
@@ -858,5 +866,18 @@ mod tests {
         let mut long = b"order_id".to_vec();
         assert_eq!(cut(&mut long, 5), 5);
         assert_eq!(String::from_utf8(long).unwrap(), "orde\u{2026}");
+    }
+
+    #[test]
+    fn cutting_counts_terminal_columns_for_wide_characters() {
+        // Each CJK character and this emoji take two columns.
+        let mut cjk = "注文が失敗しました".as_bytes().to_vec();
+        assert_eq!(text_width(&cjk), 18);
+        assert_eq!(cut(&mut cjk, 8), 7);
+        assert_eq!(String::from_utf8(cjk).unwrap(), "注文が\u{2026}");
+        let mut emoji = "ok \u{1f680} sent".as_bytes().to_vec();
+        assert_eq!(text_width(&emoji), 10);
+        assert_eq!(cut(&mut emoji, 6), 6);
+        assert_eq!(String::from_utf8(emoji).unwrap(), "ok \u{1f680}\u{2026}");
     }
 }
