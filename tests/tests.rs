@@ -9,4 +9,5 @@ mod live;
 mod oracle;
 mod support;
 mod timeline;
+mod times;
 mod vectors;
