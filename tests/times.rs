@@ -95,3 +95,42 @@ fn go_nginx_jul_and_apache_times_place_their_lines() {
         ]
     );
 }
+
+#[test]
+fn an_untimed_run_longer_than_the_read_buffer_reads_back_to_the_last_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = String::from("2026-12-01T10:00:00.250Z ERROR worker crashed\n");
+    while log.len() < 320 * 1024 {
+        log.push_str("\tat org.example.worker.Handler.process(Handler.java:42)\n");
+    }
+    log.push_str(&format!("\tat order {ID}\n"));
+    let lines = log.lines().count() as u64;
+    log.push_str("2026-12-01T10:05:00Z INFO next\n");
+    let path = write(dir.path(), "trace.log", &log);
+    assert_eq!(
+        timeline(ID, &[&path]),
+        [row(
+            "trace.log",
+            lines,
+            "inferred",
+            "2026-12-01T10:00:00.250Z"
+        )]
+    );
+}
+
+#[test]
+fn a_file_with_timestamps_only_after_the_lines_is_not_called_untimed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "late.log",
+        &format!("starting order {ID}\n2026-12-01T10:00:00Z INFO ready\n"),
+    );
+    assert_eq!(
+        timeline(ID, &[&path]),
+        [row("late.log", 1, "inferred", "2026-12-01T10:00:00.000Z")]
+    );
+    let text = run(&["timeline", ID, &path, "--color", "never"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(!text.contains("no timestamps"), "{text}");
+}
