@@ -134,3 +134,46 @@ fn a_file_with_timestamps_only_after_the_lines_is_not_called_untimed() {
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(!text.contains("no timestamps"), "{text}");
 }
+
+/// A ULID of 10889: its time has no RFC 3339 form.
+const FAR: &str = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ";
+const FAR_MS: u64 = 281_474_976_710_655;
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn ids_dated_after_9999_have_null_times_in_json_and_readable_text() {
+    let decoded = &json_lines(&run(&["decode", "--json", FAR]))[0];
+    assert_eq!(decoded["time"], Value::Null);
+    assert_eq!(decoded["unix_ms"], FAR_MS);
+    let text = String::from_utf8(run(&["decode", FAR]).stdout).unwrap();
+    assert!(
+        text.contains(&format!("time     unix_ms {FAR_MS} (after 9999)\n")),
+        "{text}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "far.log", &format!("order {FAR} packed\n"));
+    let ids = json_lines(&run(&["ids", "--json", &path]));
+    let far = ids
+        .iter()
+        .find(|r| r["id"].as_str() == Some(&FAR.to_lowercase()))
+        .unwrap();
+    assert_eq!(far["created"], Value::Null);
+
+    let line = &json_lines(&run(&["timeline", FAR, &path, "--format", "ndjson"]))[0];
+    assert_eq!(line["ts"], Value::Null);
+    assert_eq!(line["rule"], "id_time");
+    let trace: Value =
+        serde_json::from_slice(&run(&["timeline", FAR, &path, "--format", "trace"]).stdout)
+            .unwrap();
+    assert_eq!(trace["otherData"]["origin"], Value::Null);
+    let text = String::from_utf8(run(&["timeline", FAR, &path]).stdout).unwrap();
+    assert!(!text.contains("unix_ms:"), "{text}");
+    assert!(text.contains("(after 9999)"), "{text}");
+}
