@@ -30,10 +30,13 @@ impl Clock {
     }
 
     /// Appends `ms` as `2026-11-29T10:00:00.123Z` (UTC) or `2026-11-29T11:00:00.123+01:00`.
-    /// Times outside the years 0000-9999 appear as `unix_ms:N`.
+    /// A time RFC 3339 cannot write (outside the years 0000-9999) appears as
+    /// `unix_ms 253402300800000 (after 9999)`: text for people; machine output uses
+    /// [`Clock::rfc3339`] and writes none.
     pub fn write(&self, ms: i64, out: &mut Vec<u8>) {
-        if !(MIN_MS..=MAX_MS).contains(&ms) {
-            out.extend_from_slice(format!("unix_ms:{ms}").as_bytes());
+        if !self.writes_rfc3339(ms) {
+            let side = if ms < 0 { "before 0000" } else { "after 9999" };
+            out.extend_from_slice(format!("unix_ms {ms} ({side})").as_bytes());
             return;
         }
         // UTC without a jiff timestamp: three times per ID, checking one cost more than
@@ -48,9 +51,25 @@ impl Clock {
                     format!("{}", zoned.strftime("%Y-%m-%dT%H:%M:%S%.3f%:z")).as_bytes(),
                 );
             }
-            // jiff stops a day short of the end of 9999, to leave room for any offset.
-            Err(_) => out.extend_from_slice(format!("unix_ms:{ms}").as_bytes()),
+            Err(_) => unreachable!("writes_rfc3339 checks jiff's range"),
         }
+    }
+
+    /// Whether `ms` has an RFC 3339 form on this clock.
+    pub fn writes_rfc3339(&self, ms: i64) -> bool {
+        match &self.zone {
+            None => (MIN_MS..=MAX_MS).contains(&ms),
+            // jiff stops a day short of the ends of 0000-9999, to leave room for any offset.
+            Some(_) => {
+                (MIN_MS..=MAX_MS).contains(&ms) && jiff::Timestamp::from_millisecond(ms).is_ok()
+            }
+        }
+    }
+
+    /// `ms` in RFC 3339, for JSON and CSV: `None` (null) for a time it cannot write, beside
+    /// which the output gives the Unix milliseconds where it has them.
+    pub fn rfc3339(&self, ms: i64) -> Option<String> {
+        self.writes_rfc3339(ms).then(|| self.format(ms))
     }
 
     pub fn format(&self, ms: i64) -> String {
@@ -208,7 +227,16 @@ mod tests {
         assert_eq!(Clock::utc().format(MAX_MS), "9999-12-31T23:59:59.999Z");
         assert_eq!(
             Clock::utc().format(MAX_MS + 1),
-            format!("unix_ms:{}", MAX_MS + 1)
+            format!("unix_ms {} (after 9999)", MAX_MS + 1)
+        );
+        assert_eq!(
+            Clock::utc().format(MIN_MS - 1),
+            format!("unix_ms {} (before 0000)", MIN_MS - 1)
+        );
+        assert_eq!(Clock::utc().rfc3339(MAX_MS + 1), None);
+        assert_eq!(
+            Clock::utc().rfc3339(MAX_MS).as_deref(),
+            Some("9999-12-31T23:59:59.999Z")
         );
         let paris = Clock::in_zone(TimeZone::get("Europe/Paris").unwrap());
         assert_eq!(

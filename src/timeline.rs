@@ -7,10 +7,12 @@
 //! - [`Placement::Line`]: the line's own timestamp, read by [`crate::record`];
 //! - [`Placement::Inferred`]: a line without one takes the time of the nearest earlier line of the
 //!   same file that has one (read back through the buffered text, so a stack trace line gets
-//!   the time of its exception header even when that header does not mention the ID); a line
-//!   before the file's first timestamp takes the file's first matched time;
-//! - [`Placement::IdTime`]: a file with no timestamp at all on these lines is placed by the
-//!   embedded creation time of the ID that brought the line in (or of the timeline's ID);
+//!   the time of its exception header even when that header does not mention the ID, and
+//!   across read buffers, so a stack trace longer than the buffer does too); a line before the
+//!   file's first timestamp takes the file's first matched time, or when no matched line has
+//!   one, the file's first timestamp on any line;
+//! - [`Placement::IdTime`]: a file with no timestamp on any line is placed by the embedded
+//!   creation time of the ID that brought the line in (or of the timeline's ID);
 //! - [`Placement::Unplaced`]: none of these; such lines come last, in file and line order.
 //!
 //! Lines are sorted by time; ties keep file order, then line order.
@@ -22,12 +24,13 @@
 //! digests look the same), as in `idgrep ids`; the nil and max UUIDs are placeholders, never
 //! related.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memchr::memrchr;
+use memchr::{memchr, memrchr};
 
 use crate::exit;
 use crate::id::{Id, Kind, Shape};
@@ -198,6 +201,8 @@ struct Found {
     own_ms: Option<i64>,
     /// The time of the nearest earlier timestamped line of the file, if one was seen.
     prev_ms: Option<i64>,
+    /// The file's first timestamp, on any line.
+    file_first_ms: Option<i64>,
     /// Query indices of the pass's IDs on the line, by first position.
     queries: Vec<usize>,
     tokens: Vec<Token>,
@@ -332,7 +337,8 @@ fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Placeme
     for group in order.chunk_by(|&a, &b| found[a].0.file == found[b].0.file) {
         let first_ms = group
             .iter()
-            .find_map(|&i| found[i].0.own_ms.or(found[i].0.prev_ms));
+            .find_map(|&i| found[i].0.own_ms.or(found[i].0.prev_ms))
+            .or(found[group[0]].0.file_first_ms);
         for &i in group {
             let (f, via) = &found[i];
             placed[i] = match (f.own_ms, f.prev_ms, first_ms) {
@@ -526,10 +532,78 @@ fn search_pass(
 }
 
 /// Where the nearest earlier timestamped line of the current file was seen.
+#[derive(Default)]
 struct FileTimes {
     /// Lines up to this number have been read for a time (or are the matched lines).
     checked: u64,
+    /// The time of the last timestamped line up to `checked`.
     last_ms: Option<i64>,
+    /// The last timestamped line of the chunk being searched: its offset in the chunk and its
+    /// time. The chunk's bytes are gone when the next one is searched, so a long run of
+    /// untimed lines (a stack trace longer than the buffer) still reads back to it.
+    chunk_last: Option<(usize, i64)>,
+    /// The file's first timestamp, on any line.
+    first_ms: Option<i64>,
+}
+
+impl FileTimes {
+    /// Notes the times of a chunk before its matching lines are read: the end of the previous
+    /// chunk becomes checked, its last time the last seen, and this chunk's first and last
+    /// timestamped lines are found (reading forward for the file's first, back for the last).
+    fn enter_chunk(&mut self, chunk: &search::Chunk, records: &mut Records) {
+        if let Some((_, ms)) = self.chunk_last.take() {
+            self.last_ms = Some(ms);
+        }
+        self.checked = chunk.first_line_no.saturating_sub(1);
+        let bytes = chunk.bytes;
+        let mut first_at = 0;
+        if self.first_ms.is_none() {
+            let mut start = 0;
+            while start < bytes.len() {
+                let end = memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+                if let Some(t) = records.time(trim_cr(&bytes[start..end])) {
+                    self.first_ms = Some(t);
+                    first_at = start;
+                    break;
+                }
+                start = end + 1;
+            }
+            if self.first_ms.is_none() {
+                return;
+            }
+        }
+        let mut end = bytes.len();
+        if bytes.last() == Some(&b'\n') {
+            end -= 1;
+        }
+        loop {
+            let start = memrchr(b'\n', &bytes[..end]).map_or(0, |p| p + 1);
+            if let Some(t) = records.time(trim_cr(&bytes[start..end])) {
+                self.chunk_last = Some((start, t));
+                return;
+            }
+            if start <= first_at {
+                return;
+            }
+            end = start - 1;
+        }
+    }
+
+    /// Notes a matching line, `at` bytes into the chunk, with its own or inferred time: a
+    /// timestamped line of the chunk before it is no longer the last one seen.
+    fn matched(&mut self, line_no: u64, at: usize, time_ms: Option<i64>) {
+        self.checked = line_no;
+        if self.chunk_last.is_some_and(|(last, _)| last <= at) {
+            self.chunk_last = None;
+        }
+        if let Some(t) = time_ms {
+            self.last_ms = Some(t);
+        }
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// Up to this many hits on a line, [`scan_one`] lists their queries by comparing each with
@@ -559,11 +633,8 @@ fn scan_one(
         Ok(reader) => reader,
         Err(e) => return Some(Notice::failed(&e)),
     };
-    let mut records = Records::new(settings.zone.clone(), source::modified(input));
-    let mut times = FileTimes {
-        checked: 0,
-        last_ms: None,
-    };
+    let records = RefCell::new(Records::new(settings.zone.clone(), source::modified(input)));
+    let times = RefCell::new(FileTimes::default());
     let PassThread {
         scratch,
         lines,
@@ -571,12 +642,18 @@ fn scan_one(
         spans,
         fields,
     } = thread;
+    let first_found = lines.len();
     let options = SearchOptions {
         line_numbers: true,
         text: settings.text,
         ..SearchOptions::default()
     };
-    let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {
+    let mut on_chunk = |chunk: &search::Chunk| {
+        times
+            .borrow_mut()
+            .enter_chunk(chunk, &mut records.borrow_mut());
+    };
+    let mut on_line = |m: &search::LineMatch| {
         // Each query once, in the order of the hits; a set for a line with many (a test of
         // the list for each took quadratic time on a line of 200,000 related IDs).
         let mut queries = Vec::new();
@@ -606,22 +683,22 @@ fn scan_one(
         scan::for_each_token(m.line, |t| tokens.push(t));
         spans.clear();
         spans.extend(tokens.iter().map(|t| (t.start, t.end)));
+        let records = &mut records.borrow_mut();
+        let times = &mut times.borrow_mut();
         let own_ms = records.read(m.line, spans, fields);
         let prev_ms = if own_ms.is_some() {
             None
         } else {
-            previous_time(m.before, m.line_no, &times, &mut records)
+            previous_time(m.before, m.line_no, times, records)
         };
-        times.checked = m.line_no;
-        if let Some(t) = own_ms.or(prev_ms) {
-            times.last_ms = Some(t);
-        }
+        times.matched(m.line_no, m.before.len(), own_ms.or(prev_ms));
         lines.push(Found {
             file,
             line_no: m.line_no,
             text: m.line.into(),
             own_ms,
             prev_ms,
+            file_first_ms: None,
             queries,
             tokens: tokens
                 .iter()
@@ -636,13 +713,26 @@ fn scan_one(
                 .collect(),
         });
         true
-    });
+    };
+    let outcome = search::search_with_chunks(
+        matcher,
+        options,
+        &mut reader,
+        scratch,
+        Some(&mut on_chunk),
+        &mut on_line,
+    );
+    let file_first_ms = times.borrow().first_ms;
+    for found in &mut lines[first_found..] {
+        found.file_first_ms = file_first_ms;
+    }
     Notice::after_scan(outcome, "left out")
 }
 
 /// The time of the nearest timestamped line before line `line_no`, reading back through
 /// `before` (the buffered lines before it) no further than the lines already checked; past
-/// those, the last time seen in the file.
+/// those, the last time seen in the file (on a matching line, or the last of an earlier
+/// buffer).
 fn previous_time(
     before: &[u8],
     line_no: u64,
@@ -737,6 +827,7 @@ mod tests {
             text: Box::from(&b"x"[..]),
             own_ms,
             prev_ms,
+            file_first_ms: None,
             queries: vec![0],
             tokens: Vec::new(),
         }
@@ -827,6 +918,7 @@ mod tests {
         let fresh = FileTimes {
             checked: 0,
             last_ms: None,
+            ..FileTimes::default()
         };
         let four = jiff::Timestamp::from_second(1_796_025_604).unwrap();
         assert_eq!(
@@ -837,6 +929,7 @@ mod tests {
         let checked = FileTimes {
             checked: 3,
             last_ms: Some(7),
+            ..FileTimes::default()
         };
         assert_eq!(previous_time(before, 4, &checked, &mut records), Some(7));
         assert_eq!(previous_time(b"no time\n", 2, &fresh, &mut records), None);

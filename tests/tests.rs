@@ -10,5 +10,6 @@ mod live;
 mod oracle;
 mod support;
 mod timeline;
+mod times;
 mod usage;
 mod vectors;

@@ -36,7 +36,7 @@ impl Decoded {
             version: id.version(kind),
             variant: id.variant(kind).map(|v| v.name()),
             unix_ms,
-            time: unix_ms.map(|ms| crate::time::Clock::utc().format(ms)),
+            time: unix_ms.and_then(|ms| crate::time::Clock::utc().rfc3339(ms)),
             ulid: id.ulid(),
             uuid: id.uuid(),
             hex: id.hex(),
@@ -52,6 +52,7 @@ impl Decoded {
         out.push(b'\n');
         let time = match (&self.time, self.unix_ms) {
             (Some(t), Some(ms)) => format!("{t} (unix_ms {ms})"),
+            (None, Some(ms)) => crate::time::Clock::utc().format(ms),
             _ => "none (this kind carries no time)".to_string(),
         };
         let prefix = self.prefix.as_ref().map(|p| ("prefix", p.clone()));

@@ -309,7 +309,8 @@ impl RowBuffers {
         s.id.write_canonical(row.kind, text);
         let id_end = text.len();
         let times = [row.created_ms, s.first_ms(), s.last_ms()].map(|ms| {
-            ms.map(|ms| {
+            // An ID dated past 9999 has no RFC 3339 form: null (an empty CSV cell).
+            ms.filter(|&ms| clock.writes_rfc3339(ms)).map(|ms| {
                 let start = text.len();
                 clock.write(ms, text);
                 start..text.len()
@@ -600,7 +601,7 @@ mod tests {
                     "id": s.id.canonical(kind),
                     "kind": kind.name(),
                     "version": s.id.version(kind),
-                    "created": s.id.unix_ms(kind).map(|ms| clock.format(ms)),
+                    "created": s.id.unix_ms(kind).and_then(|ms| clock.rfc3339(ms)),
                     "lines": s.lines(),
                     "occurrences": s.occurrences(),
                     "files": files,

@@ -654,7 +654,7 @@ struct NdjsonLine<'a> {
 
 fn json_line<'a>(timeline: &'a Timeline, line: &'a Line, utc: &Clock) -> NdjsonLine<'a> {
     NdjsonLine {
-        ts: line.time_ms.map(|t| utc.format(t)),
+        ts: line.time_ms.and_then(|t| utc.rfc3339(t)),
         ts_inferred: matches!(line.placement, Placement::Inferred | Placement::IdTime),
         rule: line.placement.name(),
         path: &timeline.paths[line.file],

@@ -90,6 +90,23 @@ impl Path<'_> {
     }
 }
 
+impl Path<'_> {
+    /// Whether the value here is the line's time: a top-level time key, or MongoDB's
+    /// `{"t":{"$date":...}}`.
+    fn is_time(&self) -> bool {
+        match self.frames {
+            [_] => self.top_key().is_some_and(is_time_key),
+            [top, inner] if self.last_key && top.object && inner.object => {
+                !top.escaped
+                    && !inner.escaped
+                    && &self.line[inner.key.0..inner.key.1] == b"$date"
+                    && is_time_key(&self.line[top.key.0..top.key.1])
+            }
+            _ => false,
+        }
+    }
+}
+
 /// What the JSON walker reports to, in line order. The walker calls these for every key and
 /// value, so implementations keep them small and inlined, with a cheap test before any work.
 pub(super) trait Visit {
@@ -521,7 +538,7 @@ impl JsonFields<'_> {
 
     #[inline(never)]
     fn time(&mut self, path: Path<'_>, value: Value<'_>) {
-        if path.top_key().is_some_and(is_time_key) {
+        if path.is_time() {
             *self.time_ms = match value {
                 Value::Str(raw) => time_value(raw, self.ctx),
                 Value::Int(raw) | Value::Number(raw) => epoch_ms(raw),
@@ -545,7 +562,7 @@ impl Visit for JsonFields<'_> {
         if self.next_start < end {
             self.name(path, start, end);
         }
-        if self.want_time && path.frames.len() == 1 {
+        if self.want_time && path.frames.len() <= 2 {
             self.time(path, value);
         }
     }

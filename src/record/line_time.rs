@@ -1,22 +1,30 @@
 //! A line's own time, in Unix milliseconds, read only when asked. A time without an offset is
 //! in the context's zone; in a zone with a daylight saving gap or fold, the later offset of a
 //! gap and the earlier of a fold apply (jiff's "compatible" rule). An impossible date or time
-//! (Feb 30, 24:00) gives none.
-//! - JSON: the first top-level key among `ts`, `time`, `timestamp`, `@timestamp`, `t`, `date`
-//!   whose value is a time. For JSON after a prefix this wins over a time in the prefix.
+//! (Feb 30, 24:00) gives none. The formats, with an example each, are tabled in
+//! docs/records.md.
+//! - JSON: the first top-level key, in any case, among `ts`, `time`, `timestamp`,
+//!   `@timestamp`, `t`, `date`, `@t`, `eventTime`, `datetime`, `asctime`, `time_local`,
+//!   `time_iso8601`, `timeMillis`, `__REALTIME_TIMESTAMP` whose value is a time, or MongoDB's
+//!   `{"t":{"$date":...}}`. For JSON after a prefix this wins over a time in the prefix.
 //! - logfmt: the first of the same keys whose value is a time.
-//! - Values of those keys: RFC 3339 / ISO 8601 (below, the whole value), or an epoch number
-//!   (also as a string of digits) in seconds, milliseconds, microseconds or nanoseconds told
-//!   apart by the count of integer digits (up to 11, 12 to 14, 15 to 17, 18 or 19), with an
-//!   optional fraction (`1732874400.123`). Negative numbers and exponents are not times.
+//! - Values of those keys: RFC 3339 / ISO 8601 (below, the whole value), the access-log
+//!   form (`01/Dec/2026:10:00:00 +0000`, the whole value), or an epoch number (also as a
+//!   string of digits) in seconds, milliseconds, microseconds or nanoseconds told apart by the
+//!   count of integer digits (up to 11, 12 to 14, 15 to 17, 18 or 19), with an optional
+//!   fraction (`1732874400.123`). Negative numbers and exponents are not times.
 //! - Plain text, the first that matches, after an optional syslog `<PRI>` (and RFC 5424's
 //!   version `1`):
 //!   - klog at the start: `I1129 10:00:00.123456` (letter I, W, E or F);
 //!   - syslog at the start: `Nov 29 10:00:00`, `Jul  1 09:00:55`;
+//!   - java.util.logging at the start: `Dec 01, 2026 10:00:15 AM` (12-hour clock);
+//!   - `ctime` at the start, optionally after `[` (the Apache error log):
+//!     `[Tue Dec 01 10:00:00.123456 2026]`;
 //!   - ISO at the start of one of the first four blank-separated tokens, optionally after `[`
 //!     (`nova-api.log 2017-05-16 00:00:00.008 ...`): `2026-11-29T10:00:00Z`,
-//!     `2026-11-29 10:00:00,123`, any fraction length after `.` or `,`, an offset `Z`, `+01:00`,
-//!     `+0100`, `+01`, or after a blank `+0000`, `UTC` or `GMT`;
+//!     `2026-11-29 10:00:00,123`, `2026/11/29 10:00:00` (Go's `log`, nginx's error log),
+//!     seconds optional (`2026-11-29T10:00Z`), any fraction length after `.` or `,`, an
+//!     offset `Z`, `+01:00`, `+0100`, `+01`, or after a blank `+0000`, `UTC` or `GMT`;
 //!   - anywhere, the first `[...]` group in access-log form: `[29/Nov/2026:10:00:00 +0000]`.
 //!
 //! A leap second (`23:59:60`) reads as the second before it. klog and syslog give no year:
@@ -113,20 +121,30 @@ fn byte_is(line: &[u8], i: usize, b: u8) -> bool {
 /// Two digits at the start of `s`.
 fn two(s: &[u8; 2]) -> Option<u8> {
     let (a, b) = (s[0].wrapping_sub(b'0'), s[1].wrapping_sub(b'0'));
-    (a < 10 && b < 10).then_some(a * 10 + b)
+    (a < 10 && b < 10).then(|| a * 10 + b)
 }
 
 /// `HH:MM:SS` and an optional fraction after `.` or `,`: hour, minute, second, millisecond
 /// and the end.
 fn clock_at(line: &[u8], i: usize) -> Option<(u8, u8, u8, i64, usize)> {
-    let s: &[u8; 8] = line.get(i..)?.first_chunk()?;
-    if s[2] != b':' || s[5] != b':' {
+    let s: &[u8; 3] = line.get(i..)?.first_chunk()?;
+    if s[2] != b':' {
         return None;
     }
     let hour = two(s[0..].first_chunk()?)?;
-    let minute = two(s[3..].first_chunk()?)?;
-    let second = two(s[6..].first_chunk()?)?;
-    let mut j = i + 8;
+    let (minute, second, milli, end) = minutes_at(line, i + 3)?;
+    Some((hour, minute, second, milli, end))
+}
+
+/// The `MM:SS` and optional fraction of a clock: minute, second, millisecond and the end.
+fn minutes_at(line: &[u8], i: usize) -> Option<(u8, u8, i64, usize)> {
+    let s: &[u8; 5] = line.get(i..)?.first_chunk()?;
+    if s[2] != b':' {
+        return None;
+    }
+    let minute = two(s[0..].first_chunk()?)?;
+    let second = two(s[3..].first_chunk()?)?;
+    let mut j = i + 5;
     let mut milli = 0;
     if matches!(line.get(j), Some(b'.' | b',')) && digit(line, j + 1).is_some() {
         j += 1;
@@ -137,7 +155,7 @@ fn clock_at(line: &[u8], i: usize) -> Option<(u8, u8, u8, i64, usize)> {
             j += 1;
         }
     }
-    Some((hour, minute, second, milli, j))
+    Some((minute, second, milli, j))
 }
 
 /// Whether a time may end at `i`: not in the middle of a word.
@@ -148,14 +166,21 @@ fn ends_token(line: &[u8], i: usize) -> bool {
 /// An ISO 8601 / RFC 3339 date and time at `i`, with its offset in seconds if written.
 fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
     let s: &[u8; 11] = line.get(i..)?.first_chunk()?;
-    if s[4] != b'-' || s[7] != b'-' || !matches!(s[10], b'T' | b't' | b' ') {
+    if !matches!(s[4], b'-' | b'/') || s[7] != s[4] || !matches!(s[10], b'T' | b't' | b' ') {
         return None;
     }
     let year =
         i32::from(two(s[0..].first_chunk()?)?) * 100 + i32::from(two(s[2..].first_chunk()?)?);
     let month = two(s[5..].first_chunk()?)?;
     let day = two(s[8..].first_chunk()?)?;
-    let (hour, minute, second, milli, mut j) = clock_at(line, i + 11)?;
+    let (hour, minute, second, milli, mut j) = match clock_at(line, i + 11) {
+        Some(clock) => clock,
+        // ISO 8601 allows a time without seconds: `2026-12-01T10:00Z`.
+        None if byte_is(line, i + 13, b':') && !byte_is(line, i + 16, b':') => {
+            (d2(line, i + 11)?, d2(line, i + 14)?, 0, 0, i + 16)
+        }
+        None => return None,
+    };
     let mut offset = None;
     match line.get(j) {
         Some(b'Z' | b'z') => {
@@ -233,7 +258,8 @@ fn month_at(line: &[u8], i: usize) -> Option<u8> {
         .map(|m| m as u8 + 1)
 }
 
-/// Syslog `Nov 29 10:00:00` (or `Jul  1 09:00:55`) at `i`.
+/// Syslog `Nov 29 10:00:00` (or `Jul  1 09:00:55`) at `i`, or java.util.logging's
+/// `Dec 01, 2026 10:00:15 AM`.
 fn syslog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
     // The blank first: it turns most lines away before the month names are tried.
     if !byte_is(line, i + 3, b' ') {
@@ -251,10 +277,53 @@ fn syslog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
         j += 1;
         digit(line, j - 1)? as u8
     };
+    if byte_is(line, j, b',') {
+        return jul_at(line, j + 1, month, day, ctx);
+    }
     if !byte_is(line, j, b' ') {
         return None;
     }
     year_less_at(line, j + 1, month, day, ctx)
+}
+
+/// The rest of a java.util.logging time after `Dec 01,`: ` 2026 10:00:15 AM` (a 12-hour
+/// clock whose hour may have one digit).
+fn jul_at(line: &[u8], i: usize, month: u8, day: u8, ctx: &TimeContext) -> Option<i64> {
+    if !byte_is(line, i, b' ') || !byte_is(line, i + 5, b' ') {
+        return None;
+    }
+    let year = d4(line, i + 1)?;
+    let mut at = i + 6;
+    let mut hour = digit(line, at)? as u8;
+    if let Some(d) = digit(line, at + 1) {
+        hour = hour * 10 + d as u8;
+        at += 1;
+    }
+    if !byte_is(line, at + 1, b':') {
+        return None;
+    }
+    let (minute, second, milli, end) = minutes_at(line, at + 2)?;
+    if !byte_is(line, end, b' ') || !matches!(line.get(end + 2), Some(b'M' | b'm')) {
+        return None;
+    }
+    let pm = match line.get(end + 1) {
+        Some(b'A' | b'a') => false,
+        Some(b'P' | b'p') => true,
+        _ => return None,
+    };
+    if !(1..=12).contains(&hour) || !ends_token(line, end + 3) {
+        return None;
+    }
+    let civil = Civil {
+        year,
+        month,
+        day,
+        hour: hour % 12 + if pm { 12 } else { 0 },
+        minute,
+        second,
+        milli,
+    };
+    civil_ms(civil, None, ctx)
 }
 
 /// klog `I1129 10:00:00.123456` at `i`.
@@ -286,20 +355,22 @@ fn year_less_at(line: &[u8], at: usize, month: u8, day: u8, ctx: &TimeContext) -
     civil_ms(civil, None, ctx)
 }
 
-/// Access-log `29/Nov/2026:10:00:00 +0000` at `i` (just after the `[`).
-fn access_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+/// Access-log `29/Nov/2026:10:00:00 +0000` at `i` (just after the `[`), and its end.
+fn access_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<(i64, usize)> {
     let day = d2(line, i)?;
     if !byte_is(line, i + 2, b'/') || !byte_is(line, i + 6, b'/') || !byte_is(line, i + 11, b':') {
         return None;
     }
     let month = month_at(line, i + 3)?;
     let year = d4(line, i + 7)?;
-    let (hour, minute, second, milli, end) = clock_at(line, i + 12)?;
+    let (hour, minute, second, milli, mut end) = clock_at(line, i + 12)?;
     let mut offset = None;
     if byte_is(line, end, b' ')
         && let Some(&sign @ (b'+' | b'-')) = line.get(end + 1)
     {
-        offset = Some(offset_at(line, end + 2, sign, false)?.0);
+        let (o, offset_end) = offset_at(line, end + 2, sign, false)?;
+        offset = Some(o);
+        end = offset_end;
     }
     let civil = Civil {
         year,
@@ -310,7 +381,43 @@ fn access_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
         second,
         milli,
     };
-    civil_ms(civil, offset, ctx)
+    Some((civil_ms(civil, offset, ctx)?, end))
+}
+
+/// The C library's `ctime` form, `Tue Dec 01 10:00:00.123456 2026` (the Apache error log
+/// writes it in brackets), at `i`.
+fn ctime_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+    // The blanks first: they turn most lines away before any name is read.
+    if !byte_is(line, i + 3, b' ') || !byte_is(line, i + 7, b' ') {
+        return None;
+    }
+    if !line.get(i..i + 3)?.iter().all(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let month = month_at(line, i + 4)?;
+    let day = match (digit(line, i + 8), digit(line, i + 9)) {
+        (Some(tens), Some(ones)) => (tens * 10 + ones) as u8,
+        (None, Some(ones)) if byte_is(line, i + 8, b' ') => ones as u8,
+        _ => return None,
+    };
+    if !byte_is(line, i + 10, b' ') {
+        return None;
+    }
+    let (hour, minute, second, milli, end) = clock_at(line, i + 11)?;
+    if !byte_is(line, end, b' ') || !ends_token(line, end + 5) {
+        return None;
+    }
+    let year = d4(line, end + 1)?;
+    let civil = Civil {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        milli,
+    };
+    civil_ms(civil, None, ctx)
 }
 
 /// The time of a plain text line (or of the text before a JSON object).
@@ -330,7 +437,11 @@ pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<i64> {
             }
         }
     }
-    if let Some(ms) = klog_at(line, i, ctx).or_else(|| syslog_at(line, i, ctx)) {
+    let bracket = usize::from(byte_is(line, i, b'['));
+    if let Some(ms) = klog_at(line, i, ctx)
+        .or_else(|| syslog_at(line, i, ctx))
+        .or_else(|| ctime_at(line, i + bracket, ctx))
+    {
         return Some(ms);
     }
     for _ in 0..4 {
@@ -349,7 +460,7 @@ pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<i64> {
     let mut from = 0;
     while let Some(k) = memchr(b'[', &line[from..]) {
         let k = from + k;
-        if let Some(ms) = access_at(line, k + 1, ctx) {
+        if let Some((ms, _)) = access_at(line, k + 1, ctx) {
             return Some(ms);
         }
         from = k + 1;
@@ -357,14 +468,20 @@ pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<i64> {
     None
 }
 
-/// The value of a time key: ISO 8601 (all of it) or an epoch number.
+/// The value of a time key: ISO 8601 (all of it), the access-log form
+/// `01/Dec/2026:10:00:00 +0000` (nginx's `time_local`), or an epoch number.
 pub(super) fn time_value(value: &[u8], ctx: &TimeContext) -> Option<i64> {
     let value = value.trim_ascii();
-    if value.len() >= 19 && byte_is(value, 4, b'-') {
+    if value.len() >= 16 && matches!(value[4], b'-' | b'/') {
         let (civil, offset, end) = iso_at(value, 0)?;
         return (end == value.len())
             .then(|| civil_ms(civil, offset, ctx))
             .flatten();
+    }
+    if byte_is(value, 2, b'/') {
+        return access_at(value, 0, ctx)
+            .filter(|&(_, end)| end == value.len())
+            .map(|(ms, _)| ms);
     }
     epoch_ms(value)
 }

@@ -159,11 +159,42 @@ pub fn analyse(
     }
 }
 
-/// Keys whose value is the line's time, in JSON and logfmt.
+/// Keys whose value is the line's time, in JSON and logfmt, in any case (`Timestamp`,
+/// `TIME`, `eventTime`): Serilog's `@t`, the cloud audit logs' `eventTime`, journald's
+/// `__REALTIME_TIMESTAMP`, nginx's `time_local` and `time_iso8601`, log4j2's `timeMillis`,
+/// Python's `asctime`.
 fn is_time_key(key: &[u8]) -> bool {
+    const LONGEST: usize = b"__realtime_timestamp".len();
+    // Most keys are no time key: their length or first byte says so before any copy.
+    if key.is_empty()
+        || key.len() > LONGEST
+        || !matches!(
+            key[0].to_ascii_lowercase(),
+            b't' | b'@' | b'd' | b'e' | b'_' | b'a'
+        )
+    {
+        return false;
+    }
+    let mut lower = [0u8; LONGEST];
+    let lower = &mut lower[..key.len()];
+    lower.copy_from_slice(key);
+    lower.make_ascii_lowercase();
     matches!(
-        key,
-        b"ts" | b"time" | b"timestamp" | b"@timestamp" | b"t" | b"date"
+        &*lower,
+        b"ts"
+            | b"time"
+            | b"timestamp"
+            | b"@timestamp"
+            | b"t"
+            | b"date"
+            | b"@t"
+            | b"eventtime"
+            | b"datetime"
+            | b"asctime"
+            | b"time_local"
+            | b"time_iso8601"
+            | b"timemillis"
+            | b"__realtime_timestamp"
     )
 }
 

@@ -906,3 +906,109 @@ fn plain_pairs() {
         )])
     );
 }
+
+// ----- Formats of other loggers and servers
+
+#[test]
+fn plain_times_of_other_loggers_and_servers() {
+    for (line, want) in [
+        // Go's log package, nginx's error log.
+        ("2026/12/01 10:00:12 worker started", "2026-12-01T10:00:12Z"),
+        (
+            "2026/12/01 10:00:12.123456 main.go:12: x",
+            "2026-12-01T10:00:12.123Z",
+        ),
+        (
+            "2026/12/01 10:00:12 [error] 7#7: *1 connect() failed",
+            "2026-12-01T10:00:12Z",
+        ),
+        // java.util.logging's first line.
+        (
+            "Dec 01, 2026 10:00:15 AM org.example.Main run",
+            "2026-12-01T10:00:15Z",
+        ),
+        (
+            "Dec 1, 2026 9:05:15 PM org.example.Main run",
+            "2026-12-01T21:05:15Z",
+        ),
+        ("Dec 01, 2026 12:00:00 AM x", "2026-12-01T00:00:00Z"),
+        ("Dec 01, 2026 12:30:00 PM x", "2026-12-01T12:30:00Z"),
+        // The Apache error log and ctime.
+        (
+            "[Tue Dec 01 10:00:00.123456 2026] [core:error] [pid 1] x",
+            "2026-12-01T10:00:00.123Z",
+        ),
+        ("Tue Dec  1 10:00:00 2026 x", "2026-12-01T10:00:00Z"),
+        // ISO 8601 without seconds.
+        ("2026-12-01T10:00Z x", "2026-12-01T10:00:00Z"),
+        ("2026-12-01 10:00 x", "2026-12-01T10:00:00Z"),
+        ("2026-12-01T10:00+01:00 x", "2026-12-01T09:00:00Z"),
+        // log4j and logback, Python, Rails, PostgreSQL, MySQL.
+        (
+            "2026-12-01 10:00:00,123 INFO [main] x",
+            "2026-12-01T10:00:00.123Z",
+        ),
+        (
+            "I, [2026-12-01T10:00:00.123456 #1234]  INFO -- : x",
+            "2026-12-01T10:00:00.123Z",
+        ),
+        (
+            "2026-12-01 10:00:00.123 UTC [42] LOG:  x",
+            "2026-12-01T10:00:00.123Z",
+        ),
+        (
+            "2026-12-01T10:00:00.123456Z 8 [Note] x",
+            "2026-12-01T10:00:00.123Z",
+        ),
+    ] {
+        let line = format!("{line} {ULID}");
+        assert_eq!(time(&line), Some(ms(want)), "{line}");
+    }
+    for line in [
+        "Dec 01, 2026 13:00:15 PM x",
+        "Dec 01, 2026 10:00:15 x",
+        "Tue Dec 01 10:00:00 26 x",
+        "2026/12-01 10:00:00 x",
+        "2026-12-01 10:0 x",
+        "2026-12-01 10:00:1 x",
+    ] {
+        let line = format!("{line} {ULID}");
+        assert_eq!(time(&line), None, "{line}");
+    }
+}
+
+#[test]
+fn json_and_logfmt_time_keys_of_other_loggers() {
+    let at = ms("2026-12-01T10:00:00Z");
+    for (key, value) in [
+        ("Timestamp", "\"2026-12-01T10:00:00Z\""),
+        ("TIME", "\"2026-12-01T10:00:00Z\""),
+        ("@t", "\"2026-12-01T10:00:00.0000000Z\""),
+        ("eventTime", "\"2026-12-01T10:00:00Z\""),
+        ("time_local", "\"01/Dec/2026:11:00:00 +0100\""),
+        ("time_iso8601", "\"2026-12-01T10:00:00+00:00\""),
+        ("timeMillis", "1796119200000"),
+        ("__REALTIME_TIMESTAMP", "\"1796119200000000\""),
+        ("asctime", "\"2026-12-01 10:00:00,000\""),
+        ("ts", "\"2026-12-01T10:00Z\""),
+        ("time", "\"2026/12/01 10:00:00\""),
+    ] {
+        let line = format!(r#"{{"{key}":{value},"id":"{ULID}"}}"#);
+        assert_eq!(time(&line), Some(at), "{line}");
+    }
+    let mongo = format!(
+        r#"{{"t":{{"$date":"2026-12-01T10:00:00.000+00:00"}},"s":"I","c":"NETWORK","id":"{ULID}"}}"#
+    );
+    assert_eq!(time(&mongo), Some(at));
+    let other_nested = format!(r#"{{"t":{{"when":"2026-12-01T10:00:00Z"}},"id":"{ULID}"}}"#);
+    assert_eq!(time(&other_nested), None);
+    let logfmt = format!(r#"time_local="01/Dec/2026:10:00:00 +0000" id={ULID}"#);
+    assert_eq!(time(&logfmt), Some(at));
+    assert_eq!(time(&format!("Time=2026-12-01T10:00Z id={ULID}")), Some(at));
+    assert_eq!(
+        time(&format!(
+            r#"{{"time_local":"01/Dec/2026:10:00:00 +0000 x","id":"{ULID}"}}"#
+        )),
+        None
+    );
+}

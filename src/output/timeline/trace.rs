@@ -33,7 +33,7 @@ struct Trace<'a> {
 struct OtherData {
     id: String,
     /// The first line's time, UTC, which `ts` 0 stands for.
-    origin: String,
+    origin: Option<String>,
     /// Lines without a time, which have no place on a time axis.
     unplaced_lines: usize,
     generator: &'static str,
@@ -117,7 +117,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
             text.clone()
         };
         let args = BTreeMap::from([
-            ("time", utc.format(t).into()),
+            ("time", utc.rfc3339(t).into()),
             ("rule", line.placement.name().into()),
             ("path", timeline.paths[line.file].clone().into()),
             ("line", line.line_no.into()),
@@ -149,8 +149,8 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
             ("lines", e.lines.into()),
             ("hop", e.hop.into()),
             ("status", status_text(e, timeline).into()),
-            ("first", utc.format(first).into()),
-            ("last", utc.format(last).into()),
+            ("first", utc.rfc3339(first).into()),
+            ("last", utc.rfc3339(last).into()),
             ("field", e.field.clone().into()),
         ]);
         events.push(Event {
@@ -172,7 +172,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
         display_time_unit: "ms",
         other_data: OtherData {
             id: canonical(root),
-            origin: utc.format(origin),
+            origin: utc.rfc3339(origin),
             unplaced_lines: unplaced,
             generator: "idgrep timeline",
         },
