@@ -358,3 +358,40 @@ fn on_a_terminal_timeline_rows_fit_its_width_with_wide_characters() {
         assert!(row.width() <= 80, "{} columns: {row}", row.width());
     }
 }
+
+#[test]
+fn an_audit_of_an_id_dated_after_9999_writes_no_date_a_parser_chokes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.log"),
+        "2026-11-29T10:00:00Z order=7XGETPKNW28Y3TZQ2KGP88HWGA\n",
+    )
+    .unwrap();
+    let o = run(&["audit", "--json", dir.path().to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let examples = report["rules"]["id-time-skew"]["examples"]
+        .as_array()
+        .unwrap();
+    assert_eq!(examples.len(), 1, "{report}");
+    assert_eq!(examples[0]["skew"], "future");
+    assert_eq!(examples[0]["id_time"], serde_json::Value::Null);
+    assert!(!text(&o.stdout).contains("unix_ms:"));
+}
+
+#[test]
+fn the_ids_table_lines_up_around_a_time_after_9999() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.log"),
+        format!("a=7XGETPKNW28Y3TZQ2KGP88HWGA\nb={HOT}\n"),
+    )
+    .unwrap();
+    let out = text(&run(&["ids", "--color", "never", dir.path().to_str().unwrap()]).stdout);
+    let rows: Vec<&str> = out.lines().collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(out.contains("(after 9999)"), "{out}");
+    let lines_end = rows[0].find("LINES").unwrap() + "LINES".len();
+    for row in &rows[1..] {
+        assert!(row[..lines_end].ends_with(" 1"), "{out}");
+    }
+}

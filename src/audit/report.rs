@@ -118,9 +118,11 @@ pub struct Evidence {
     at: At,
 }
 
+/// A time as RFC 3339 UTC, or null for one RFC 3339 cannot write (after 9999): the evidence's
+/// token still gives the ID it came from.
 fn utc_time<S: Serializer>(ms: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
-    match ms {
-        Some(ms) => s.serialize_str(&Clock::utc().format(*ms)),
+    match ms.and_then(|ms| Clock::utc().rfc3339(ms)) {
+        Some(time) => s.serialize_str(&time),
         None => s.serialize_none(),
     }
 }

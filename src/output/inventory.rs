@@ -61,7 +61,11 @@ pub fn write_table(
     // plain passes over a million of them held the first row back by a few hundredths of a
     // second.
     // KIND is 9 wide (`uuid v7`, `uuid nil`), wider only when a row needs it (`uuid non-rfc`).
-    let (mut any_uuid, mut max_lines, mut kind_width) = (false, 0, 9);
+    // CREATED is a time's width, wider only for an ID dated outside RFC 3339's years
+    // (`unix_ms 278742126155650 (after 9999)`).
+    let time_width = clock.format(0).len();
+    let (mut any_uuid, mut max_lines, mut kind_width, mut created_width) =
+        (false, 0, 9, time_width);
     for i in 0..inventory.len() {
         inventory.prefetch(i + 16, false);
         let summary = inventory.get(i);
@@ -69,32 +73,36 @@ pub fn write_table(
         any_uuid = any_uuid || kind == Kind::Uuid;
         max_lines = max_lines.max(summary.lines());
         kind_width = kind_width.max(summary.id.describe(kind).len());
+        if let Some(ms) = summary.id.unix_ms(kind)
+            && !clock.writes_rfc3339(ms)
+        {
+            created_width = created_width.max(clock.format(ms).len());
+        }
     }
     let id_width = if any_uuid {
         crate::id::UUID_DASHED_LEN
     } else {
         crate::id::ULID_LEN
     };
-    let time_width = clock.format(0).len();
     let lines_width = max_lines.to_string().len().max("LINES".len());
     let files_width = paths_len.to_string().len().max("FILES".len());
     let mut line = Vec::with_capacity(256);
     paint(&mut line, color, HEADER_COLOR, |line| {
         let _ = write!(
             line,
-            "{:id_width$}  {:kind_width$}  {:time_width$}  {:>lines_width$}  {:>files_width$}  {:time_width$}  {:time_width$}  FIELDS",
+            "{:id_width$}  {:kind_width$}  {:created_width$}  {:>lines_width$}  {:>files_width$}  {:time_width$}  {:time_width$}  FIELDS",
             "ID", "KIND", "CREATED", "LINES", "FILES", "FIRST", "LAST"
         );
     });
     line.push(b'\n');
     out.write_all(&line)?;
-    let cell = |ms: Option<i64>, line: &mut Vec<u8>| {
+    let cell = |ms: Option<i64>, width: usize, line: &mut Vec<u8>| {
         let start = line.len();
         match ms {
             Some(ms) => clock.write(ms, line),
             None => line.push(b'-'),
         }
-        pad(line, start + time_width);
+        pad(line, start + width);
     };
     write_rows(out, inventory, threads, |summary, line| {
         let row = Row::new(summary);
@@ -103,15 +111,15 @@ pub fn write_table(
         pad(line, start + id_width + 2);
         line.extend_from_slice(row.summary.id.describe(row.kind).as_bytes());
         pad(line, start + id_width + 2 + kind_width + 2);
-        cell(row.created_ms, line);
+        cell(row.created_ms, created_width, line);
         line.extend_from_slice(b"  ");
         push_decimal(line, row.summary.lines() as u64, lines_width);
         line.extend_from_slice(b"  ");
         push_decimal(line, row.summary.file_count() as u64, files_width);
         line.extend_from_slice(b"  ");
-        cell(row.summary.first_ms(), line);
+        cell(row.summary.first_ms(), time_width, line);
         line.extend_from_slice(b"  ");
-        cell(row.summary.last_ms(), line);
+        cell(row.summary.last_ms(), time_width, line);
         line.extend_from_slice(b"  ");
         let fields = row.summary.fields();
         if fields.is_empty() {
