@@ -268,24 +268,24 @@ fn integer_ids_are_entity_keys_only() {
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"charge\",\"order_id\":\"01m8kbygm5ng2pshny302zvwbs\"}\n\
          ts=2026-11-29T10:00:00Z thread_id=7 shard_id=3 worker_id=2 kafka_partition_id=5 msg=x\n\
          {\"EventID\":4624,\"ThreadID\":88,\"order\":{\"id\":42}}\n\
+         {\"ts\":\"2026-11-29T10:00:00Z\",\"id\":1006}\n\
          customer_id=1001 order=01m8kbygm5ng2pshny302zvwbs\n",
     )
     .unwrap();
     let o = run(&["audit", "--json", dir.path().to_str().unwrap()]);
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rule = &report["rules"]["integer-ids"];
-    assert_eq!(rule["count"], 2, "{rule}");
+    assert_eq!(rule["count"], 3, "{rule}");
     let fields: Vec<&str> = rule["fields"]
         .as_array()
         .unwrap()
         .iter()
         .map(|f| f["field"].as_str().unwrap())
         .collect();
-    assert_eq!(fields.len(), 2, "{rule}");
-    assert!(
-        fields.contains(&"customer_id") && fields.contains(&"order.id"),
-        "{fields:?}"
-    );
+    assert_eq!(fields.len(), 3, "{rule}");
+    for field in ["customer_id", "order.id", "id"] {
+        assert!(fields.contains(&field), "{field} in {fields:?}");
+    }
 }
 
 #[test]

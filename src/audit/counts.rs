@@ -11,7 +11,7 @@ use crate::record::{self, Analysis, PairBuffers, Value};
 use crate::search::LineMatch;
 
 use super::evidence::{At, Example, Loc, PAIR_COL, Top3, offer};
-use super::key_values::{is_id_key, scalar_kind};
+use super::key_values::{is_id_key, is_jsonrpc, scalar_kind};
 use super::rules::{IdFormat, Limits, NilKind, SkewKind, UuidVersion, skew};
 
 /// The per-field example lists of the rules counted per occurrence.
@@ -435,10 +435,15 @@ impl<'n> AuditCounts<'n> {
     /// Counts the id-like keys of one line whose values are integers or empty.
     pub(super) fn add_pairs(&mut self, line: &[u8], loc: Loc, buffers: &mut PairBuffers) {
         let mut index = 0;
+        let jsonrpc = is_jsonrpc(line);
         record::for_each_pair(line, buffers, |key, value| {
             index += 1;
             let raw = match value {
-                Value::Int(raw) | Value::Str(raw) if is_id_key(key) => raw,
+                Value::Int(raw) | Value::Str(raw)
+                    if is_id_key(key) && !(jsonrpc && key == b"id") =>
+                {
+                    raw
+                }
                 _ => return,
             };
             let Some(nil) = scalar_kind(raw) else { return };

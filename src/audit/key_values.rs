@@ -10,21 +10,20 @@ use crate::search::Chunk;
 use super::keys;
 use super::rules::NilKind;
 
-/// True for keys that name an entity's ID: `*_id`, `*Id`, `*ID`, and `id` inside an object
-/// (`order.id`, `items[].id`), judged on the last segment of a key path (`ctx.user_id`).
-/// Left out, since their integers are no entity keys: `id` at the top level (JSON-RPC's
-/// `"id": 1`, an event's own number), and IDs of things that are not entities
-/// ([`NOT_ENTITIES`]: `thread_id`, `shard_id`, `partition_id`, `worker_id`, Windows'
-/// `EventID`, ...).
+/// True for keys that name an entity's ID: `id`, `*_id`, `*Id`, `*ID`, judged on the last
+/// segment of a key path (`ctx.user_id`, `items[].id`). Left out, since their integers are
+/// no entity keys: the IDs of things that are not entities ([`NOT_ENTITIES`]: `thread_id`,
+/// `shard_id`, `partition_id`, `worker_id`, Windows' `EventID`, ...). JSON-RPC's `"id": 1`
+/// is left out by [`is_jsonrpc`].
 pub(super) fn is_id_key(key: &[u8]) -> bool {
     let key = key.strip_suffix(b"[]").unwrap_or(key);
-    let (nested, key) = match memrchr(b'.', key) {
-        Some(dot) => (true, &key[dot + 1..]),
-        None => (false, key),
+    let key = match memrchr(b'.', key) {
+        Some(dot) => &key[dot + 1..],
+        None => key,
     };
     let key = key.strip_suffix(b"[]").unwrap_or(key);
     if key.eq_ignore_ascii_case(b"id") {
-        return nested;
+        return true;
     }
     let Some(name) = key
         .strip_suffix(b"_id")
@@ -36,6 +35,12 @@ pub(super) fn is_id_key(key: &[u8]) -> bool {
     };
     let word = last_word(name);
     !NOT_ENTITIES.iter().any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// Whether `line` is a JSON-RPC message, whose top-level `id` numbers the request, not an
+/// entity.
+pub(super) fn is_jsonrpc(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"\"jsonrpc\"").is_some()
 }
 
 /// Words before `_id` whose integers number threads, shards and events, not entities: the

@@ -10,8 +10,9 @@ use super::rules::NilKind;
 #[test]
 fn id_like_keys() {
     for key in [
+        "id",
+        "ID",
         "order.id",
-        "order.ID",
         "user_id",
         "userId",
         "userID",
@@ -31,9 +32,7 @@ fn id_like_keys() {
         "id_card",
         "ident",
         "Id.x",
-        // Integers that number no entity: the record's own number, threads, shards, events.
-        "id",
-        "Id",
+        // Integers that number no entity: threads, shards, partitions, workers, events.
         "thread_id",
         "threadId",
         "ctx.ThreadID",
