@@ -49,6 +49,22 @@ const LOG: &str = "2026-12-01T10:00:00Z INFO order_id=01m8kbygm5ng2pshny302zvwbs
                    2026-12-01T10:00:05Z INFO order_id=01m8kbygm5ng2pshny302zvwbs paid\n";
 
 #[cfg(unix)]
+/// `command` on `path` succeeded, said nothing on stderr, and printed `expected`.
+fn assert_clean_find(command: &str, path: &str, out: &Output, expected: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{command} {path}: {}",
+        stderr(out)
+    );
+    assert!(stderr(out).is_empty(), "{command} {path}: {}", stderr(out));
+    assert!(
+        stdout(out).contains(expected),
+        "{command} {path}: {}",
+        stdout(out)
+    );
+}
+
 #[test]
 fn a_link_named_on_the_command_line_is_followed_in_every_command() {
     let dir = tempfile::tempdir().unwrap();
@@ -58,22 +74,7 @@ fn a_link_named_on_the_command_line_is_followed_in_every_command() {
     std::os::unix::fs::symlink("real/a.log", dir.path().join("linkfile")).unwrap();
     for path in ["linkdir", "linkfile"] {
         for (command, out, expected) in every_command(dir.path(), path) {
-            assert_eq!(
-                out.status.code(),
-                Some(0),
-                "{command} {path}: {}",
-                stderr(&out)
-            );
-            assert!(
-                stderr(&out).is_empty(),
-                "{command} {path}: {}",
-                stderr(&out)
-            );
-            assert!(
-                stdout(&out).contains(expected),
-                "{command} {path}: {}",
-                stdout(&out)
-            );
+            assert_clean_find(command, path, &out, expected);
         }
     }
     let search = run_in(dir.path(), &["-n", ID, "linkdir"]);
@@ -200,22 +201,7 @@ fn byte_order_marks_are_dropped_and_utf16_is_transcoded() {
     std::fs::write(dir.path().join("le.log.gz"), gzip(&le)).unwrap();
     for path in ["bom.log", "le.log", "be.log", "le.log.gz"] {
         for (command, out, expected) in every_command(dir.path(), path) {
-            assert_eq!(
-                out.status.code(),
-                Some(0),
-                "{command} {path}: {}",
-                stderr(&out)
-            );
-            assert!(
-                stderr(&out).is_empty(),
-                "{command} {path}: {}",
-                stderr(&out)
-            );
-            assert!(
-                stdout(&out).contains(expected),
-                "{command} {path}: {}",
-                stdout(&out)
-            );
+            assert_clean_find(command, path, &out, expected);
         }
         let search = run_in(dir.path(), &["-n", ID, path]);
         let numbered: String = LOG
