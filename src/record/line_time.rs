@@ -24,7 +24,9 @@
 //!     (`nova-api.log 2017-05-16 00:00:00.008 ...`): `2026-11-29T10:00:00Z`,
 //!     `2026-11-29 10:00:00,123`, `2026/11/29 10:00:00` (Go's `log`, nginx's error log),
 //!     seconds optional (`2026-11-29T10:00Z`), any fraction length after `.` or `,`, an
-//!     offset `Z`, `+01:00`, `+0100`, `+01`, or after a blank `+0000`, `UTC` or `GMT`;
+//!     offset `Z`, `+01:00`, `+0100`, `+01`, or after a blank `+0000`, `UTC`, `GMT` or a
+//!     common zone abbreviation (`PST`, `CET`; not the ambiguous `CST`, `IST`); an impossible
+//!     offset (`+25:00`) gives no time;
 //!   - anywhere, the first `[...]` group in access-log form: `[29/Nov/2026:10:00:00 +0000]`.
 //!
 //! A leap second (`23:59:60`) reads as the second before it. klog and syslog give no year:
@@ -191,18 +193,22 @@ fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
             if let Some((o, end)) = offset_at(line, j + 1, sign, true) {
                 offset = Some(o);
                 j = end;
+            } else if offset_shaped(line, j + 1, true) {
+                // `+25:00`: an offset no place has, so no time rather than a guess.
+                return None;
             }
         }
         Some(b' ') => {
-            let zone = line.get(j + 1..j + 4);
-            if matches!(zone, Some(b"UTC" | b"GMT")) && ends_token(line, j + 4) {
-                offset = Some(0);
-                j += 4;
-            } else if let Some(&sign @ (b'+' | b'-')) = line.get(j + 1)
-                && let Some((o, end)) = offset_at(line, j + 2, sign, false)
-            {
+            if let Some((o, end)) = zone_abbreviation(line, j + 1) {
                 offset = Some(o);
                 j = end;
+            } else if let Some(&sign @ (b'+' | b'-')) = line.get(j + 1) {
+                if let Some((o, end)) = offset_at(line, j + 2, sign, false) {
+                    offset = Some(o);
+                    j = end;
+                } else if offset_shaped(line, j + 2, false) {
+                    return None;
+                }
             }
         }
         _ => {}
@@ -220,6 +226,76 @@ fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
         milli,
     };
     Some((civil, offset, j))
+}
+
+/// Whether the bytes at `i` have the shape of an offset after its sign (`HH:MM`, `HHMM`, or
+/// if `short` `HH`), in range or not.
+fn offset_shaped(line: &[u8], i: usize, short: bool) -> bool {
+    let digits = |at: usize| d2(line, at).is_some();
+    let end = if digits(i) && byte_is(line, i + 2, b':') && digits(i + 3) {
+        i + 5
+    } else if digits(i) && digits(i + 2) {
+        i + 4
+    } else if short && digits(i) {
+        i + 2
+    } else {
+        return false;
+    };
+    ends_token(line, end)
+}
+
+/// Zone abbreviations written after a time (`2026-11-29 10:00:00 PST`), with their offsets
+/// in seconds. Only unambiguous ones: `CST` (US Central or China) and `IST` (India, Ireland or
+/// Israel) are left out, and such a time is read in the context's zone.
+const ZONE_ABBREVIATIONS: [(&[u8], i32); 30] = [
+    (b"UTC", 0),
+    (b"GMT", 0),
+    (b"WET", 0),
+    (b"WEST", 3600),
+    (b"BST", 3600),
+    (b"CET", 3600),
+    (b"CEST", 7200),
+    (b"EET", 7200),
+    (b"EEST", 10_800),
+    (b"MSK", 10_800),
+    (b"SGT", 28_800),
+    (b"HKT", 28_800),
+    (b"AWST", 28_800),
+    (b"JST", 32_400),
+    (b"KST", 32_400),
+    (b"ACST", 34_200),
+    (b"AEST", 36_000),
+    (b"AEDT", 39_600),
+    (b"NZST", 43_200),
+    (b"NZDT", 46_800),
+    (b"HST", -36_000),
+    (b"AKST", -32_400),
+    (b"AKDT", -28_800),
+    (b"PST", -28_800),
+    (b"PDT", -25_200),
+    (b"MST", -25_200),
+    (b"MDT", -21_600),
+    (b"CDT", -18_000),
+    (b"EST", -18_000),
+    (b"EDT", -14_400),
+];
+
+/// A zone abbreviation at `i` ([`ZONE_ABBREVIATIONS`]) ending a token: its offset and end.
+fn zone_abbreviation(line: &[u8], i: usize) -> Option<(i32, usize)> {
+    let len = line
+        .get(i..)?
+        .iter()
+        .take(5)
+        .take_while(|b| b.is_ascii_uppercase())
+        .count();
+    if !(3..=4).contains(&len) || !ends_token(line, i + len) {
+        return None;
+    }
+    let name = &line[i..i + len];
+    ZONE_ABBREVIATIONS
+        .iter()
+        .find(|(abbreviation, _)| *abbreviation == name)
+        .map(|&(_, offset)| (offset, i + len))
 }
 
 /// An offset after its sign: `HH:MM`, `HHMM`, or (if `short`) `HH`.

@@ -330,3 +330,30 @@ fn json_and_logfmt_time_keys_of_other_loggers() {
         None
     );
 }
+
+#[test]
+fn zone_abbreviations_are_read_and_impossible_offsets_give_no_time() {
+    for (line, want) in [
+        ("2026-11-29 10:00:00 PST x", Some("2026-11-29T18:00:00Z")),
+        ("2026-11-29 10:00:00 CET x", Some("2026-11-29T09:00:00Z")),
+        (
+            "2026-11-29 10:00:00.5 AEDT x",
+            Some("2026-11-28T23:00:00.500Z"),
+        ),
+        ("2026-11-29 10:00:00 EDT x", Some("2026-11-29T14:00:00Z")),
+        // Ambiguous abbreviations and other words: the context's zone (UTC here).
+        ("2026-11-29 10:00:00 CST x", Some("2026-11-29T10:00:00Z")),
+        ("2026-11-29 10:00:00 INFO x", Some("2026-11-29T10:00:00Z")),
+        (
+            "2026-11-29 10:00:00 +5 retries x",
+            Some("2026-11-29T10:00:00Z"),
+        ),
+        // An offset no place has is no time, not UTC.
+        ("2026-11-29T10:00:00+25:00 x", None),
+        ("2026-11-29T10:00:00-1260 x", None),
+        ("2026-11-29 10:00:00 +2500 x", None),
+    ] {
+        let line = format!("{line} {ULID}");
+        assert_eq!(time(&line), want.map(ms), "{line}");
+    }
+}
