@@ -461,6 +461,14 @@ pub fn parse_args() -> Result<Command, UsageError> {
 /// argument that is not a flag is the query ID, and no ID is spelt like a command, so nothing
 /// that parses as a search today is read another way.
 fn command_first(args: Vec<OsString>) -> Vec<OsString> {
+    // Most runs start with an ID, a path or a command: no clap definition is built for them.
+    let flag_first = args
+        .get(1)
+        .and_then(|a| a.to_str())
+        .is_some_and(|a| a.starts_with('-') && a != "-" && a != "--");
+    if !flag_first {
+        return args;
+    }
     let cli = Cli::command();
     let mut i = 1;
     while let Some(arg) = args.get(i).and_then(|a| a.to_str()) {
@@ -476,7 +484,7 @@ fn command_first(args: Vec<OsString>) -> Vec<OsString> {
         .get(i)
         .and_then(|a| a.to_str())
         .is_some_and(|a| cli.find_subcommand(a).is_some());
-    if i == 1 || !is_command {
+    if !is_command {
         return args;
     }
     let mut reordered = args;
