@@ -1,0 +1,332 @@
+//! The clap definition of idgrep's arguments: every flag, its help text and its value parser.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use super::ColorChoice;
+use super::values::{parse_clump, parse_duration, parse_kind_filter, parse_line_count};
+use crate::config::{KindFilter, SortKey};
+use crate::output::timeline;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "idgrep",
+    version,
+    about = "Follow one entity through its logs: every line that mentions a ULID or UUID, in any written form",
+    long_about = None,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "Examples:\n  idgrep 01kb2x1x0m4v6f9a1t8e3q7c5d logs/\n  kubectl logs deploy/api | idgrep 01kb2x1x0m4v6f9a1t8e3q7c5d\n  idgrep -e ID1 -e ID2 logs/\n  idgrep decode 017f22e2-79b0-7cc3-98c4-dc0c0c07398f\n\nExit status: 0 a match was found, 1 none, 2 an error occurred."
+)]
+pub(super) struct Cli {
+    #[command(subcommand)]
+    pub(super) command: Option<Sub>,
+    #[command(flatten)]
+    pub(super) search: SearchArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub(super) enum Sub {
+    /// Show what an ID holds: canonical form, kind, version, embedded time, other renderings
+    Decode(DecodeArgs),
+    /// Every ID in the logs, grouped by value whatever the field: lines, files, fields, times
+    #[command(
+        after_help = "Examples:\n  idgrep ids logs/\n  idgrep ids logs/ --json | jq .\n  idgrep ids --field order_id logs/\n  idgrep ids --kind ulid --top 20 logs/"
+    )]
+    Ids(IdsArgs),
+    /// How far the logs are from one uniform ID format: rules with counts, fields and the
+    /// lines that show each finding, and a verdict per field
+    #[command(
+        after_help = "Rules: ulid-uppercase, ulid-mixed-case, uuid-noncanonical, nil-id, format-mix, version-mix, integer-ids, backfill-clump, id-time-skew (see docs/audit.md).\n\nExamples:\n  idgrep audit logs/\n  idgrep audit logs/ --json\n  idgrep audit logs/ --deny ulid-uppercase,uuid-noncanonical\n\nExit status: 0 IDs were found (with --deny: no finding of a denied rule), 1 no ID at all (with --deny: a denied rule has findings), 2 an error occurred."
+    )]
+    Audit(AuditArgs),
+    /// One entity's story: every line that mentions the ID, across files, in time order;
+    /// related IDs; exports for the postmortem
+    #[command(
+        after_help = "Examples:\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --related\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --hops 2 -o incident.html\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --since 2h --format csv -o lines.csv\n\nTime marks: ~ inferred from an earlier line of the file, * the ID's embedded time (the file has no timestamps), ? no time.\nExit status: 0 lines found, 1 none, 2 an error occurred."
+    )]
+    Timeline(TimelineArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell
+    #[command(
+        after_help = "Examples:\n  idgrep completions bash > /etc/bash_completion.d/idgrep\n  idgrep completions zsh > ~/.zfunc/_idgrep    # a directory on $fpath\n  idgrep completions fish > ~/.config/fish/completions/idgrep.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) of idgrep, or of one of its commands
+    #[command(
+        after_help = "Examples:\n  idgrep man | man -l -\n  idgrep man > /usr/local/share/man/man1/idgrep.1\n  idgrep man timeline > /usr/local/share/man/man1/idgrep-timeline.1"
+    )]
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+pub(super) struct CompletionsArgs {
+    /// The shell to complete in
+    #[arg(value_name = "SHELL")]
+    pub(super) shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct ManArgs {
+    /// The command whose page to print; with none, idgrep's own page
+    #[arg(value_name = "COMMAND")]
+    pub(super) command: Option<String>,
+}
+
+/// Where to read and how: shared by every command that reads logs.
+#[derive(Args, Debug)]
+pub(super) struct InputArgs {
+    /// Include or exclude files (ripgrep glob syntax; !GLOB excludes); repeatable
+    #[arg(short = 'g', long = "glob", value_name = "GLOB")]
+    pub(super) globs: Vec<String>,
+
+    /// Follow symbolic links
+    #[arg(short = 'L', long = "follow")]
+    pub(super) follow: bool,
+
+    /// Number of threads (default: all cores)
+    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(super) threads: Option<u16>,
+
+    /// Read binary files as if they were text
+    #[arg(short = 'a', long = "text")]
+    pub(super) text: bool,
+
+    /// Time zone for log times written without an offset, and for showing times (IANA name
+    /// such as Europe/Paris, UTC, or a fixed offset such as +05:30); default UTC
+    #[arg(long, value_name = "ZONE", conflicts_with = "local")]
+    pub(super) tz: Option<String>,
+
+    /// Like --tz with this machine's time zone
+    #[arg(long)]
+    pub(super) local: bool,
+
+    /// When to use colour; NO_COLOR in the environment turns auto off
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub(super) color: ColorChoice,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct IdsArgs {
+    /// Files or directories; with none, standard input when it is a file, pipe or socket,
+    /// else the current directory
+    #[arg(value_name = "PATH")]
+    pub(super) paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(super) input: InputArgs,
+
+    /// One JSON object per ID (schema in docs/ids.md)
+    #[arg(long, conflicts_with = "csv")]
+    pub(super) json: bool,
+
+    /// CSV with a header row (schema in docs/ids.md)
+    #[arg(long)]
+    pub(super) csv: bool,
+
+    /// Order of the IDs: lines and files most first; id, created and first oldest first
+    #[arg(long, value_name = "KEY", default_value = "lines")]
+    pub(super) sort: SortKey,
+
+    /// Show only the first N IDs
+    #[arg(long, value_name = "N")]
+    pub(super) top: Option<usize>,
+
+    /// Show only IDs on at least N lines
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(super) min_lines: u32,
+
+    /// Show only IDs of this kind: ulid, uuid, uuid1 ... uuid8, nil, max
+    #[arg(long, value_name = "KIND", value_parser = parse_kind_filter)]
+    pub(super) kind: Option<KindFilter>,
+
+    /// Show only IDs seen under this field (the whole key path or its last segment);
+    /// repeatable
+    #[arg(long, value_name = "NAME")]
+    pub(super) field: Vec<String>,
+
+    /// Count every 32-hex-digit token as a UUID, not only values also written as a ULID or a
+    /// dashed UUID somewhere (trace IDs and digests look the same)
+    #[arg(long)]
+    pub(super) all_hex: bool,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct TimelineArgs {
+    /// The ID to follow: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:)
+    #[arg(value_name = "ID")]
+    pub(super) id: String,
+
+    /// Files or directories; with none, standard input when it is a file, pipe or socket,
+    /// else the current directory
+    #[arg(value_name = "PATH")]
+    pub(super) paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(super) input: InputArgs,
+
+    /// Also follow the other IDs on the timeline's lines, one hop (--hops 1)
+    #[arg(long, conflicts_with = "hops")]
+    pub(super) related: bool,
+
+    /// Follow related IDs N hops out; 0 lists them without following
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(super) hops: u32,
+
+    /// Do not follow an ID found on more than N lines (a tenant, a long batch): it is listed
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub(super) max_fanout: u64,
+
+    /// Only lines at or after TIME: RFC 3339 (2026-11-29T10:00:00Z), a date-time without
+    /// offset (in --tz, default UTC), or a time ago (2h, 30m, 1d)
+    #[arg(long, value_name = "TIME")]
+    pub(super) since: Option<String>,
+
+    /// Only lines at or before TIME (same forms as --since)
+    #[arg(long, value_name = "TIME")]
+    pub(super) until: Option<String>,
+
+    /// Output format; default: from the -o file name's extension, else text
+    #[arg(long, value_name = "FORMAT")]
+    pub(super) format: Option<timeline::TimelineFormat>,
+
+    /// Write to FILE instead of standard output
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub(super) output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct AuditArgs {
+    /// Files or directories; with none, standard input when it is a file, pipe or socket,
+    /// else the current directory
+    #[arg(value_name = "PATH")]
+    pub(super) paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(super) input: InputArgs,
+
+    /// The report as one JSON object (schema in docs/audit.md)
+    #[arg(long)]
+    pub(super) json: bool,
+
+    /// Exit 1 when any of these rules has findings, 0 when none: comma-separated rule names,
+    /// or all; repeatable
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    pub(super) deny: Vec<String>,
+
+    /// id-time-skew: how much later than its line an ID's embedded time may be (30s, 5m, 2h)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub(super) skew: i64,
+
+    /// backfill-clump: how many distinct IDs in one embedded millisecond make a clump
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = parse_clump)]
+    pub(super) clump: u64,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct DecodeArgs {
+    /// IDs to decode: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:); with
+    /// none, the blank-separated words of standard input (a file, pipe or socket)
+    #[arg(value_name = "ID")]
+    pub(super) ids: Vec<String>,
+    /// One JSON object per ID
+    #[arg(long)]
+    pub(super) json: bool,
+    /// When to use colour; NO_COLOR in the environment turns auto off
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub(super) color: ColorChoice,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct SearchArgs {
+    /// The ID to search for (unless -e or -f is given), then files or directories; with no
+    /// path, standard input when it is a file, pipe or socket, else the current directory
+    #[arg(value_name = "ID | PATH")]
+    pub(super) positional: Vec<String>,
+
+    /// An ID to search for; repeat for several
+    #[arg(short = 'e', long = "id", value_name = "ID")]
+    pub(super) ids: Vec<String>,
+
+    /// Read IDs from FILE, one per line (blank lines and # comments ignored); - for stdin
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub(super) id_files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(super) input: InputArgs,
+
+    /// Print the number of matching lines per file (the last of -c and -l wins)
+    #[arg(
+        short = 'c',
+        long = "count",
+        conflicts_with = "json",
+        overrides_with = "files_with_matches"
+    )]
+    pub(super) count: bool,
+
+    /// Print only the names of files with a match (the last of -c and -l wins)
+    #[arg(
+        short = 'l',
+        long = "files-with-matches",
+        conflicts_with = "json",
+        overrides_with = "count"
+    )]
+    pub(super) files_with_matches: bool,
+
+    /// Print nothing; exit 0 at the first match
+    #[arg(short = 'q', long = "quiet")]
+    pub(super) quiet: bool,
+
+    /// Never print file names
+    #[arg(long = "no-filename", conflicts_with = "with_filename")]
+    pub(super) no_filename: bool,
+
+    /// Always print file names (the default when searching a directory or several paths)
+    #[arg(short = 'H', long = "with-filename")]
+    pub(super) with_filename: bool,
+
+    /// Do not print line numbers
+    #[arg(short = 'N', long = "no-line-number", overrides_with = "line_number")]
+    pub(super) no_line_number: bool,
+
+    /// Print line numbers (the default; undoes an earlier -N)
+    #[arg(short = 'n', long = "line-number", overrides_with = "no_line_number")]
+    pub(super) line_number: bool,
+
+    /// Accepted from ripgrep habits, always so: an ID matches in any case
+    #[arg(short = 'i', long = "ignore-case")]
+    pub(super) _ignore_case: bool,
+
+    /// Accepted from ripgrep habits, always so: an ID matches as a whole token
+    #[arg(short = 'w', long = "word-regexp")]
+    pub(super) _word_regexp: bool,
+
+    /// Accepted from ripgrep habits, always so: an ID is a fixed string
+    #[arg(short = 'F', long = "fixed-strings")]
+    pub(super) _fixed_strings: bool,
+
+    /// Show NUM lines after each matching line
+    #[arg(short = 'A', long = "after-context", value_name = "NUM", value_parser = parse_line_count, overrides_with = "after_context")]
+    pub(super) after_context: Option<usize>,
+
+    /// Show NUM lines before each matching line
+    #[arg(short = 'B', long = "before-context", value_name = "NUM", value_parser = parse_line_count, overrides_with = "before_context")]
+    pub(super) before_context: Option<usize>,
+
+    /// Show NUM lines before and after each matching line (-A and -B override it)
+    #[arg(short = 'C', long = "context", value_name = "NUM", value_parser = parse_line_count, overrides_with = "context")]
+    pub(super) context: Option<usize>,
+
+    /// One JSON object per matching line (schema in docs/search.md)
+    #[arg(long)]
+    pub(super) json: bool,
+
+    /// Print each line as soon as it is found, also into a pipe (always so on a terminal):
+    /// for tail -f app.log | idgrep ID | ...
+    #[arg(long, overrides_with = "block_buffered")]
+    pub(super) line_buffered: bool,
+
+    /// Print in large blocks, also on a terminal (the default into a pipe or a file)
+    #[arg(long, overrides_with = "line_buffered")]
+    pub(super) block_buffered: bool,
+}

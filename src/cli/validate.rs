@@ -1,0 +1,307 @@
+//! From parsed arguments to the validated configs the commands run on: IDs parsed, paths
+//! defaulted, flags that depend on each other resolved.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use super::UsageError;
+use super::args::{AuditArgs, IdsArgs, InputArgs, SearchArgs, TimelineArgs};
+use super::values::{format_of, parse_instant, parse_zone, terminal_width};
+use crate::audit::Rule;
+use crate::config::{
+    AuditConfig, Destination, IdsConfig, InputConfig, SearchConfig, TimelineConfig,
+};
+use crate::id;
+use crate::output::search::OutputMode;
+use crate::output::{inventory, timeline};
+use crate::search::Context;
+
+/// Validates the shared input flags. `stdin_taken`: standard input is already read for
+/// something else (`-f -`), so it cannot be the log.
+fn input_config(
+    args: InputArgs,
+    paths: Vec<PathBuf>,
+    stdin_taken: bool,
+    color_allowed: bool,
+) -> Result<InputConfig, UsageError> {
+    crate::source::check_globs(&args.globs).map_err(UsageError)?;
+    let implicit_cwd = paths.is_empty() && (stdin_taken || !crate::source::stdin_is_readable());
+    let paths = if implicit_cwd {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
+    let zone = if args.local {
+        Some(jiff::tz::TimeZone::try_system().map_err(|_| {
+            UsageError(
+                "--local: this machine's time zone is unknown (set TZ, or give --tz ZONE)"
+                    .to_string(),
+            )
+        })?)
+    } else {
+        match &args.tz {
+            None => None,
+            Some(name) => Some(parse_zone(name).ok_or_else(|| {
+                UsageError(format!(
+                    "unknown time zone {name:?} for --tz: give an IANA name such as \
+                     Europe/Paris or America/New_York, UTC, or a fixed offset from -23:59 to \
+                     +23:59 (+05:30, -0800)"
+                ))
+            })?),
+        }
+    };
+    let color = args.color.resolve();
+    let threads = match args.threads {
+        Some(n) => n as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    Ok(InputConfig {
+        paths,
+        implicit_cwd,
+        globs: args.globs,
+        follow_links: args.follow,
+        threads,
+        text: args.text,
+        zone,
+        color: color && color_allowed,
+    })
+}
+
+pub(super) fn ids_config(args: IdsArgs) -> Result<IdsConfig, UsageError> {
+    let format = if args.json {
+        inventory::IdsFormat::Json
+    } else if args.csv {
+        inventory::IdsFormat::Csv
+    } else {
+        inventory::IdsFormat::Table
+    };
+    Ok(IdsConfig {
+        input: input_config(
+            args.input,
+            args.paths,
+            false,
+            format == inventory::IdsFormat::Table,
+        )?,
+        format,
+        sort: args.sort,
+        top: args.top,
+        min_lines: args.min_lines,
+        kind: args.kind,
+        fields: args.field,
+        all_hex: args.all_hex,
+        progress: std::io::stderr().is_terminal(),
+    })
+}
+
+pub(super) fn audit_config(args: AuditArgs) -> Result<AuditConfig, UsageError> {
+    let mut deny = Vec::new();
+    for name in &args.deny {
+        let name = name.trim();
+        if name == "all" {
+            deny.extend(Rule::ALL);
+            continue;
+        }
+        match Rule::from_name(name) {
+            Some(rule) => deny.push(rule),
+            None => {
+                let accepted: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+                return Err(UsageError(format!(
+                    "unknown rule {name:?} for --deny; accepted: {}, or all",
+                    accepted.join(", ")
+                )));
+            }
+        }
+    }
+    deny.sort();
+    deny.dedup();
+    Ok(AuditConfig {
+        input: input_config(args.input, args.paths, false, !args.json)?,
+        json: args.json,
+        deny,
+        skew_ms: args.skew,
+        clump: args.clump,
+        progress: std::io::stderr().is_terminal(),
+    })
+}
+
+pub(super) fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
+    let root = id::parse(&args.id).map_err(|e| {
+        UsageError(format!(
+            "invalid ID {:?}: {e}; accepted forms: {}",
+            args.id,
+            id::ACCEPTED_FORMS
+        ))
+    })?;
+    let format = match (args.format, &args.output) {
+        (Some(format), _) => format,
+        (None, None) => timeline::TimelineFormat::Text,
+        (None, Some(path)) => format_of(path)?,
+    };
+    let terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let input = input_config(
+        args.input,
+        args.paths,
+        false,
+        format == timeline::TimelineFormat::Text && args.output.is_none(),
+    )?;
+    let zone = input.zone.clone().unwrap_or(jiff::tz::TimeZone::UTC);
+    let since = args
+        .since
+        .map(|s| parse_instant(&s, "--since", &zone))
+        .transpose()?;
+    let until = args
+        .until
+        .map(|s| parse_instant(&s, "--until", &zone))
+        .transpose()?;
+    if let (Some(since), Some(until)) = (since, until)
+        && since > until
+    {
+        return Err(UsageError(
+            "--since is later than --until: the window would hold no line".to_string(),
+        ));
+    }
+    let destination = match args.output {
+        Some(path) => Destination::File(path),
+        None => Destination::Stdout {
+            width: terminal.then(terminal_width).flatten(),
+        },
+    };
+    Ok(TimelineConfig {
+        input,
+        query: crate::timeline::Query {
+            root,
+            hops: if args.related { 1 } else { args.hops },
+            max_fanout: args.max_fanout,
+            since,
+            until,
+        },
+        format,
+        destination,
+        progress: std::io::stderr().is_terminal(),
+    })
+}
+
+pub(super) fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
+    let terminal = std::io::stdout().is_terminal();
+    let mut positional = args.positional.into_iter();
+    let mut raw_ids: Vec<(String, String)> = args
+        .ids
+        .into_iter()
+        .map(|s| ("-e".to_string(), s))
+        .collect();
+    let ids_from_flags = !raw_ids.is_empty() || !args.id_files.is_empty();
+    if !ids_from_flags {
+        match positional.next() {
+            Some(first) => raw_ids.push(("argument".to_string(), first)),
+            None => {
+                return Err(UsageError(format!(
+                    "no ID given: pass one as the first argument, or with -e ID or -f FILE; \
+                     accepted forms: {}",
+                    id::ACCEPTED_FORMS
+                )));
+            }
+        }
+    }
+    let paths: Vec<PathBuf> = positional.map(PathBuf::from).collect();
+    let reads_stdin_for_ids = args.id_files.iter().any(|p| p.as_os_str() == "-");
+    for file in &args.id_files {
+        raw_ids.extend(read_id_file(file)?);
+    }
+    let mut queries = Vec::with_capacity(raw_ids.len());
+    for (origin, raw) in &raw_ids {
+        let parsed = id::parse(raw).map_err(|e| {
+            UsageError(format!(
+                "invalid ID {raw:?} ({origin}): {e}; accepted forms: {}",
+                id::ACCEPTED_FORMS
+            ))
+        })?;
+        queries.push(parsed);
+    }
+    if queries.is_empty() {
+        return Err(UsageError("the ID files hold no IDs".to_string()));
+    }
+    let mode = if args.quiet {
+        OutputMode::Quiet
+    } else if args.files_with_matches {
+        OutputMode::FilesWithMatches
+    } else if args.count {
+        OutputMode::Count
+    } else if args.json {
+        OutputMode::Json
+    } else {
+        OutputMode::Lines
+    };
+    let with_filename = if args.no_filename {
+        Some(false)
+    } else if args.with_filename {
+        Some(true)
+    } else {
+        None
+    };
+    Ok(SearchConfig {
+        queries,
+        input: input_config(
+            args.input,
+            paths,
+            reads_stdin_for_ids,
+            mode != OutputMode::Json,
+        )?,
+        mode,
+        with_filename,
+        // JSON always carries the line number; -N only hides it from text lines.
+        line_numbers: mode == OutputMode::Json
+            || (!args.no_line_number && mode == OutputMode::Lines),
+        // As ripgrep: context is for printed lines, not for counts or names.
+        context: if matches!(mode, OutputMode::Lines | OutputMode::Json) {
+            Context {
+                before: args.before_context.or(args.context).unwrap_or(0),
+                after: args.after_context.or(args.context).unwrap_or(0),
+            }
+        } else {
+            Context::default()
+        },
+        terminal,
+        line_buffered: args.line_buffered || (terminal && !args.block_buffered),
+    })
+}
+
+/// The IDs `decode` was given; with none, standard input has to be something to read (a
+/// file, a pipe or a socket), whose words are then decoded.
+pub(super) fn ids_to_decode(given: Vec<String>) -> Result<Vec<String>, UsageError> {
+    if given.is_empty() && !crate::source::stdin_is_readable() {
+        return Err(UsageError(
+            "decode: give one or more IDs, or pipe them in (blank-separated)".to_string(),
+        ));
+    }
+    Ok(given)
+}
+
+/// Reads `-f FILE`: one ID per line; each comes back with its `FILE:LINE` origin for errors.
+fn read_id_file(path: &PathBuf) -> Result<Vec<(String, String)>, UsageError> {
+    let text = if path.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin())
+    } else {
+        std::fs::read_to_string(path)
+    }
+    .map_err(|e| {
+        UsageError(format!(
+            "{}: {}",
+            path.display(),
+            crate::source::io_reason(&e)
+        ))
+    })?;
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.trim();
+            !l.is_empty() && !l.starts_with('#')
+        })
+        .map(|(i, l)| {
+            (
+                format!("{}:{}", path.display(), i + 1),
+                l.trim().to_string(),
+            )
+        })
+        .collect())
+}
