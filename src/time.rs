@@ -2,7 +2,8 @@
 //! to days since 1970-01-01 (for [`crate::record`], which reads a time on every matching
 //! line) and days back to a date (for writing times). The clock: rendering instants (unix
 //! milliseconds) as text, RFC 3339 with milliseconds, in UTC by default or in the zone of
-//! `--tz` / `--local`. The inventory prints three times per ID for millions of IDs, so the
+//! `--tz` / `--local`. Line times are kept in microseconds and shown to the microsecond when
+//! a log wrote them so finely ([`Precision`]). The inventory prints three times per ID for millions of IDs, so the
 //! UTC path formats by hand instead of through jiff (which the tests use as the oracle, and
 //! which renders the other zones).
 
@@ -76,6 +77,65 @@ impl Clock {
         let mut out = Vec::with_capacity(29);
         self.write(ms, &mut out);
         String::from_utf8(out).expect("times render as ASCII")
+    }
+}
+
+/// How finely line times are shown: to the millisecond, or to the microsecond when some
+/// line gave one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    Millis,
+    Micros,
+}
+
+impl Precision {
+    /// The precision that shows every one of `micros` exactly.
+    pub fn of(micros: impl IntoIterator<Item = i64>) -> Precision {
+        if micros.into_iter().any(|t| t.rem_euclid(1000) != 0) {
+            Precision::Micros
+        } else {
+            Precision::Millis
+        }
+    }
+
+    /// Digits after the second's point.
+    pub fn digits(self) -> usize {
+        match self {
+            Precision::Millis => 3,
+            Precision::Micros => 6,
+        }
+    }
+}
+
+impl Clock {
+    /// Appends a time of `micros` Unix microseconds, as [`Clock::write`] does, with six
+    /// fraction digits at [`Precision::Micros`].
+    pub fn write_micros(&self, micros: i64, precision: Precision, out: &mut Vec<u8>) {
+        let ms = micros.div_euclid(1000);
+        let start = out.len();
+        self.write(ms, out);
+        // `YYYY-MM-DDTHH:MM:SS.mmm`: the microseconds go after the milliseconds.
+        if precision == Precision::Micros && self.writes_rfc3339(ms) {
+            let sub_milli = micros.rem_euclid(1000) as usize;
+            let digits = [
+                b'0' + (sub_milli / 100) as u8,
+                TWO_DIGITS[sub_milli % 100][0],
+                TWO_DIGITS[sub_milli % 100][1],
+            ];
+            out.splice(start + 23..start + 23, digits);
+        }
+    }
+
+    pub fn format_micros(&self, micros: i64, precision: Precision) -> String {
+        let mut out = Vec::with_capacity(32);
+        self.write_micros(micros, precision, &mut out);
+        String::from_utf8(out).expect("times render as ASCII")
+    }
+
+    /// [`Clock::rfc3339`] of a time in microseconds.
+    pub fn rfc3339_micros(&self, micros: i64, precision: Precision) -> Option<String> {
+        self.writes_rfc3339(micros.div_euclid(1000))
+            .then(|| self.format_micros(micros, precision))
     }
 }
 
@@ -242,6 +302,40 @@ mod tests {
         assert_eq!(
             paris.format(1_645_557_742_000),
             "2022-02-22T20:22:22.000+01:00"
+        );
+    }
+
+    #[test]
+    fn microseconds_match_jiff_in_utc_and_in_a_zone() {
+        let paris = TimeZone::get("Europe/Paris").unwrap();
+        let mut state = 0x9e37_79b9u64;
+        for _ in 0..5_000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            // 1900 to 2100, either side of the epoch.
+            let micros = (state >> 1) as i64 % 6_311_390_400_000_000 - 2_208_988_800_000_000;
+            let ts = jiff::Timestamp::from_microsecond(micros).unwrap();
+            assert_eq!(
+                Clock::utc().format_micros(micros, Precision::Micros),
+                format!("{ts:.6}")
+            );
+            assert_eq!(
+                Clock::in_zone(paris.clone()).format_micros(micros, Precision::Micros),
+                ts.to_zoned_datetime(paris.clone())
+                    .strftime("%Y-%m-%dT%H:%M:%S%.6f%:z")
+                    .to_string()
+            );
+            assert_eq!(
+                Clock::utc().format_micros(micros, Precision::Millis),
+                Clock::utc().format(micros.div_euclid(1000))
+            );
+        }
+        assert_eq!(Precision::of([1_000, -2_000]), Precision::Millis);
+        assert_eq!(Precision::of([1_000, -1_999]), Precision::Micros);
+        assert_eq!(
+            Clock::utc().rfc3339_micros((MAX_MS + 1) * 1000, Precision::Micros),
+            None
         );
     }
 

@@ -15,7 +15,8 @@
 //!   creation time of the ID that brought the line in (or of the timeline's ID);
 //! - [`Placement::Unplaced`]: none of these; such lines come last, in file and line order.
 //!
-//! Lines are sorted by time; ties keep file order, then line order.
+//! Lines are sorted by time, to the microsecond where the logs give it; ties keep file order,
+//! then line order.
 //!
 //! An ID with more than `--max-fanout` lines (a tenant, a long-running batch) is listed but
 //! not followed: its lines are counted while the pass runs and dropped at the end, and a line
@@ -109,8 +110,9 @@ pub struct TimelineId {
     pub status: Status,
     /// Lines of the (windowed) timeline that mention it.
     pub lines: u64,
-    pub first_ms: Option<i64>,
-    pub last_ms: Option<i64>,
+    /// The times of its first and last placed lines, in Unix microseconds.
+    pub first_us: Option<i64>,
+    pub last_us: Option<i64>,
     /// The field that holds it most often on those lines.
     pub field: Option<String>,
 }
@@ -118,7 +120,8 @@ pub struct TimelineId {
 /// One line of the timeline.
 #[derive(Clone, Debug)]
 pub struct Line {
-    pub time_ms: Option<i64>,
+    /// Unix microseconds.
+    pub time_us: Option<i64>,
     pub placement: Placement,
     /// Index into [`Timeline::paths`].
     pub file: usize,
@@ -152,9 +155,14 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    /// How finely the times are to be shown: to the microsecond when a line gives one.
+    pub fn precision(&self) -> crate::time::Precision {
+        crate::time::Precision::of(self.lines.iter().filter_map(|l| l.time_us))
+    }
+
     /// The time of the first and the last placed line.
-    pub fn span_ms(&self) -> Option<(i64, i64)> {
-        let mut times = self.lines.iter().filter_map(|l| l.time_ms);
+    pub fn span_us(&self) -> Option<(i64, i64)> {
+        let mut times = self.lines.iter().filter_map(|l| l.time_us);
         let first = times.next()?;
         Some((first, times.next_back().unwrap_or(first)))
     }
@@ -198,11 +206,11 @@ struct Found {
     file: usize,
     line_no: u64,
     text: Box<[u8]>,
-    own_ms: Option<i64>,
+    own_us: Option<i64>,
     /// The time of the nearest earlier timestamped line of the file, if one was seen.
-    prev_ms: Option<i64>,
+    prev_us: Option<i64>,
     /// The file's first timestamp, on any line.
-    file_first_ms: Option<i64>,
+    file_first_us: Option<i64>,
     /// Query indices of the pass's IDs on the line, by first position.
     queries: Vec<usize>,
     tokens: Vec<Token>,
@@ -319,11 +327,13 @@ fn is_entity(id: Id) -> bool {
     !id.is_nil_or_max()
 }
 
-fn in_window(time_ms: Option<i64>, query: &Query) -> bool {
+fn in_window(time_us: Option<i64>, query: &Query) -> bool {
     if query.since.is_none() && query.until.is_none() {
         return true;
     }
-    time_ms
+    // The window is to the millisecond: `--until 10:00:00.500` holds 10:00:00.500900.
+    time_us
+        .map(|t| t.div_euclid(1000))
         .is_some_and(|t| query.since.is_none_or(|s| t >= s) && query.until.is_none_or(|u| t <= u))
 }
 
@@ -333,21 +343,21 @@ fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Placeme
     let mut order: Vec<usize> = (0..found.len()).collect();
     order.sort_unstable_by_key(|&i| (found[i].0.file, found[i].0.line_no));
     let mut placed = vec![(None, Placement::Unplaced); found.len()];
-    let root_ms = known[0].id.unix_ms(known[0].kind);
+    let root_us = known[0].id.unix_ms(known[0].kind).map(|ms| ms * 1000);
     for group in order.chunk_by(|&a, &b| found[a].0.file == found[b].0.file) {
-        let first_ms = group
+        let first_us = group
             .iter()
-            .find_map(|&i| found[i].0.own_ms.or(found[i].0.prev_ms))
-            .or(found[group[0]].0.file_first_ms);
+            .find_map(|&i| found[i].0.own_us.or(found[i].0.prev_us))
+            .or(found[group[0]].0.file_first_us);
         for &i in group {
             let (f, via) = &found[i];
-            placed[i] = match (f.own_ms, f.prev_ms, first_ms) {
+            placed[i] = match (f.own_us, f.prev_us, first_us) {
                 (Some(t), _, _) => (Some(t), Placement::Line),
                 (None, Some(t), _) => (Some(t), Placement::Inferred),
                 (None, None, Some(t)) => (Some(t), Placement::Inferred),
                 (None, None, None) => {
                     let via = &known[*via];
-                    match via.id.unix_ms(via.kind).or(root_ms) {
+                    match via.id.unix_ms(via.kind).map(|ms| ms * 1000).or(root_us) {
                         Some(t) => (Some(t), Placement::IdTime),
                         None => (None, Placement::Unplaced),
                     }
@@ -380,8 +390,8 @@ fn finish(
                 found_via: entry.found_via,
                 status: entry.status,
                 lines: 0,
-                first_ms: None,
-                last_ms: None,
+                first_us: None,
+                last_us: None,
                 field: None,
             });
         }
@@ -395,9 +405,9 @@ fn finish(
     // line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
     let mut listed_on = vec![usize::MAX; ids.len()];
     let (mut outside_window, mut untimed_outside_window) = (0, 0);
-    for (n, ((f, via), (time_ms, placement))) in found.into_iter().zip(placed).enumerate() {
-        if !in_window(time_ms, query) {
-            match time_ms {
+    for (n, ((f, via), (time_us, placement))) in found.into_iter().zip(placed).enumerate() {
+        if !in_window(time_us, query) {
+            match time_us {
                 Some(_) => outside_window += 1,
                 None => untimed_outside_window += 1,
             }
@@ -429,13 +439,13 @@ fn finish(
         for &k in &line_ids {
             let entry = &mut ids[k];
             entry.lines += 1;
-            if let Some(t) = time_ms {
-                entry.first_ms = Some(entry.first_ms.map_or(t, |f| f.min(t)));
-                entry.last_ms = Some(entry.last_ms.map_or(t, |l| l.max(t)));
+            if let Some(t) = time_us {
+                entry.first_us = Some(entry.first_us.map_or(t, |f| f.min(t)));
+                entry.last_us = Some(entry.last_us.map_or(t, |l| l.max(t)));
             }
         }
         lines.push(Line {
-            time_ms,
+            time_us,
             placement,
             file: f.file,
             line_no: f.line_no,
@@ -466,7 +476,7 @@ fn finish(
 
 /// Time order; ties keep file order, then line order; unplaced lines last.
 fn sort_lines(lines: &mut [Line]) {
-    lines.sort_by_key(|l| (l.time_ms.is_none(), l.time_ms, l.file, l.line_no));
+    lines.sort_by_key(|l| (l.time_us.is_none(), l.time_us, l.file, l.line_no));
 }
 
 /// What one pass found.
@@ -537,13 +547,13 @@ struct FileTimes {
     /// Lines up to this number have been read for a time (or are the matched lines).
     checked: u64,
     /// The time of the last timestamped line up to `checked`.
-    last_ms: Option<i64>,
+    last_us: Option<i64>,
     /// The last timestamped line of the chunk being searched: its offset in the chunk and its
     /// time. The chunk's bytes are gone when the next one is searched, so a long run of
     /// untimed lines (a stack trace longer than the buffer) still reads back to it.
     chunk_last: Option<(usize, i64)>,
     /// The file's first timestamp, on any line.
-    first_ms: Option<i64>,
+    first_us: Option<i64>,
 }
 
 impl FileTimes {
@@ -552,23 +562,23 @@ impl FileTimes {
     /// timestamped lines are found (reading forward for the file's first, back for the last).
     fn enter_chunk(&mut self, chunk: &search::Chunk, records: &mut Records) {
         if let Some((_, ms)) = self.chunk_last.take() {
-            self.last_ms = Some(ms);
+            self.last_us = Some(ms);
         }
         self.checked = chunk.first_line_no.saturating_sub(1);
         let bytes = chunk.bytes;
         let mut first_at = 0;
-        if self.first_ms.is_none() {
+        if self.first_us.is_none() {
             let mut start = 0;
             while start < bytes.len() {
                 let end = memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
                 if let Some(t) = records.time(trim_cr(&bytes[start..end])) {
-                    self.first_ms = Some(t);
+                    self.first_us = Some(t);
                     first_at = start;
                     break;
                 }
                 start = end + 1;
             }
-            if self.first_ms.is_none() {
+            if self.first_us.is_none() {
                 return;
             }
         }
@@ -591,13 +601,13 @@ impl FileTimes {
 
     /// Notes a matching line, `at` bytes into the chunk, with its own or inferred time: a
     /// timestamped line of the chunk before it is no longer the last one seen.
-    fn matched(&mut self, line_no: u64, at: usize, time_ms: Option<i64>) {
+    fn matched(&mut self, line_no: u64, at: usize, time_us: Option<i64>) {
         self.checked = line_no;
         if self.chunk_last.is_some_and(|(last, _)| last <= at) {
             self.chunk_last = None;
         }
-        if let Some(t) = time_ms {
-            self.last_ms = Some(t);
+        if let Some(t) = time_us {
+            self.last_us = Some(t);
         }
     }
 }
@@ -685,20 +695,20 @@ fn scan_one(
         spans.extend(tokens.iter().map(|t| (t.start, t.end)));
         let records = &mut records.borrow_mut();
         let times = &mut times.borrow_mut();
-        let own_ms = records.read(m.line, spans, fields);
-        let prev_ms = if own_ms.is_some() {
+        let own_us = records.read(m.line, spans, fields);
+        let prev_us = if own_us.is_some() {
             None
         } else {
             previous_time(m.before, m.line_no, times, records)
         };
-        times.matched(m.line_no, m.before.len(), own_ms.or(prev_ms));
+        times.matched(m.line_no, m.before.len(), own_us.or(prev_us));
         lines.push(Found {
             file,
             line_no: m.line_no,
             text: m.line.into(),
-            own_ms,
-            prev_ms,
-            file_first_ms: None,
+            own_us,
+            prev_us,
+            file_first_us: None,
             queries,
             tokens: tokens
                 .iter()
@@ -722,9 +732,9 @@ fn scan_one(
         Some(&mut on_chunk),
         &mut on_line,
     );
-    let file_first_ms = times.borrow().first_ms;
+    let file_first_us = times.borrow().first_us;
     for found in &mut lines[first_found..] {
-        found.file_first_ms = file_first_ms;
+        found.file_first_us = file_first_us;
     }
     Notice::after_scan(outcome, "left out")
 }
@@ -754,7 +764,7 @@ fn previous_time(
         n -= 1;
         end = start;
     }
-    times.last_ms
+    times.last_us
 }
 
 /// The one door to [`crate::record`], which reads a line's fields and time: everything this
@@ -788,13 +798,13 @@ impl Records {
                 .field(i)
                 .map(|f| String::from_utf8_lossy(f).into_owned())
         }));
-        self.analysis.time_ms()
+        self.analysis.time().map(|t| t.micros)
     }
 
     /// The line's own time only.
     fn time(&mut self, line: &[u8]) -> Option<i64> {
         record::analyse(line, &[], true, &self.context, &mut self.analysis);
-        self.analysis.time_ms()
+        self.analysis.time().map(|t| t.micros)
     }
 }
 
@@ -820,14 +830,14 @@ mod tests {
         (ms as u128) << 80 | 0x1234
     }
 
-    fn found(file: usize, line_no: u64, own_ms: Option<i64>, prev_ms: Option<i64>) -> Found {
+    fn found(file: usize, line_no: u64, own_us: Option<i64>, prev_us: Option<i64>) -> Found {
         Found {
             file,
             line_no,
             text: Box::from(&b"x"[..]),
-            own_ms,
-            prev_ms,
-            file_first_ms: None,
+            own_us,
+            prev_us,
+            file_first_us: None,
             queries: vec![0],
             tokens: Vec::new(),
         }
@@ -853,8 +863,8 @@ mod tests {
                 (Some(10), Placement::Inferred),
                 (Some(10), Placement::Line),
                 (Some(20), Placement::Inferred),
-                (Some(ROOT_MS), Placement::IdTime),
-                (Some(ROOT_MS), Placement::IdTime),
+                (Some(ROOT_MS * 1000), Placement::IdTime),
+                (Some(ROOT_MS * 1000), Placement::IdTime),
                 (Some(10), Placement::Inferred),
             ]
         );
@@ -864,10 +874,10 @@ mod tests {
         assert_eq!(placed, vec![(None, Placement::Unplaced)]);
     }
 
-    fn line(time_ms: Option<i64>, file: usize, line_no: u64) -> Line {
+    fn line(time_us: Option<i64>, file: usize, line_no: u64) -> Line {
         Line {
-            time_ms,
-            placement: if time_ms.is_some() {
+            time_us,
+            placement: if time_us.is_some() {
                 Placement::Line
             } else {
                 Placement::Unplaced
@@ -895,7 +905,7 @@ mod tests {
         sort_lines(&mut lines);
         let order: Vec<(Option<i64>, usize, u64)> = lines
             .iter()
-            .map(|l| (l.time_ms, l.file, l.line_no))
+            .map(|l| (l.time_us, l.file, l.line_no))
             .collect();
         assert_eq!(
             order,
@@ -917,18 +927,18 @@ mod tests {
             b"2026-11-30T08:00:01Z start\n2026-11-30T08:00:04Z failed\n\tat a.b(C.java:1)\r\n";
         let fresh = FileTimes {
             checked: 0,
-            last_ms: None,
+            last_us: None,
             ..FileTimes::default()
         };
         let four = jiff::Timestamp::from_second(1_796_025_604).unwrap();
         assert_eq!(
             previous_time(before, 4, &fresh, &mut records),
-            Some(four.as_millisecond())
+            Some(four.as_microsecond())
         );
         // Lines 1-3 already read: the remembered time stands.
         let checked = FileTimes {
             checked: 3,
-            last_ms: Some(7),
+            last_us: Some(7),
             ..FileTimes::default()
         };
         assert_eq!(previous_time(before, 4, &checked, &mut records), Some(7));

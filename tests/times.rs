@@ -88,10 +88,11 @@ fn go_nginx_jul_and_apache_times_place_their_lines() {
     assert_eq!(
         timeline(ID, &[&go, &jul, &apache, &mongo]),
         [
-            row("error.log", 1, "line", "2026-12-01T10:00:00.123Z"),
-            row("go.log", 1, "line", "2026-12-01T10:00:12.000Z"),
-            row("jul.log", 2, "inferred", "2026-12-01T10:00:15.000Z"),
-            row("mongod.log", 1, "line", "2026-12-01T10:00:20.000Z"),
+            // Apache writes microseconds, so the whole export shows them.
+            row("error.log", 1, "line", "2026-12-01T10:00:00.123456Z"),
+            row("go.log", 1, "line", "2026-12-01T10:00:12.000000Z"),
+            row("jul.log", 2, "inferred", "2026-12-01T10:00:15.000000Z"),
+            row("mongod.log", 1, "line", "2026-12-01T10:00:20.000000Z"),
         ]
     );
 }
@@ -176,4 +177,56 @@ fn ids_dated_after_9999_have_null_times_in_json_and_readable_text() {
     let text = String::from_utf8(run(&["timeline", FAR, &path]).stdout).unwrap();
     assert!(!text.contains("unix_ms:"), "{text}");
     assert!(text.contains("(after 9999)"), "{text}");
+}
+
+/// Two services writing microseconds within one millisecond: the timeline interleaves them in
+/// the order they happened, and shows the microseconds, in every view.
+#[test]
+fn microsecond_times_from_two_files_sort_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let api = write(
+        d,
+        "api.log",
+        &format!("2026-12-01T10:00:00.000900Z api replied {ID}\n"),
+    );
+    let db = write(
+        d,
+        "db.jsonl",
+        &format!(
+            "{{\"ts\":\"2026-12-01T10:00:00.000100Z\",\"msg\":\"query\",\"order\":\"{ID}\"}}\n\
+             {{\"ts\":1796119200000500,\"msg\":\"commit\",\"order\":\"{ID}\"}}\n"
+        ),
+    );
+    assert_eq!(
+        timeline(ID, &[&api, &db]),
+        [
+            row("db.jsonl", 1, "line", "2026-12-01T10:00:00.000100Z"),
+            row("db.jsonl", 2, "line", "2026-12-01T10:00:00.000500Z"),
+            row("api.log", 1, "line", "2026-12-01T10:00:00.000900Z"),
+        ]
+    );
+    let text = run(&["timeline", ID, &api, &db, "--color", "never"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("duration  0.000800s"), "{text}");
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("10:00:00.000"))
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(rows[0].starts_with("10:00:00.000100 "), "{text}");
+    // Search keeps the precision of each line.
+    let out = run(&["--json", ID, &db]);
+    let ts: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["ts"].to_string())
+        .collect();
+    assert_eq!(
+        ts,
+        [
+            "\"2026-12-01T10:00:00.000100Z\"",
+            "\"2026-12-01T10:00:00.000500Z\""
+        ]
+    );
 }

@@ -13,7 +13,7 @@ use crate::search::{LineMatch, Outcome};
 use crate::text::{
     HEADER_COLOR, LINE_NO_COLOR, MATCH_COLOR, PATH_COLOR, escape_into, paint, withheld_lines,
 };
-use crate::time::Clock;
+use crate::time::{Clock, Precision};
 
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,8 +150,8 @@ impl Printer {
             path,
             line: m.line_no,
             ts: record
-                .and_then(Analysis::time_ms)
-                .map(|ms| Clock::utc().format(ms)),
+                .and_then(Analysis::time)
+                .map(|t| Clock::utc().format_micros(t.micros, Precision::of([t.micros]))),
             text: JsonText::of(m.line),
             matches: m
                 .hits

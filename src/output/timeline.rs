@@ -19,7 +19,7 @@ use serde::Serialize;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::text::{HEADER_COLOR, MATCH_COLOR, csv_cell, escape_into, paint};
-use crate::time::Clock;
+use crate::time::{Clock, Precision};
 use crate::timeline::{Line, Placement, Status, Timeline, TimelineId};
 
 /// How a timeline is written.
@@ -95,32 +95,40 @@ const SOURCE_COLORS: [&[u8]; 6] = [
 /// How many related IDs the text view lists; the exports list them all.
 const TEXT_RELATED: usize = 20;
 
-/// `14m11.669s`, `2h03m04.005s`, `0.120s`, `3d04h05m`: short, exact to the millisecond under
-/// a day.
-pub fn duration(ms: i64) -> String {
-    let ms = ms.max(0);
-    let (d, h, m) = (ms / 86_400_000, ms / 3_600_000 % 24, ms / 60_000 % 60);
-    let (s, milli) = (ms / 1000 % 60, ms % 1000);
+/// `14m11.669s`, `2h03m04.005s`, `0.120s`, `3d04h05m` (`0.000250s` at
+/// [`Precision::Micros`]): short, exact to the shown precision under a day.
+pub fn duration(micros: i64, precision: Precision) -> String {
+    let us = micros.max(0);
+    let (d, h, m) = (
+        us / 86_400_000_000,
+        us / 3_600_000_000 % 24,
+        us / 60_000_000 % 60,
+    );
+    let s = us / 1_000_000 % 60;
+    let fraction = match precision {
+        Precision::Millis => format!("{:03}", us / 1000 % 1000),
+        Precision::Micros => format!("{:06}", us % 1_000_000),
+    };
     if d > 0 {
         format!("{d}d{h:02}h{m:02}m")
     } else if h > 0 {
-        format!("{h}h{m:02}m{s:02}.{milli:03}s")
+        format!("{h}h{m:02}m{s:02}.{fraction}s")
     } else if m > 0 {
-        format!("{m}m{s:02}.{milli:03}s")
+        format!("{m}m{s:02}.{fraction}s")
     } else {
-        format!("{s}.{milli:03}s")
+        format!("{s}.{fraction}s")
     }
 }
 
 /// The deltas of each line: since the first line and since the previous one, for placed lines.
 fn deltas(timeline: &Timeline) -> Vec<Option<(i64, i64)>> {
-    let first = timeline.span_ms().map(|(f, _)| f);
+    let first = timeline.span_us().map(|(f, _)| f);
     let mut prev = first;
     timeline
         .lines
         .iter()
         .map(|l| {
-            let t = l.time_ms?;
+            let t = l.time_us?;
             let d = (t - first?, t - prev?);
             prev = Some(t);
             Some(d)
@@ -218,7 +226,7 @@ fn related(timeline: &Timeline) -> Vec<usize> {
         (
             e.hop,
             std::cmp::Reverse(e.lines),
-            e.first_ms.unwrap_or(i64::MAX),
+            e.first_us.unwrap_or(i64::MAX),
         )
     });
     ids
@@ -247,11 +255,12 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
             |ms| format!("{} (embedded in the ID)", clock.format(ms)),
         ),
     ));
-    match timeline.span_ms() {
+    let precision = timeline.precision();
+    match timeline.span_us() {
         Some((first, last)) => {
-            rows.push(("first", clock.format(first)));
-            rows.push(("last", clock.format(last)));
-            rows.push(("duration", duration(last - first)));
+            rows.push(("first", clock.format_micros(first, precision)));
+            rows.push(("last", clock.format_micros(last, precision)));
+            rows.push(("duration", duration(last - first, precision)));
         }
         None if timeline.lines.is_empty() && timeline.outside_window > 0 => {
             rows.push(("first", "no line within --since/--until".to_string()));
@@ -346,6 +355,7 @@ fn write_text(
     style: &Style,
 ) -> io::Result<()> {
     let sources = Sources::new(timeline);
+    let precision = timeline.precision();
     let mut buf = Vec::with_capacity(64 * 1024);
     for (label, value) in summary(timeline, clock, &sources) {
         paint(&mut buf, style.color, HEADER_COLOR, |b| {
@@ -378,8 +388,12 @@ fn write_text(
             if entry.lines == 1 { " " } else { "s" }
         );
         // First and last time, where the terminal has room for them.
-        if let (Some(f), Some(l)) = (entry.first_ms, entry.last_ms) {
-            let range = format!("{} .. {}", clock.format(f), clock.format(l));
+        if let (Some(f), Some(l)) = (entry.first_us, entry.last_us) {
+            let range = format!(
+                "{} .. {}",
+                clock.format_micros(f, precision),
+                clock.format_micros(l, precision)
+            );
             let at = text_width(&row);
             let column = at.max(at - status.len() + 40);
             if style.width.is_none_or(|w| column + 2 + range.len() <= w) {
@@ -430,26 +444,28 @@ fn write_text(
         .lines
         .iter()
         .map(|l| {
-            l.time_ms
-                .map_or_else(|| "-".to_string(), |t| clock.format(t))
+            l.time_us
+                .map_or_else(|| "-".to_string(), |t| clock.format_micros(t, precision))
         })
         .collect();
-    let dated = |t: &String| t.len() >= 23 && t.as_bytes()[10] == b'T';
+    // `YYYY-MM-DDTHH:MM:SS.fff`: the end of the fraction.
+    let fraction_end = 20 + precision.digits();
+    let dated = |t: &String| t.len() >= fraction_end && t.as_bytes()[10] == b'T';
     let first_date = times.iter().find(|t| dated(t)).map(|t| t[..10].to_string());
     if times
         .iter()
         .all(|t| !dated(t) || Some(&t[..10]) == first_date.as_deref())
     {
         for t in times.iter_mut().filter(|t| dated(t)) {
-            *t = t[11..23].to_string();
+            *t = t[11..fraction_end].to_string();
         }
     }
     let delta_cells: Vec<(String, String)> = deltas
         .iter()
         .map(|d| match d {
             Some((first, prev)) => (
-                format!("+{}", duration(*first)),
-                format!("+{}", duration(*prev)),
+                format!("+{}", duration(*first, precision)),
+                format!("+{}", duration(*prev, precision)),
             ),
             None => ("-".to_string(), "-".to_string()),
         })
@@ -652,9 +668,14 @@ struct NdjsonLine<'a> {
     text: Cow<'a, str>,
 }
 
-fn json_line<'a>(timeline: &'a Timeline, line: &'a Line, utc: &Clock) -> NdjsonLine<'a> {
+fn json_line<'a>(
+    timeline: &'a Timeline,
+    line: &'a Line,
+    utc: &Clock,
+    precision: Precision,
+) -> NdjsonLine<'a> {
     NdjsonLine {
-        ts: line.time_ms.and_then(|t| utc.rfc3339(t)),
+        ts: line.time_us.and_then(|t| utc.rfc3339_micros(t, precision)),
         ts_inferred: matches!(line.placement, Placement::Inferred | Placement::IdTime),
         rule: line.placement.name(),
         path: &timeline.paths[line.file],
@@ -667,10 +688,11 @@ fn json_line<'a>(timeline: &'a Timeline, line: &'a Line, utc: &Clock) -> NdjsonL
 
 fn write_ndjson(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
     let utc = Clock::utc();
+    let precision = timeline.precision();
     let mut buf = Vec::with_capacity(1024);
     for line in &timeline.lines {
         buf.clear();
-        serde_json::to_writer(&mut buf, &json_line(timeline, line, &utc))?;
+        serde_json::to_writer(&mut buf, &json_line(timeline, line, &utc, precision))?;
         buf.push(b'\n');
         out.write_all(&buf)?;
     }
@@ -691,10 +713,11 @@ pub const CSV_HEADER: [&str; 8] = [
 
 fn write_csv(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
     let utc = Clock::utc();
+    let precision = timeline.precision();
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(CSV_HEADER)?;
     for line in &timeline.lines {
-        let j = json_line(timeline, line, &utc);
+        let j = json_line(timeline, line, &utc, precision);
         let record = [
             j.ts.unwrap_or_default(),
             j.ts_inferred.to_string(),
@@ -747,6 +770,7 @@ fn md_code(bytes: &[u8]) -> String {
 }
 
 fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Result<()> {
+    let precision = timeline.precision();
     let sources = Sources::new(timeline);
     let root = &timeline.ids[0];
     let mut s = String::new();
@@ -759,15 +783,17 @@ fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Resu
     if !related.is_empty() {
         s.push_str("\n### Related IDs\n\n| ID | kind | field | lines | first | last | status |\n|---|---|---|---:|---|---|---|\n");
         for e in related.into_iter().map(|k| &timeline.ids[k]) {
-            let time = |t: Option<i64>| t.map_or_else(|| "-".to_string(), |t| clock.format(t));
+            let time = |t: Option<i64>| {
+                t.map_or_else(|| "-".to_string(), |t| clock.format_micros(t, precision))
+            };
             s.push_str(&format!(
                 "| `{}` | {} | {} | {} | {} | {} | {} |\n",
                 canonical(e),
                 e.id.describe(e.kind),
                 md_text(e.field.as_deref().unwrap_or("-").as_bytes()),
                 e.lines,
-                time(e.first_ms),
-                time(e.last_ms),
+                time(e.first_us),
+                time(e.last_us),
                 md_text(status_text(e, timeline).as_bytes()),
             ));
         }
@@ -788,15 +814,18 @@ fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Resu
     let deltas = deltas(timeline);
     for (line, delta) in timeline.lines.iter().zip(deltas) {
         let time = line
-            .time_ms
-            .map_or_else(|| "-".to_string(), |t| clock.format(t));
+            .time_us
+            .map_or_else(|| "-".to_string(), |t| clock.format_micros(t, precision));
         let mark = match line.placement {
             Placement::Line => String::new(),
             placement => format!(" {}", md_text(placement.mark().to_string().as_bytes())),
         };
         let row = format!(
             "| {time}{mark} | {} | {}:{} | {} | {} | {} |\n",
-            delta.map_or_else(|| "-".to_string(), |d| format!("+{}", duration(d.0))),
+            delta.map_or_else(
+                || "-".to_string(),
+                |d| format!("+{}", duration(d.0, precision))
+            ),
             md_text(sources.names[line.file].as_bytes()),
             line.line_no,
             md_text(line.field.as_deref().unwrap_or("-").as_bytes()),
@@ -828,14 +857,16 @@ mod tests {
 
     #[test]
     fn durations_are_short_and_exact() {
-        assert_eq!(duration(0), "0.000s");
-        assert_eq!(duration(120), "0.120s");
-        assert_eq!(duration(851_669), "14m11.669s");
-        assert_eq!(duration(7_384_005), "2h03m04.005s");
-        assert_eq!(
-            duration(3 * 86_400_000 + 4 * 3_600_000 + 5 * 60_000),
-            "3d04h05m"
-        );
+        let ms = |ms: i64| duration(ms * 1000, Precision::Millis);
+        assert_eq!(ms(0), "0.000s");
+        assert_eq!(ms(120), "0.120s");
+        assert_eq!(ms(851_669), "14m11.669s");
+        assert_eq!(ms(7_384_005), "2h03m04.005s");
+        assert_eq!(ms(3 * 86_400_000 + 4 * 3_600_000 + 5 * 60_000), "3d04h05m");
+        assert_eq!(duration(250, Precision::Micros), "0.000250s");
+        assert_eq!(duration(851_669_042, Precision::Micros), "14m11.669042s");
+        // Shown to the millisecond, the microseconds are cut, not rounded.
+        assert_eq!(duration(120_999, Precision::Millis), "0.120s");
     }
 
     #[test]

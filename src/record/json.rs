@@ -16,7 +16,7 @@
 
 use memchr::memchr;
 
-use super::line_time::{epoch_ms, time_value};
+use super::line_time::{LineTime, epoch_time, time_value};
 use super::{Analysis, MAX_FIELD, TimeContext, Value, is_blank, is_time_key, spans_within};
 
 #[derive(Clone, Debug, Default)]
@@ -477,7 +477,7 @@ pub(super) fn analyse_json(
     out: &mut Analysis,
 ) -> bool {
     let Analysis {
-        time_ms,
+        time,
         names,
         fields,
         json,
@@ -489,7 +489,7 @@ pub(super) fn analyse_json(
         next_start: usize::MAX,
         names,
         fields,
-        time_ms,
+        time,
         want_time,
         ctx,
     };
@@ -506,7 +506,7 @@ struct JsonFields<'a> {
     next_start: usize,
     names: &'a mut Vec<u8>,
     fields: &'a mut [Option<(usize, usize)>],
-    time_ms: &'a mut Option<i64>,
+    time: &'a mut Option<LineTime>,
     /// Still looking for the time.
     want_time: bool,
     ctx: &'a TimeContext,
@@ -539,12 +539,12 @@ impl JsonFields<'_> {
     #[inline(never)]
     fn time(&mut self, path: Path<'_>, value: Value<'_>) {
         if path.is_time() {
-            *self.time_ms = match value {
+            *self.time = match value {
                 Value::Str(raw) => time_value(raw, self.ctx),
-                Value::Int(raw) | Value::Number(raw) => epoch_ms(raw),
+                Value::Int(raw) | Value::Number(raw) => epoch_time(raw),
                 _ => None,
             };
-            self.want_time = self.time_ms.is_none();
+            self.want_time = self.time.is_none();
         }
     }
 }

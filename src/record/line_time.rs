@@ -1,5 +1,7 @@
-//! A line's own time, in Unix milliseconds, read only when asked. A time without an offset is
-//! in the context's zone; in a zone with a daylight saving gap or fold, the later offset of a
+//! A line's own time, in Unix microseconds (the finest a log writes that two lines need to be
+//! told apart by; nanoseconds are cut), read only when asked. A time without an offset is
+//! in the context's zone, and says so ([`LineTime::zone_guessed`]) when that zone is only the
+//! default; in a zone with a daylight saving gap or fold, the later offset of a
 //! gap and the earlier of a fold apply (jiff's "compatible" rule). An impossible date or time
 //! (Feb 30, 24:00) gives none. The formats, with an example each, are tabled in
 //! docs/records.md.
@@ -43,10 +45,38 @@ use memchr::memchr;
 use super::{is_blank, skip_blank};
 use crate::time::{days_from_civil_cached, days_in_month};
 
+/// A line's time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineTime {
+    /// Unix microseconds.
+    pub micros: i64,
+    /// Written without an offset and read in UTC only because the user named no zone
+    /// (`--tz`): a log written in local time is hours off, so the time is good for order
+    /// within a file but not for comparing with a clock elsewhere.
+    pub zone_guessed: bool,
+}
+
+impl LineTime {
+    /// The time in Unix milliseconds, rounded down.
+    pub fn millis(self) -> i64 {
+        self.micros.div_euclid(1000)
+    }
+
+    /// A time the line wrote with its offset, or as an epoch number.
+    fn absolute(micros: i64) -> LineTime {
+        LineTime {
+            micros,
+            zone_guessed: false,
+        }
+    }
+}
+
 /// What a time needs that the line does not say.
 #[derive(Clone, Debug)]
 pub struct TimeContext {
     zone: TimeZone,
+    /// Whether the user named the zone, rather than UTC applying by default.
+    zone_given: bool,
     /// The zone's offset in seconds when it never changes, so that most lines need no zone
     /// lookup.
     fixed_offset: Option<i32>,
@@ -59,10 +89,17 @@ impl TimeContext {
     /// `reference` is the file's modification time (or now, for standard input), which dates
     /// the lines of year-less formats.
     pub fn new(zone: TimeZone, reference: Timestamp) -> TimeContext {
+        TimeContext::with_zone(Some(zone), reference)
+    }
+
+    fn with_zone(zone: Option<TimeZone>, reference: Timestamp) -> TimeContext {
+        let zone_given = zone.is_some();
+        let zone = zone.unwrap_or(TimeZone::UTC);
         let fixed_offset = zone.to_fixed_offset().ok().map(|o| o.seconds());
         let date = zone.to_datetime(reference).date();
         TimeContext {
             zone,
+            zone_given,
             fixed_offset,
             year: date.year(),
             month: date.month(),
@@ -78,7 +115,7 @@ impl TimeContext {
         let reference = modified
             .and_then(|t| Timestamp::try_from(t).ok())
             .unwrap_or_else(Timestamp::now);
-        TimeContext::new(zone.cloned().unwrap_or(TimeZone::UTC), reference)
+        TimeContext::with_zone(zone.cloned(), reference)
     }
 
     fn year_for_month(&self, month: u8) -> i32 {
@@ -100,7 +137,8 @@ struct Civil {
     hour: u8,
     minute: u8,
     second: u8,
-    milli: i64,
+    /// Microseconds into the second.
+    micro: i64,
 }
 
 fn digit(line: &[u8], i: usize) -> Option<u32> {
@@ -126,7 +164,7 @@ fn two(s: &[u8; 2]) -> Option<u8> {
     (a < 10 && b < 10).then(|| a * 10 + b)
 }
 
-/// `HH:MM:SS` and an optional fraction after `.` or `,`: hour, minute, second, millisecond
+/// `HH:MM:SS` and an optional fraction after `.` or `,`: hour, minute, second, microsecond
 /// and the end.
 fn clock_at(line: &[u8], i: usize) -> Option<(u8, u8, u8, i64, usize)> {
     let s: &[u8; 3] = line.get(i..)?.first_chunk()?;
@@ -134,11 +172,12 @@ fn clock_at(line: &[u8], i: usize) -> Option<(u8, u8, u8, i64, usize)> {
         return None;
     }
     let hour = two(s[0..].first_chunk()?)?;
-    let (minute, second, milli, end) = minutes_at(line, i + 3)?;
-    Some((hour, minute, second, milli, end))
+    let (minute, second, micro, end) = minutes_at(line, i + 3)?;
+    Some((hour, minute, second, micro, end))
 }
 
-/// The `MM:SS` and optional fraction of a clock: minute, second, millisecond and the end.
+/// The `MM:SS` and optional fraction of a clock: minute, second, microsecond and the end.
+/// Digits past the microsecond are read over and dropped.
 fn minutes_at(line: &[u8], i: usize) -> Option<(u8, u8, i64, usize)> {
     let s: &[u8; 5] = line.get(i..)?.first_chunk()?;
     if s[2] != b':' {
@@ -147,17 +186,17 @@ fn minutes_at(line: &[u8], i: usize) -> Option<(u8, u8, i64, usize)> {
     let minute = two(s[0..].first_chunk()?)?;
     let second = two(s[3..].first_chunk()?)?;
     let mut j = i + 5;
-    let mut milli = 0;
+    let mut micro = 0;
     if matches!(line.get(j), Some(b'.' | b',')) && digit(line, j + 1).is_some() {
         j += 1;
-        let mut scale = 100;
+        let mut scale = 100_000;
         while let Some(d) = digit(line, j) {
-            milli += i64::from(d) * scale;
+            micro += i64::from(d) * scale;
             scale /= 10;
             j += 1;
         }
     }
-    Some((minute, second, milli, j))
+    Some((minute, second, micro, j))
 }
 
 /// Whether a time may end at `i`: not in the middle of a word.
@@ -175,7 +214,7 @@ fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
         i32::from(two(s[0..].first_chunk()?)?) * 100 + i32::from(two(s[2..].first_chunk()?)?);
     let month = two(s[5..].first_chunk()?)?;
     let day = two(s[8..].first_chunk()?)?;
-    let (hour, minute, second, milli, mut j) = match clock_at(line, i + 11) {
+    let (hour, minute, second, micro, mut j) = match clock_at(line, i + 11) {
         Some(clock) => clock,
         // ISO 8601 allows a time without seconds: `2026-12-01T10:00Z`.
         None if byte_is(line, i + 13, b':') && !byte_is(line, i + 16, b':') => {
@@ -223,7 +262,7 @@ fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
         hour,
         minute,
         second,
-        milli,
+        micro,
     };
     Some((civil, offset, j))
 }
@@ -336,7 +375,7 @@ fn month_at(line: &[u8], i: usize) -> Option<u8> {
 
 /// Syslog `Nov 29 10:00:00` (or `Jul  1 09:00:55`) at `i`, or java.util.logging's
 /// `Dec 01, 2026 10:00:15 AM`.
-fn syslog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+fn syslog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<LineTime> {
     // The blank first: it turns most lines away before the month names are tried.
     if !byte_is(line, i + 3, b' ') {
         return None;
@@ -364,7 +403,7 @@ fn syslog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
 
 /// The rest of a java.util.logging time after `Dec 01,`: ` 2026 10:00:15 AM` (a 12-hour
 /// clock whose hour may have one digit).
-fn jul_at(line: &[u8], i: usize, month: u8, day: u8, ctx: &TimeContext) -> Option<i64> {
+fn jul_at(line: &[u8], i: usize, month: u8, day: u8, ctx: &TimeContext) -> Option<LineTime> {
     if !byte_is(line, i, b' ') || !byte_is(line, i + 5, b' ') {
         return None;
     }
@@ -378,7 +417,7 @@ fn jul_at(line: &[u8], i: usize, month: u8, day: u8, ctx: &TimeContext) -> Optio
     if !byte_is(line, at + 1, b':') {
         return None;
     }
-    let (minute, second, milli, end) = minutes_at(line, at + 2)?;
+    let (minute, second, micro, end) = minutes_at(line, at + 2)?;
     if !byte_is(line, end, b' ') || !matches!(line.get(end + 2), Some(b'M' | b'm')) {
         return None;
     }
@@ -397,13 +436,13 @@ fn jul_at(line: &[u8], i: usize, month: u8, day: u8, ctx: &TimeContext) -> Optio
         hour: hour % 12 + if pm { 12 } else { 0 },
         minute,
         second,
-        milli,
+        micro,
     };
-    civil_ms(civil, None, ctx)
+    civil_time(civil, None, ctx)
 }
 
 /// klog `I1129 10:00:00.123456` at `i`.
-fn klog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+fn klog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<LineTime> {
     if !matches!(line.get(i), Some(b'I' | b'W' | b'E' | b'F')) || !byte_is(line, i + 5, b' ') {
         return None;
     }
@@ -414,8 +453,8 @@ fn klog_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
 
 /// The clock at `at` of a syslog or klog time, dated `month`/`day` of the year the context
 /// gives such lines.
-fn year_less_at(line: &[u8], at: usize, month: u8, day: u8, ctx: &TimeContext) -> Option<i64> {
-    let (hour, minute, second, milli, end) = clock_at(line, at)?;
+fn year_less_at(line: &[u8], at: usize, month: u8, day: u8, ctx: &TimeContext) -> Option<LineTime> {
+    let (hour, minute, second, micro, end) = clock_at(line, at)?;
     if !ends_token(line, end) {
         return None;
     }
@@ -426,20 +465,20 @@ fn year_less_at(line: &[u8], at: usize, month: u8, day: u8, ctx: &TimeContext) -
         hour,
         minute,
         second,
-        milli,
+        micro,
     };
-    civil_ms(civil, None, ctx)
+    civil_time(civil, None, ctx)
 }
 
 /// Access-log `29/Nov/2026:10:00:00 +0000` at `i` (just after the `[`), and its end.
-fn access_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<(i64, usize)> {
+fn access_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<(LineTime, usize)> {
     let day = d2(line, i)?;
     if !byte_is(line, i + 2, b'/') || !byte_is(line, i + 6, b'/') || !byte_is(line, i + 11, b':') {
         return None;
     }
     let month = month_at(line, i + 3)?;
     let year = d4(line, i + 7)?;
-    let (hour, minute, second, milli, mut end) = clock_at(line, i + 12)?;
+    let (hour, minute, second, micro, mut end) = clock_at(line, i + 12)?;
     let mut offset = None;
     if byte_is(line, end, b' ')
         && let Some(&sign @ (b'+' | b'-')) = line.get(end + 1)
@@ -455,14 +494,14 @@ fn access_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<(i64, usize)> {
         hour,
         minute,
         second,
-        milli,
+        micro,
     };
-    Some((civil_ms(civil, offset, ctx)?, end))
+    Some((civil_time(civil, offset, ctx)?, end))
 }
 
 /// The C library's `ctime` form, `Tue Dec 01 10:00:00.123456 2026` (the Apache error log
 /// writes it in brackets), at `i`.
-fn ctime_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
+fn ctime_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<LineTime> {
     // The blanks first: they turn most lines away before any name is read.
     if !byte_is(line, i + 3, b' ') || !byte_is(line, i + 7, b' ') {
         return None;
@@ -479,7 +518,7 @@ fn ctime_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
     if !byte_is(line, i + 10, b' ') {
         return None;
     }
-    let (hour, minute, second, milli, end) = clock_at(line, i + 11)?;
+    let (hour, minute, second, micro, end) = clock_at(line, i + 11)?;
     if !byte_is(line, end, b' ') || !ends_token(line, end + 5) {
         return None;
     }
@@ -491,13 +530,13 @@ fn ctime_at(line: &[u8], i: usize, ctx: &TimeContext) -> Option<i64> {
         hour,
         minute,
         second,
-        milli,
+        micro,
     };
-    civil_ms(civil, None, ctx)
+    civil_time(civil, None, ctx)
 }
 
 /// The time of a plain text line (or of the text before a JSON object).
-pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<i64> {
+pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<LineTime> {
     let mut i = skip_blank(line, 0);
     // A syslog priority, and the version of RFC 5424.
     if byte_is(line, i, b'<') {
@@ -526,7 +565,7 @@ pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<i64> {
         }
         let at = if line[i] == b'[' { i + 1 } else { i };
         if let Some((civil, offset, _)) = iso_at(line, at) {
-            return civil_ms(civil, offset, ctx);
+            return civil_time(civil, offset, ctx);
         }
         while i < line.len() && !is_blank(line[i]) {
             i += 1;
@@ -546,24 +585,24 @@ pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<i64> {
 
 /// The value of a time key: ISO 8601 (all of it), the access-log form
 /// `01/Dec/2026:10:00:00 +0000` (nginx's `time_local`), or an epoch number.
-pub(super) fn time_value(value: &[u8], ctx: &TimeContext) -> Option<i64> {
+pub(super) fn time_value(value: &[u8], ctx: &TimeContext) -> Option<LineTime> {
     let value = value.trim_ascii();
     if value.len() >= 16 && matches!(value[4], b'-' | b'/') {
         let (civil, offset, end) = iso_at(value, 0)?;
         return (end == value.len())
-            .then(|| civil_ms(civil, offset, ctx))
+            .then(|| civil_time(civil, offset, ctx))
             .flatten();
     }
     if byte_is(value, 2, b'/') {
         return access_at(value, 0, ctx)
             .filter(|&(_, end)| end == value.len())
-            .map(|(ms, _)| ms);
+            .map(|(time, _)| time);
     }
-    epoch_ms(value)
+    epoch_time(value)
 }
 
 /// An epoch number, its unit told by the count of integer digits.
-pub(super) fn epoch_ms(raw: &[u8]) -> Option<i64> {
+pub(super) fn epoch_time(raw: &[u8]) -> Option<LineTime> {
     let dot = memchr(b'.', raw).unwrap_or(raw.len());
     let (int, frac) = (&raw[..dot], raw.get(dot + 1..).unwrap_or(b""));
     if int.is_empty()
@@ -579,25 +618,26 @@ pub(super) fn epoch_ms(raw: &[u8]) -> Option<i64> {
         n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
     }
     let n = i64::try_from(n).ok()?;
-    Some(match int.len() {
+    let micros = match int.len() {
         0..=11 => {
-            let mut milli = 0;
-            let mut scale = 100;
-            for &b in frac.iter().take(3) {
-                milli += i64::from(b - b'0') * scale;
+            let mut micro = 0;
+            let mut scale = 100_000;
+            for &b in frac.iter().take(6) {
+                micro += i64::from(b - b'0') * scale;
                 scale /= 10;
             }
-            n * 1000 + milli
+            n * 1_000_000 + micro
         }
-        12..=14 => n,
-        15..=17 => n / 1_000,
-        _ => n / 1_000_000,
-    })
+        12..=14 => n * 1000,
+        15..=17 => n,
+        _ => n / 1000,
+    };
+    Some(LineTime::absolute(micros))
 }
 
-/// Unix milliseconds of a civil time, at `offset` seconds east of UTC if written, else in
+/// The time of a civil date and time, at `offset` seconds east of UTC if written, else in
 /// the context's zone. None for a date or time that does not exist.
-fn civil_ms(c: Civil, offset: Option<i32>, ctx: &TimeContext) -> Option<i64> {
+fn civil_time(c: Civil, offset: Option<i32>, ctx: &TimeContext) -> Option<LineTime> {
     if !(1..=12).contains(&c.month)
         || c.day == 0
         || c.day > days_in_month(c.year, c.month)
@@ -608,25 +648,34 @@ fn civil_ms(c: Civil, offset: Option<i32>, ctx: &TimeContext) -> Option<i64> {
     {
         return None;
     }
+    let zone_guessed = offset.is_none() && !ctx.zone_given;
     // A leap second is read as the last second of its minute.
     let second = c.second.min(59);
-    if let Some(offset) = offset.or(ctx.fixed_offset) {
+    let seconds = if let Some(offset) = offset.or(ctx.fixed_offset) {
         let local = days_from_civil_cached(c.year, c.month, c.day) * 86_400
             + i64::from(c.hour) * 3600
             + i64::from(c.minute) * 60
             + i64::from(second);
-        return Some((local - i64::from(offset)) * 1000 + c.milli);
-    }
-    let dt = DateTime::new(
-        c.year as i16,
-        c.month as i8,
-        c.day as i8,
-        c.hour as i8,
-        c.minute as i8,
-        second as i8,
-        0,
-    )
-    .ok()?;
-    let ts = ctx.zone.to_ambiguous_timestamp(dt).compatible().ok()?;
-    Some(ts.as_millisecond() + c.milli)
+        local - i64::from(offset)
+    } else {
+        let dt = DateTime::new(
+            c.year as i16,
+            c.month as i8,
+            c.day as i8,
+            c.hour as i8,
+            c.minute as i8,
+            second as i8,
+            0,
+        )
+        .ok()?;
+        ctx.zone
+            .to_ambiguous_timestamp(dt)
+            .compatible()
+            .ok()?
+            .as_second()
+    };
+    Some(LineTime {
+        micros: seconds * 1_000_000 + c.micro,
+        zone_guessed,
+    })
 }

@@ -116,8 +116,8 @@ pub(super) fn analyse_logfmt(
                 }
             });
         }
-        if want_time && out.time_ms.is_none() && is_time_key(key) {
-            out.time_ms = time_value(&line[pair.value.0..pair.value.1], ctx);
+        if want_time && out.time.is_none() && is_time_key(key) {
+            out.time = time_value(&line[pair.value.0..pair.value.1], ctx);
         }
     })
 }

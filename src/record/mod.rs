@@ -28,7 +28,7 @@ mod plain;
 #[cfg(test)]
 mod tests;
 
-pub use line_time::TimeContext;
+pub use line_time::{LineTime, TimeContext};
 pub use pairs::{PairBuffers, for_each_pair};
 
 /// A value next to a key, as the JSON and logfmt walkers read it and [`for_each_pair`]
@@ -67,7 +67,7 @@ pub enum LineFormat {
 #[derive(Clone, Debug, Default)]
 pub struct Analysis {
     format: LineFormat,
-    time_ms: Option<i64>,
+    time: Option<LineTime>,
     /// The field names, end to end; each span's entry of `fields` is its range here.
     names: Vec<u8>,
     fields: Vec<Option<(usize, usize)>>,
@@ -87,16 +87,21 @@ impl Analysis {
         Some(&self.names[a..b])
     }
 
+    /// The line's own time.
+    pub fn time(&self) -> Option<LineTime> {
+        self.time
+    }
+
     /// The line's own time, in Unix milliseconds.
     pub fn time_ms(&self) -> Option<i64> {
-        self.time_ms
+        self.time.map(LineTime::millis)
     }
 
     fn reset(&mut self, spans: usize) {
         self.names.clear();
         self.fields.clear();
         self.fields.resize(spans, None);
-        self.time_ms = None;
+        self.time = None;
     }
 
     fn set_field(&mut self, k: usize, name: &[u8]) {
@@ -137,8 +142,8 @@ pub fn analyse(
                 }
                 inherit = assign_plain(line, spans, k, inherit, out);
             }
-            if want_time && out.time_ms.is_none() {
-                out.time_ms = plain_time(&line[..open], ctx);
+            if want_time && out.time.is_none() {
+                out.time = plain_time(&line[..open], ctx);
             }
             return;
         }
@@ -155,7 +160,7 @@ pub fn analyse(
         inherit = assign_plain(line, spans, k, inherit, out);
     }
     if want_time {
-        out.time_ms = plain_time(line, ctx);
+        out.time = plain_time(line, ctx);
     }
 }
 

@@ -101,6 +101,7 @@ fn tick_label(clock: &Clock, t: i64, range_ms: i64, step: i64) -> String {
 
 pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Result<()> {
     let sources = Sources::new(timeline);
+    let precision = timeline.precision();
     let root = &timeline.ids[0];
     let mut h = String::with_capacity(64 * 1024 + timeline.lines.len() * 400);
     let title = format!("Timeline of {}", canonical(root));
@@ -143,7 +144,9 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
         );
         for k in related {
             let e = &timeline.ids[k];
-            let time = |t: Option<i64>| t.map_or_else(|| "-".to_string(), |t| clock.format(t));
+            let time = |t: Option<i64>| {
+                t.map_or_else(|| "-".to_string(), |t| clock.format_micros(t, precision))
+            };
             let _ = writeln!(
                 h,
                 "<tr data-id=\"{k}\"><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
@@ -152,8 +155,8 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
                 esc_str(e.id.describe(e.kind)),
                 esc_str(e.field.as_deref().unwrap_or("-")),
                 e.lines,
-                time(e.first_ms),
-                time(e.last_ms),
+                time(e.first_us),
+                time(e.last_us),
                 esc_str(&status_text(e, timeline)),
                 e.found_via
                     .map_or_else(String::new, |v| esc_str(&canonical(&timeline.ids[v]))),
@@ -192,11 +195,16 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
         let ids: Vec<String> = line.ids.iter().map(|k| k.to_string()).collect();
         let (first, prev) = delta.map_or_else(
             || ("-".to_string(), "-".to_string()),
-            |(f, p)| (format!("+{}", duration(f)), format!("+{}", duration(p))),
+            |(f, p)| {
+                (
+                    format!("+{}", duration(f, precision)),
+                    format!("+{}", duration(p, precision)),
+                )
+            },
         );
         let time = line
-            .time_ms
-            .map_or_else(|| "-".to_string(), |t| clock.format(t));
+            .time_us
+            .map_or_else(|| "-".to_string(), |t| clock.format_micros(t, precision));
         let mark = match line.placement {
             Placement::Line => String::new(),
             placement => format!(
@@ -246,8 +254,14 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
 }
 
 /// The SVG: time axis, one lane per source with a mark per placed line, then one span per ID.
+/// Positions are in milliseconds; the titles show times as the tables do.
 fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) {
-    let Some((first, last)) = timeline.span_ms() else {
+    let precision = timeline.precision();
+    let millis = |us: i64| us.div_euclid(1000);
+    let Some((first, last)) = timeline
+        .span_us()
+        .map(|(first, last)| (millis(first), millis(last)))
+    else {
         h.push_str("<p class=\"empty\">No line has a time: nothing to chart.</p>\n");
         return;
     };
@@ -259,7 +273,7 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
     };
     let mut spans: Vec<usize> = vec![0];
     let mut others: Vec<usize> = (1..timeline.ids.len())
-        .filter(|&k| timeline.ids[k].first_ms.is_some())
+        .filter(|&k| timeline.ids[k].first_us.is_some())
         .collect();
     others.sort_by_key(|&k| {
         (
@@ -268,7 +282,7 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
         )
     });
     others.truncate(MAX_SPANS - 1);
-    others.sort_by_key(|&k| timeline.ids[k].first_ms);
+    others.sort_by_key(|&k| timeline.ids[k].first_us);
     spans.extend(others);
     let lanes = sources.files.len() as f64;
     let spans_top = AXIS_HEIGHT + lanes * LANE_HEIGHT + 28.0;
@@ -324,10 +338,10 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
     const SPREAD: [f64; 5] = [0.0, -7.0, 7.0, -3.5, 3.5];
     let mut last_x = vec![(f64::NEG_INFINITY, 0usize); sources.files.len()];
     for (i, line) in timeline.lines.iter().enumerate() {
-        let Some(t) = line.time_ms else { continue };
+        let Some(t) = line.time_us else { continue };
         let lane = sources.lanes[line.file];
         let color = PALETTE[lane % PALETTE.len()];
-        let x = scale.x(t);
+        let x = scale.x(millis(t));
         let (px, n) = last_x[lane];
         let n = if x - px < 4.0 { n + 1 } else { 0 };
         last_x[lane] = (x, n);
@@ -337,7 +351,7 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
         let _ = write!(
             title,
             "{}{} {}:{} ",
-            clock.format(t),
+            clock.format_micros(t, precision),
             line.placement.mark(),
             sources.names[line.file],
             line.line_no
@@ -384,11 +398,11 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
     );
     for (row, &k) in spans.iter().enumerate() {
         let e = &timeline.ids[k];
-        let (Some(f), Some(l)) = (e.first_ms, e.last_ms) else {
+        let (Some(f), Some(l)) = (e.first_us, e.last_us) else {
             continue;
         };
         let y = spans_top + row as f64 * SPAN_HEIGHT;
-        let (x1, x2) = (scale.x(f), scale.x(l));
+        let (x1, x2) = (scale.x(millis(f)), scale.x(millis(l)));
         let class = match e.status {
             Status::Root => "span root",
             Status::Followed(_) => "span followed",
@@ -408,8 +422,8 @@ fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) 
             esc_str(e.id.describe(e.kind)),
             e.lines,
             crate::text::plural(e.lines),
-            clock.format(f),
-            clock.format(l),
+            clock.format_micros(f, precision),
+            clock.format_micros(l, precision),
             esc_str(&status_text(e, timeline)),
             y + 9.0,
             esc_str(&label),

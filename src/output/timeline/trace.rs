@@ -80,8 +80,9 @@ fn meta<'a>(
 pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
     let sources = Sources::new(timeline);
     let utc = Clock::utc();
-    let origin = timeline.span_ms().map_or(0, |(first, _)| first);
-    let us = |ms: i64| (ms - origin) * 1000;
+    let precision = timeline.precision();
+    let origin = timeline.span_us().map_or(0, |(first, _)| first);
+    let us = |t: i64| t - origin;
     let mut events = vec![
         meta("process_name", 1, 0, "name", "sources".into()),
         meta("process_sort_index", 1, 0, "sort_index", 1.into()),
@@ -106,7 +107,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
     }
     let mut unplaced = 0;
     for line in &timeline.lines {
-        let Some(t) = line.time_ms else {
+        let Some(t) = line.time_us else {
             unplaced += 1;
             continue;
         };
@@ -117,7 +118,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
             text.clone()
         };
         let args = BTreeMap::from([
-            ("time", utc.rfc3339(t).into()),
+            ("time", utc.rfc3339_micros(t, precision).into()),
             ("rule", line.placement.name().into()),
             ("path", timeline.paths[line.file].clone().into()),
             ("line", line.line_no.into()),
@@ -138,7 +139,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
         });
     }
     for (k, e) in timeline.ids.iter().enumerate() {
-        let (Some(first), Some(last)) = (e.first_ms, e.last_ms) else {
+        let (Some(first), Some(last)) = (e.first_us, e.last_us) else {
             continue;
         };
         let name = canonical(e);
@@ -149,8 +150,8 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
             ("lines", e.lines.into()),
             ("hop", e.hop.into()),
             ("status", status_text(e, timeline).into()),
-            ("first", utc.rfc3339(first).into()),
-            ("last", utc.rfc3339(last).into()),
+            ("first", utc.rfc3339_micros(first, precision).into()),
+            ("last", utc.rfc3339_micros(last, precision).into()),
             ("field", e.field.clone().into()),
         ]);
         events.push(Event {
@@ -172,7 +173,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
         display_time_unit: "ms",
         other_data: OtherData {
             id: canonical(root),
-            origin: utc.rfc3339(origin),
+            origin: utc.rfc3339_micros(origin, precision),
             unplaced_lines: unplaced,
             generator: "idgrep timeline",
         },

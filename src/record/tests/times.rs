@@ -357,3 +357,59 @@ fn zone_abbreviations_are_read_and_impossible_offsets_give_no_time() {
         assert_eq!(time(&line), want.map(ms), "{line}");
     }
 }
+
+/// The line's time as read, to the microsecond, with whether its zone was only assumed.
+fn line_time(line: &str, ctx: &TimeContext) -> Option<LineTime> {
+    let mut out = Analysis::default();
+    analyse(line.as_bytes(), &[], true, ctx, &mut out);
+    out.time()
+}
+
+#[test]
+fn times_keep_their_microseconds() {
+    let at = ms("2026-11-29T10:00:00Z") * 1000;
+    for (line, want) in [
+        ("2026-11-29T10:00:00.123456Z x", at + 123_456),
+        ("2026-11-29T10:00:00.123456789Z x", at + 123_456),
+        ("2026-11-29 10:00:00,000042 x", at + 42),
+        ("2026-11-29T10:00:00.5Z x", at + 500_000),
+        ("I1129 10:00:00.000007 1 main.go:1] x", at + 7),
+        (
+            "[Sun Nov 29 10:00:00.250001 2026] [core:error] x",
+            at + 250_001,
+        ),
+        (r#"{"ts":1795946400.000001,"m":"x"}"#, at + 1),
+        (r#"{"ts":1795946400123,"m":"x"}"#, at + 123_000),
+        (r#"{"ts":1795946400123456,"m":"x"}"#, at + 123_456),
+        (r#"{"ts":1795946400123456789,"m":"x"}"#, at + 123_456),
+        ("ts=1795946400.000250 m=x", at + 250),
+    ] {
+        let got = line_time(line, &utc()).map(|t| t.micros);
+        assert_eq!(got, Some(want), "{line}");
+    }
+    // Before 1970 the milliseconds round down, as the microseconds do.
+    let before = line_time("1969-12-31T23:59:59.999500Z x", &utc()).unwrap();
+    assert_eq!((before.micros, before.millis()), (-500, -1));
+}
+
+#[test]
+fn a_time_without_offset_says_its_zone_was_assumed() {
+    // 2026-12-31T12:00:00Z: syslog's year-less lines are of 2026.
+    let reference = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_798_718_400);
+    let default = TimeContext::for_file(None, Some(reference));
+    let paris = TimeZone::get("Europe/Paris").unwrap();
+    let given = TimeContext::for_file(Some(&paris), None);
+    for (line, guessed) in [
+        ("2026-11-29 10:00:00 x", true),
+        ("Nov 29 10:00:00 host app: x", true),
+        ("2026-11-29T10:00:00Z x", false),
+        ("2026-11-29 10:00:00 +0100 x", false),
+        ("2026-11-29 10:00:00 PST x", false),
+        ("[29/Nov/2026:10:00:00 +0000] x", false),
+        (r#"{"ts":1795946400,"m":"x"}"#, false),
+    ] {
+        let time = line_time(line, &default).unwrap();
+        assert_eq!(time.zone_guessed, guessed, "{line}");
+        assert!(!line_time(line, &given).unwrap().zone_guessed, "{line}");
+    }
+}
