@@ -41,6 +41,8 @@ struct Rule {
     missed_lines: Option<u64>,
     min_ids: Option<u64>,
     skew_ms: Option<i64>,
+    zone_guessed_lines: Option<u64>,
+    unknown_zone_ms: Option<i64>,
     fields: Vec<Finding>,
     examples: Vec<Evidence>,
 }
@@ -567,6 +569,55 @@ fn skew_threshold_and_bad_durations() {
     }
     let out = run(&["audit", "--clump", "1", "testdata/audit"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A log written in local time without an offset, five hours west of UTC: read as UTC, every
+/// ID looks five hours after its line. Without `--tz` the rule says the zone is unknown and
+/// allows for it; with the zone, it checks to `--skew` and finds the one real skew.
+#[test]
+fn skew_on_local_times_without_an_offset_waits_for_the_zone() {
+    let dir = tempfile::tempdir().unwrap();
+    // ULIDs of 2026-11-20T15:00:00Z and 16:00:00Z, logged at 10:00 New York time.
+    let log = dir.path().join("app.log");
+    std::fs::write(
+        &log,
+        "2026-11-20 10:00:00 INFO created order_id=01m7wqhdc000000000000004hm\n\
+         2026-11-20 10:00:01 INFO created order_id=01m7wtz9000000000000000nkr\n",
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    let (report, _) = audit(&[log]);
+    let skew = &report.rules["id-time-skew"];
+    assert_eq!(skew.count, 0, "{skew:?}");
+    assert_eq!(skew.zone_guessed_lines, Some(2));
+    assert_eq!(skew.unknown_zone_ms, Some(14 * 3_600_000));
+    let text = run(&["audit", log]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("2 lines written without a UTC offset, read as UTC")
+            && text.contains("give --tz ZONE"),
+        "{text}"
+    );
+    // `--deny id-time-skew` does not fail on the unknown zone.
+    let gate = run(&["audit", "--deny", "id-time-skew", log]);
+    assert_eq!(gate.status.code(), Some(0));
+
+    let (report, _) = audit(&["--tz", "America/New_York", log]);
+    let skew = &report.rules["id-time-skew"];
+    assert_eq!(skew.zone_guessed_lines, Some(0));
+    assert_eq!(skew.breakdown, map(&[("after_line", 1)]));
+    assert_eq!(
+        shown(&skew.examples),
+        [format!("{log}:2 01m7wtz9000000000000000nkr")]
+    );
+    // An offset in the line is as good as --tz.
+    std::fs::write(
+        dir.path().join("app.log"),
+        "2026-11-20 10:00:01-05:00 INFO created order_id=01m7wtz9000000000000000nkr\n",
+    )
+    .unwrap();
+    let (report, _) = audit(&[log]);
+    assert_eq!(report.rules["id-time-skew"].count, 1);
 }
 
 #[test]

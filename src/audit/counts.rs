@@ -7,7 +7,7 @@ use foldhash::fast::FixedState;
 
 use crate::id::{Form, Id, Kind};
 use crate::inventory::{FieldNames, LocalNames};
-use crate::record::{self, Analysis, PairBuffers, Value};
+use crate::record::{self, Analysis, LineTime, PairBuffers, Value};
 use crate::search::LineMatch;
 
 use super::evidence::{At, Example, Loc, PAIR_COL, Top3, offer};
@@ -200,6 +200,8 @@ pub(super) struct AuditCounts<'n> {
     pub(super) upper: HashMap<u128, UpperEntry, FixedState>,
     undashed: HashMap<(u128, u32), Undashed, FixedState>,
     pub(super) lines: u64,
+    /// Lines whose time has no offset, read as UTC only because no zone was given.
+    pub(super) zone_guessed_lines: u64,
     pub(super) occurrences: u64,
 }
 
@@ -216,6 +218,7 @@ impl<'n> AuditCounts<'n> {
             upper: HashMap::default(),
             undashed: HashMap::default(),
             lines: 0,
+            zone_guessed_lines: 0,
             occurrences: 0,
         }
     }
@@ -246,8 +249,9 @@ impl<'n> AuditCounts<'n> {
         limits: &Limits,
     ) {
         let loc = Loc::new(file, m.line_no);
-        let line_ms = analysis.time_ms();
+        let line_time = analysis.time();
         self.lines += 1;
+        self.zone_guessed_lines += u64::from(line_time.is_some_and(|t| t.zone_guessed));
         forms.clear();
         forms.extend(
             m.hits
@@ -298,19 +302,19 @@ impl<'n> AuditCounts<'n> {
                     &m.line[start..end]
                 },
             };
-            self.add_sighting(&sighting, line_ms, missed_line, limits);
+            self.add_sighting(&sighting, line_time, missed_line, limits);
         }
     }
 
     fn add_sighting(
         &mut self,
         s: &Sighting,
-        line_ms: Option<i64>,
+        line_time: Option<LineTime>,
         missed_line: bool,
         limits: &Limits,
     ) {
         if s.form == Form::UuidUndashed && !s.id.is_nil_or_max() {
-            self.defer_undashed(s, line_ms, limits);
+            self.defer_undashed(s, line_time, limits);
             return;
         }
         self.occurrences += 1;
@@ -353,7 +357,7 @@ impl<'n> AuditCounts<'n> {
                 }
             }
         }
-        if let Some(skewed) = skew(s.id.unix_ms(s.form.kind()), line_ms, limits) {
+        if let Some(skewed) = skew(s.id.unix_ms(s.form.kind()), line_time, limits) {
             stats.skew[skewed.kind as usize] += 1;
             stats.examples[ExampleSlot::Skew as usize].offer(s.at, || Example {
                 skew: Some(skewed),
@@ -407,7 +411,7 @@ impl<'n> AuditCounts<'n> {
         }
     }
 
-    fn defer_undashed(&mut self, s: &Sighting, line_ms: Option<i64>, limits: &Limits) {
+    fn defer_undashed(&mut self, s: &Sighting, line_time: Option<LineTime>, limits: &Limits) {
         let entry = self
             .undashed
             .entry((s.id.0, s.field))
@@ -422,7 +426,7 @@ impl<'n> AuditCounts<'n> {
             entry.first = s.at;
             entry.mask = crate::id::case_mask(s.token);
         }
-        if let Some(skewed) = skew(s.id.unix_ms(Kind::Uuid), line_ms, limits) {
+        if let Some(skewed) = skew(s.id.unix_ms(Kind::Uuid), line_time, limits) {
             let (counts, first) = &mut **entry.skew.get_or_insert_with(Box::default);
             counts[skewed.kind as usize] += 1;
             offer(first, s.at, || Example {
@@ -474,6 +478,7 @@ impl<'n> AuditCounts<'n> {
 
     pub(super) fn merge(&mut self, other: AuditCounts) {
         self.lines += other.lines;
+        self.zone_guessed_lines += other.zone_guessed_lines;
         self.occurrences += other.occurrences;
         for (i, stats) in other.fields.into_iter().enumerate() {
             if let Some(stats) = stats {

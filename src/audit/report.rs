@@ -11,7 +11,7 @@ use crate::time::Clock;
 
 use super::counts::{AuditCounts, ExampleSlot, FieldStats, IdRecord, NO_FIELD, UpperEntry};
 use super::evidence::{At, EXAMPLES, Example, Loc};
-use super::rules::{IdFormat, NilKind, Rule, SkewKind, Thresholds, UuidVersion};
+use super::rules::{IdFormat, NilKind, Rule, SkewKind, Thresholds, UNKNOWN_ZONE_MS, UuidVersion};
 
 /// The whole audit, as printed and as `--json` gives it.
 #[derive(Debug, Serialize)]
@@ -73,6 +73,13 @@ pub struct RuleReport {
     /// id-time-skew: the threshold.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skew_ms: Option<i64>,
+    /// id-time-skew: lines whose time has no offset and was read as UTC because no zone was
+    /// given (`--tz`): their IDs may be up to `unknown_zone_ms` more after them before they
+    /// count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone_guessed_lines: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown_zone_ms: Option<i64>,
     /// The fields concerned, most findings first.
     pub fields: Vec<FieldFinding>,
     /// The first examples in walk order (format-mix, version-mix, backfill-clump: the
@@ -224,6 +231,8 @@ impl RuleReport {
             missed_lines: None,
             min_ids: None,
             skew_ms: None,
+            zone_guessed_lines: None,
+            unknown_zone_ms: None,
             fields: Vec::new(),
             examples: Vec::new(),
         }
@@ -356,6 +365,8 @@ impl AuditCounts<'_> {
             ExampleSlot::Skew,
         );
         skew.skew_ms = Some(thresholds.skew_ms);
+        skew.zone_guessed_lines = Some(self.zone_guessed_lines);
+        skew.unknown_zone_ms = Some(UNKNOWN_ZONE_MS);
         let mut integers = RuleReport::per_occurrence(
             Rule::IntegerIds,
             &fields,

@@ -2,6 +2,7 @@
 //! formats, UUID versions, skew kinds), and their thresholds.
 
 use crate::id::{Id, Variant};
+use crate::record::LineTime;
 
 /// The checks, in report order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -206,13 +207,22 @@ pub(super) struct Skewed {
     pub(super) line_ms: Option<i64>,
 }
 
-/// Whether an ID with embedded time `id_ms` on a line of time `line_ms` is dated too late:
-/// in the future (which wins), or after its line by more than the skew.
-pub(super) fn skew(id_ms: Option<i64>, line_ms: Option<i64>, limits: &Limits) -> Option<Skewed> {
+/// The most a zone's offset differs from UTC (UTC+14:00, Kiribati; the far west is -12:00): a
+/// line time written without an offset and read as UTC is off by up to this much.
+pub(super) const UNKNOWN_ZONE_MS: i64 = 14 * 3_600_000;
+
+/// Whether an ID with embedded time `id_ms` on a line of time `line` is dated too late: in
+/// the future (which wins), or after its line by more than the skew. A line time whose zone
+/// was only assumed gets [`UNKNOWN_ZONE_MS`] more: a log written in local time west of UTC
+/// would otherwise put every ID hours after its line.
+pub(super) fn skew(id_ms: Option<i64>, line: Option<LineTime>, limits: &Limits) -> Option<Skewed> {
     let id_ms = id_ms?;
+    let line_ms = line.map(LineTime::millis);
+    let zone_guessed = line.is_some_and(|t| t.zone_guessed);
+    let allowed = limits.skew_ms + if zone_guessed { UNKNOWN_ZONE_MS } else { 0 };
     let kind = if id_ms > limits.future_after_ms {
         SkewKind::Future
-    } else if line_ms.is_some_and(|l| id_ms.saturating_sub(l) > limits.skew_ms) {
+    } else if line_ms.is_some_and(|l| id_ms.saturating_sub(l) > allowed) {
         SkewKind::AfterLine
     } else {
         return None;

@@ -87,6 +87,7 @@ impl Text<'_> {
                 out.extend_from_slice(b"none")
             });
             out.push(b'\n');
+            self.zone_note(out, r);
             return;
         }
         paint(out, self.color, HEADER_COLOR, |out| {
@@ -116,6 +117,22 @@ impl Text<'_> {
             self.evidence(out, e);
             out.push(b'\n');
         }
+        self.zone_note(out, r);
+    }
+
+    /// id-time-skew on lines whose zone was assumed: said, whether or not the rule found
+    /// anything, since it is checked less strictly there.
+    fn zone_note(&self, out: &mut Vec<u8>, r: &RuleReport) {
+        let (Some(n @ 1..), Some(allowance)) = (r.zone_guessed_lines, r.unknown_zone_ms) else {
+            return;
+        };
+        let _ = writeln!(
+            out,
+            "  note: {n} line{} written without a UTC offset, read as UTC: their IDs may be up \
+             to {} more after them; give --tz ZONE (or --local) to check them to --skew",
+            crate::text::plural(n),
+            duration(allowance)
+        );
     }
 
     fn finding(&self, out: &mut Vec<u8>, f: &FieldFinding, rule: Rule) {
