@@ -129,3 +129,37 @@ fn locations_order_by_file_then_line_and_saturate() {
     assert_eq!(Loc::new(3, 77).line(), 77);
     assert!(Loc::new(u32::MAX, u64::MAX) <= Loc::NONE);
 }
+
+/// id-time-skew against a line time whose zone is known or only assumed: an assumed zone
+/// gets 14 hours more allowance, whichever side of UTC the log was written on, and a skew
+/// beyond that still counts.
+#[test]
+fn skew_allows_for_an_assumed_zone_and_no_more() {
+    use super::rules::{Limits, SkewKind, skew};
+    use crate::record::LineTime;
+    const HOUR: i64 = 3_600_000;
+    let limits = Limits {
+        skew_ms: 5 * 60_000,
+        future_after_ms: i64::MAX,
+    };
+    let line_ms = 1_795_946_400_000;
+    let line = |zone_guessed| {
+        Some(LineTime {
+            micros: line_ms * 1000,
+            zone_guessed,
+        })
+    };
+    let kind = |id_after_line: i64, line| {
+        skew(Some(line_ms + id_after_line), line, &limits).map(|s| s.kind)
+    };
+    // Known zone: more than five minutes after the line counts.
+    assert_eq!(kind(HOUR, line(false)), Some(SkewKind::AfterLine));
+    assert_eq!(kind(4 * 60_000, line(false)), None);
+    // Assumed zone, west of UTC (New York, read 5 h early) and east of UTC (Tokyo, read 9 h
+    // late): within 14 h plus the skew, nothing is claimed.
+    assert_eq!(kind(5 * HOUR, line(true)), None);
+    assert_eq!(kind(-8 * HOUR, line(true)), None);
+    assert_eq!(kind(14 * HOUR + 4 * 60_000, line(true)), None);
+    // Beyond the widest offset and the skew, it still counts.
+    assert_eq!(kind(15 * HOUR, line(true)), Some(SkewKind::AfterLine));
+}
