@@ -51,13 +51,30 @@ pub enum Input {
 }
 
 impl Input {
-    /// The name shown in output: the path as given, or `<stdin>`.
+    /// The name shown in output: the path as given, or `<stdin>`. A byte of the path that is
+    /// not UTF-8 is written `\xff`, so the name still tells the file apart (a lossy U+FFFD
+    /// would not); the printers escape control characters in it.
     pub fn display_name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
-            Input::File(p) | Input::Error(p, _) => p.display().to_string(),
+            Input::File(p) | Input::Error(p, _) => path_name(p),
         }
     }
+}
+
+/// `path` as text, with each byte that is not UTF-8 written `\xNN`.
+fn path_name(path: &Path) -> String {
+    if let Some(text) = path.to_str() {
+        return text.to_string();
+    }
+    let mut name = String::new();
+    for chunk in path.as_os_str().as_encoded_bytes().utf8_chunks() {
+        name.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            name.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    name
 }
 
 /// How the walk chooses files.
@@ -201,16 +218,33 @@ fn walk_error(root: &Path, err: ignore::Error, options: &WalkOptions) -> Input {
     Input::Error(shown(path, options), reason)
 }
 
-/// An I/O error as a short lowercase reason, without Rust's `(os error N)` suffix.
+/// An I/O error as a short lowercase reason, without Rust's `(os error N)` suffix, and
+/// without the walker's "IO error for operation on PATH:" around it (the path is said once,
+/// before the reason).
 pub fn io_reason(err: &io::Error) -> String {
+    if err.raw_os_error().is_none()
+        && let Some(inner) = err
+            .get_ref()
+            .and_then(|e| e.source())
+            .and_then(|e| e.downcast_ref::<io::Error>())
+    {
+        return io_reason(inner);
+    }
     let text = match err.kind() {
         io::ErrorKind::NotFound => "no such file or directory".to_string(),
         io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         _ => err.to_string(),
     };
-    match text.find(" (os error") {
-        Some(i) => text[..i].to_string(),
-        None => text,
+    let text = match text.find(" (os error") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    // The C library's messages start with a capital ("Too many levels of symbolic links");
+    // idgrep's reasons do not.
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) if err.raw_os_error().is_some() => first.to_lowercase().chain(chars).collect(),
+        _ => text.to_string(),
     }
 }
 

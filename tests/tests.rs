@@ -3,6 +3,7 @@
 
 mod audit;
 mod cli;
+mod faults;
 mod generate;
 mod ids;
 mod inputs;
