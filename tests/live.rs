@@ -96,3 +96,78 @@ fn on_a_terminal_each_match_shows_while_the_pipe_is_open() {
     drop(writer);
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+/// `-q` on a live pipe exits 0 at the first match, while the writer still holds the pipe open.
+#[test]
+fn quiet_exits_at_the_first_match_of_a_live_pipe() {
+    let mut child = idgrep()
+        .args(["-q", ID])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "noise\nfound {ID}").unwrap();
+    stdin.flush().unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > PATIENCE {
+            let _ = child.kill();
+            panic!("-q still running with a match in and the pipe open");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    assert_eq!(status.code(), Some(0));
+}
+
+/// A socket as standard input (as `systemd` hands a service one) is read as lines arrive,
+/// like a pipe.
+#[test]
+fn a_socket_on_stdin_is_searched_as_lines_arrive() {
+    let (mut writer, reader) = std::os::unix::net::UnixStream::pair().unwrap();
+    let mut child = idgrep()
+        .args(["--line-buffered", ID])
+        .stdin(std::os::fd::OwnedFd::from(reader))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = lines_of(child.stdout.take().unwrap());
+    writeln!(writer, "noise\nvia socket {ID}").unwrap();
+    writer.flush().unwrap();
+    assert_eq!(
+        next_with(&lines, "via socket", &mut child),
+        format!("2:via socket {ID}")
+    );
+    drop(writer);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// Into a pipe, without `--line-buffered`, output comes in blocks: a lone match waits for
+/// more output or the end of the input (the throughput default, as ripgrep's).
+#[test]
+fn into_a_pipe_output_is_block_buffered_by_default() {
+    let mut child = idgrep()
+        .arg(ID)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = lines_of(child.stdout.take().unwrap());
+    writeln!(stdin, "held {ID}").unwrap();
+    stdin.flush().unwrap();
+    assert!(
+        lines.recv_timeout(Duration::from_millis(700)).is_err(),
+        "a block-buffered line came before the input ended"
+    );
+    drop(stdin);
+    assert_eq!(
+        lines.recv_timeout(PATIENCE).unwrap(),
+        format!("1:held {ID}")
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
