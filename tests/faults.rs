@@ -5,26 +5,11 @@
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::support::idgrep;
+use crate::support::{idgrep, wait_within};
 
 const ID: &str = "01m592wyvrm6f3s97b8ys6vsxc";
-
-/// Waits for `child` to exit, at most `limit`; kills it and fails past that.
-fn wait_within(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 fn stderr_of(child: &mut std::process::Child) -> String {
     let mut err = String::new();

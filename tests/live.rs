@@ -6,7 +6,7 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::support::idgrep;
+use crate::support::{idgrep, wait_within};
 
 const ID: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
 
@@ -109,17 +109,7 @@ fn quiet_exits_at_the_first_match_of_a_live_pipe() {
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "noise\nfound {ID}").unwrap();
     stdin.flush().unwrap();
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > PATIENCE {
-            let _ = child.kill();
-            panic!("-q still running with a match in and the pipe open");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_within(&mut child, PATIENCE);
     drop(stdin);
     assert_eq!(status.code(), Some(0));
 }

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 
 /// splitmix64: deterministic, so a failure reproduces from its seed.
 pub struct Rng(pub u64);
@@ -75,4 +75,19 @@ pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     files.sort();
     files
+}
+
+/// Waits for `child` to exit, at most `limit`; kills it and fails past that.
+pub fn wait_within(child: &mut std::process::Child, limit: std::time::Duration) -> ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
