@@ -28,6 +28,7 @@ pub mod cli;
 pub mod cmd;
 pub mod config;
 pub mod exit;
+pub(crate) mod follow;
 pub mod id;
 pub(crate) mod inventory;
 pub mod output;
