@@ -500,3 +500,17 @@ fn flags_that_cannot_follow_are_refused_with_the_reason() {
         );
     }
 }
+
+#[test]
+fn a_named_file_that_does_not_exist_yet_is_reported_then_followed_when_it_appears() {
+    let dir = tempfile::tempdir().unwrap();
+    append(&dir.path().join("other.log"), &format!("other {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &[ID, "other.log", "app.log"]);
+    tail.expect("other");
+    append(&dir.path().join("app.log"), &format!("appeared {ID}\n"));
+    assert_eq!(tail.expect("appeared"), format!("app.log:1:appeared {ID}"));
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(stderr, "idgrep: app.log: no such file or directory\n");
+}
