@@ -514,3 +514,36 @@ fn a_named_file_that_does_not_exist_yet_is_reported_then_followed_when_it_appear
     assert_eq!(status.code(), Some(0));
     assert_eq!(stderr, "idgrep: app.log: no such file or directory\n");
 }
+
+#[test]
+fn several_ids_are_followed_in_any_written_form() {
+    // The same 128 bits as ID, written as a UUID; and another ULID.
+    let uuid = "01a226bf-4285-ac05-6cc6-be1805fdf179";
+    let other = "01KB2X1X0M4V6F9A1T8E3Q7C5D";
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    append(&log, "noise\n");
+    let ids = dir.path().join("ids.txt");
+    fs::write(&ids, format!("# incident\n{other}\n")).unwrap();
+    let mut tail = Tail::start(dir.path(), &["-e", ID, "-f", "ids.txt", "app.log"]);
+    pause(300);
+    append(
+        &log,
+        &format!("as uuid {uuid}\nother {}\nnoise\n", other.to_lowercase()),
+    );
+    tail.expect("other");
+    let (got, status, _) = tail.stop("-INT");
+    let oracle = idgrep()
+        .current_dir(dir.path())
+        .args(["-e", ID, "-f", "ids.txt", "app.log"])
+        .output()
+        .unwrap();
+    let oracle: Vec<String> = String::from_utf8(oracle.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(got, oracle);
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert_eq!(status.code(), Some(0));
+}
