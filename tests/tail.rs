@@ -547,3 +547,49 @@ fn several_ids_are_followed_in_any_written_form() {
     assert_eq!(got.len(), 2, "{got:#?}");
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn output_into_a_followed_directory_is_not_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    append(&dir.path().join("app.log"), &format!("first {ID}\n"));
+    let out_path = dir.path().join("out.txt");
+    let mut child = idgrep()
+        .current_dir(dir.path())
+        .args(["--tail", ID, "."])
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(&out_path).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let wait_for = |needle: &str| {
+        let deadline = Instant::now() + PATIENCE;
+        while !fs::read_to_string(&out_path).unwrap().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "no {needle:?} in the output file"
+            );
+            pause(20);
+        }
+    };
+    wait_for("first");
+    append(&dir.path().join("app.log"), &format!("second {ID}\n"));
+    wait_for("second");
+    pause(300);
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(
+        fs::read_to_string(&out_path).unwrap(),
+        format!("./app.log:1:first {ID}\n./app.log:2:second {ID}\n")
+    );
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(
+        stderr,
+        "idgrep: ./out.txt: the output goes to this file: not followed\n"
+    );
+}

@@ -39,6 +39,21 @@ pub fn identity(meta: &Metadata) -> Identity {
     (created.as_secs(), u64::from(created.subsec_nanos()))
 }
 
+/// The identity of the file standard output writes to, if it is one: following it would
+/// print what it printed, forever.
+#[cfg(unix)]
+pub fn stdout_identity() -> Option<Identity> {
+    use std::os::fd::AsFd;
+    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let meta = File::from(fd).metadata().ok()?;
+    meta.is_file().then(|| identity(&meta))
+}
+
+#[cfg(not(unix))]
+pub fn stdout_identity() -> Option<Identity> {
+    None
+}
+
 /// Whether these first bytes of a file call for reading it whole once rather than following
 /// it: compressed (a rotation's product), or UTF-16 text, which is transcoded from its
 /// start.

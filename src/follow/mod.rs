@@ -116,6 +116,7 @@ pub fn run(options: Options, sink: &mut dyn Sink) -> Result<(), String> {
         unreadable: HashSet::new(),
         links: HashSet::new(),
         dirs: HashSet::new(),
+        output: file::stdout_identity(),
         rewalk: Vec::new(),
         partial: BTreeSet::new(),
         buf: Vec::new(),
@@ -163,6 +164,8 @@ struct Follower<'s> {
     links: HashSet<PathBuf>,
     /// Directories already walked.
     dirs: HashSet<PathBuf>,
+    /// The file standard output writes to, never read.
+    output: Option<Identity>,
     rewalk: Vec<(Instant, PathBuf)>,
     /// Files whose partial last line waits.
     partial: BTreeSet<PathBuf>,
@@ -453,6 +456,15 @@ impl Follower<'_> {
                 return;
             }
         };
+        if Some(followed.identity) == self.output {
+            // As ripgrep: the file output goes to is not read; followed, it would grow from
+            // its own lines without end.
+            if self.unreadable.insert(path.clone()) {
+                self.sink
+                    .problem(&path, "the output goes to this file: not followed");
+            }
+            return;
+        }
         self.unreadable.remove(&path);
         if self.once.contains(&followed.identity) {
             return;
