@@ -593,3 +593,28 @@ fn output_into_a_followed_directory_is_not_read_back() {
         "idgrep: ./out.txt: the output goes to this file: not followed\n"
     );
 }
+
+#[test]
+fn a_binary_file_is_summarised_not_printed_as_it_grows() {
+    let dir = tempfile::tempdir().unwrap();
+    append(&dir.path().join("a.log"), &format!("start {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("start");
+    append(&dir.path().join("b.bin"), &format!("bin\0ary {ID}\n"));
+    tail.expect("b.bin: binary file matches (1 line)");
+    append(
+        &dir.path().join("b.bin"),
+        &format!("more {ID}\nand more {ID}\n"),
+    );
+    tail.expect("b.bin: binary file matches (2 lines)");
+    let (got, status, _) = tail.stop("-INT");
+    assert_eq!(
+        got,
+        [
+            format!("./a.log:1:start {ID}"),
+            "./b.bin: binary file matches (1 line)".to_string(),
+            "./b.bin: binary file matches (2 lines)".to_string(),
+        ]
+    );
+    assert_eq!(status.code(), Some(0));
+}

@@ -111,7 +111,9 @@ impl Sink for TimelineSink<'_> {
                     return true;
                 }
                 crate::record::analyse_hits(m.line, m.hits, &context, analysis);
-                let query = m.hits[0].query;
+                // The timeline's own ID brings the line in when it is on it, as in the table.
+                let query = m.hits.iter().map(|h| h.query).min().unwrap_or(0);
+                let first_hit = m.hits.iter().position(|h| h.query == query).unwrap_or(0);
                 let own = analysis.time_ms();
                 // A line without a time of its own is placed when it was read: now.
                 let time_ms = own.or_else(|| Some(jiff::Timestamp::now().as_millisecond()));
@@ -125,7 +127,7 @@ impl Sink for TimelineSink<'_> {
                     file: 0,
                     line_no,
                     field: analysis
-                        .field(0)
+                        .field(first_hit)
                         .map(|f| String::from_utf8_lossy(f).into_owned()),
                     via: query,
                     text: m.line.into(),
