@@ -618,3 +618,64 @@ fn a_binary_file_is_summarised_not_printed_as_it_grows() {
     );
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn standard_input_with_tail_is_searched_as_it_arrives() {
+    let mut child = idgrep()
+        .args(["--tail", ID])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    writeln!(stdin, "noise\nlive {ID}").unwrap();
+    stdin.flush().unwrap();
+    // While the pipe is still open.
+    assert_eq!(
+        lines.recv_timeout(PATIENCE).unwrap(),
+        format!("2:live {ID}")
+    );
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// With a slow poll, idgrep does not read between the writer's steps: the line written just
+/// before copytruncate is only in the copy when idgrep looks, and must come from there, once.
+#[test]
+fn copytruncate_lines_not_yet_read_come_from_the_copy_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    append(&log, &format!("a {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &["--poll", "700", ID, "."]);
+    tail.expect("a ");
+    append(&log, &format!("b {ID}\n"));
+    fs::copy(&log, dir.path().join("app.log.1")).unwrap();
+    OpenOptions::new()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    append(&log, &format!("c {ID}\n"));
+    tail.expect("c ");
+    let (got, status, _) = tail.stop("-INT");
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert_eq!(got[0], format!("./app.log:1:a {ID}"));
+    assert!(
+        [
+            format!("./app.log.1:2:b {ID}"),
+            format!("./app.log:2:b {ID}")
+        ]
+        .contains(&got[1]),
+        "{got:#?}"
+    );
+    assert_eq!(got[2], format!("./app.log:1:c {ID}"));
+    assert_eq!(status.code(), Some(0));
+}

@@ -103,6 +103,8 @@ pub struct Followed {
     pub settled: bool,
     /// `-a`: no NUL check.
     text: bool,
+    /// The modification time at the last read.
+    modified: Option<std::time::SystemTime>,
 }
 
 /// What a read found besides the new lines.
@@ -128,6 +130,7 @@ impl Followed {
             progress: Progress::default(),
             settled: true,
             text,
+            modified: None,
         })
     }
 
@@ -145,12 +148,17 @@ impl Followed {
         now: Instant,
         emit: &mut dyn FnMut(&Piece, bool) -> bool,
     ) -> io::Result<Change> {
-        let size = self.file.metadata()?.len();
+        let meta = self.file.metadata()?;
+        let size = meta.len();
         let mut change = Change::Grew;
-        let p = &mut self.progress;
-        if size == p.offset {
+        // Unchanged since the last read. A file truncated and written again to the same size
+        // has a new modification time, and is checked below.
+        let modified = meta.modified().ok();
+        if size == self.progress.offset && modified == self.modified {
             return Ok(change);
         }
+        self.modified = modified;
+        let p = &mut self.progress;
         let rewritten = || -> io::Result<bool> {
             Ok(!p.head.is_empty() && read_at_most(&self.file, 0, p.head.len())? != p.head)
         };
