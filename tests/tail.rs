@@ -679,3 +679,38 @@ fn copytruncate_lines_not_yet_read_come_from_the_copy_once() {
     assert_eq!(got[2], format!("./app.log:1:c {ID}"));
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn quiet_waits_for_the_first_matching_line_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    append(&log, "noise\n");
+    let mut child = idgrep()
+        .current_dir(dir.path())
+        .args(["--tail", "-q", ID, "app.log"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    pause(300);
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "-q --tail ended before a match"
+    );
+    append(&log, &format!("found {ID}\n"));
+    let deadline = Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "-q --tail did not end at the match"
+        );
+        pause(10);
+    };
+    assert_eq!(status.code(), Some(0));
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert_eq!(out, "");
+}
