@@ -427,7 +427,8 @@ fn timeline_tail_prints_the_timeline_then_new_lines_as_rows() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("app.log");
     append(&log, &format!("2026-12-01T10:00:00Z placed order={ID}\n"));
-    let mut tail = Tail::start(dir.path(), &["timeline", ID, "app.log"]);
+    let until = ["--until", "2026-12-01T10:00:08Z"];
+    let mut tail = Tail::start(dir.path(), &["timeline", until[0], until[1], ID, "app.log"]);
     tail.expect("placed");
     tail.expect("following");
     append(&log, &format!("2026-12-01T10:00:07Z paid order={ID}\n"));
@@ -437,7 +438,12 @@ fn timeline_tail_prints_the_timeline_then_new_lines_as_rows() {
         row.contains("+7.000s") && row.contains("app.log:2"),
         "{row}"
     );
+    // A line after --until is left out of the rows, as out of the timeline.
+    append(&log, &format!("2026-12-01T10:00:09Z too-late order={ID}\n"));
+    append(&log, &format!("2026-12-01T10:00:08Z refund order={ID}\n"));
+    tail.expect("refund");
     let (got, status, _) = tail.stop("-INT");
+    assert!(!got.iter().any(|l| l.contains("too-late")), "{got:#?}");
     assert_eq!(got.iter().filter(|l| l.contains("paid")).count(), 1);
     assert_eq!(got.iter().filter(|l| l.contains("placed")).count(), 1);
     assert_eq!(status.code(), Some(0));

@@ -96,6 +96,7 @@ impl Sink for TimelineSink<'_> {
             text: true,
             context: Default::default(),
         };
+        let (since, until) = (self.config.query.since, self.config.query.until);
         let mut bytes = batch.bytes;
         let mut printed = false;
         let (analysis, out, clock, style) =
@@ -117,6 +118,12 @@ impl Sink for TimelineSink<'_> {
                 let own = analysis.time_ms();
                 // A line without a time of its own is placed when it was read: now.
                 let time_ms = own.or_else(|| Some(jiff::Timestamp::now().as_millisecond()));
+                if time_ms
+                    .is_some_and(|t| since.is_some_and(|s| t < s) || until.is_some_and(|u| t > u))
+                {
+                    // Outside --since/--until, as the timeline leaves such lines out.
+                    return true;
+                }
                 let line = Line {
                     time_ms,
                     placement: if own.is_some() {
