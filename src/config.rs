@@ -28,6 +28,17 @@ pub enum Command {
     Ids(IdsConfig),
     Audit(AuditConfig),
     Timeline(TimelineConfig),
+    /// `idgrep --tail`: the search, then its paths followed.
+    SearchTail(SearchConfig, FollowConfig),
+    /// `idgrep timeline --tail`: the text timeline, then new lines as they are written.
+    TimelineTail(TimelineConfig, FollowConfig),
+}
+
+/// `--tail`: how files are followed.
+#[derive(Clone, Copy, Debug)]
+pub struct FollowConfig {
+    /// `--poll MS`: look at the files at this interval instead of waiting for OS events.
+    pub poll: Option<std::time::Duration>,
 }
 
 /// `idgrep decode`.

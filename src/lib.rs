@@ -15,9 +15,9 @@
 //!   reads a line's fields and time; `inventory` counts every ID (`ids`), `timeline` places
 //!   one ID's lines in time, `audit` judges the ID conventions.
 //! - **plumbing and printers**: [`source`] lists and opens inputs, [`par`] scans them on N
-//!   threads, `writer` prints search output in walk order, [`exit`] reports errors and the
-//!   exit status, [`output`] formats every result, `time` renders times, `progress` shows
-//!   a progress bar.
+//!   threads, `follow` follows files as they grow (`--tail`), `writer` prints search output in
+//!   walk order, [`exit`] reports errors and the exit status, [`output`] formats every
+//!   result, `time` renders times, `progress` shows a progress bar.
 //!
 //! The binary reaches [`cli`], [`cmd`] and [`exit`]; tests and benches reach the model below
 //! the commands ([`id`], [`scan`], [`search`], [`record`], [`source`], [`par`], [`text`],
@@ -28,6 +28,7 @@ pub mod cli;
 pub mod cmd;
 pub mod config;
 pub mod exit;
+pub(crate) mod follow;
 pub mod id;
 pub(crate) mod inventory;
 pub mod output;

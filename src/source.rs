@@ -284,6 +284,19 @@ impl Compression {
     }
 }
 
+/// Whether these first bytes of a file (six are enough) begin a compressed stream that
+/// [`open`] undoes.
+pub fn is_compressed(head: &[u8]) -> bool {
+    Compression::detect(head) != Compression::None
+}
+
+/// A matcher for the `-g` globs, as the walk applies them: whether a path met under a
+/// walked directory is to be read.
+pub fn glob_filter(globs: &[String]) -> Result<impl Fn(&Path) -> bool + use<>, String> {
+    let overrides = build_overrides(globs)?;
+    Ok(move |path: &Path| !overrides.matched(path, false).is_ignore())
+}
+
 /// Opens an input for reading its (decompressed) bytes. With `progress`, every raw byte
 /// read (before decompression) is added to it.
 pub fn open(input: &Input, progress: Option<&Arc<AtomicU64>>) -> io::Result<Box<dyn Read + Send>> {

@@ -10,6 +10,7 @@ mod inputs;
 mod live;
 mod oracle;
 mod support;
+mod tail;
 mod timeline;
 mod times;
 mod usage;

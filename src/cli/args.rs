@@ -193,6 +193,9 @@ pub(super) struct TimelineArgs {
     /// Write to FILE instead of standard output
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub(super) output: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub(super) follow: FollowArgs,
 }
 
 #[derive(Args, Debug)]
@@ -329,4 +332,22 @@ pub(super) struct SearchArgs {
     /// Print in large blocks, also on a terminal (the default into a pipe or a file)
     #[arg(long, overrides_with = "line_buffered")]
     pub(super) block_buffered: bool,
+
+    #[command(flatten)]
+    pub(super) follow: FollowArgs,
+}
+
+/// Following the logs as they grow: for the search and the timeline.
+#[derive(Args, Debug, Clone, Copy)]
+pub(super) struct FollowArgs {
+    /// Print what the paths hold, then each new line that mentions the ID as it is written,
+    /// until Ctrl-C: directories followed recursively, new files read from their first
+    /// byte, through log rotation (see docs/live.md)
+    #[arg(long)]
+    pub(super) tail: bool,
+
+    /// With --tail: look for changes every MS milliseconds instead of waiting for the OS's
+    /// file events (NFS, some container mounts)
+    #[arg(long, value_name = "MS", requires = "tail", value_parser = clap::value_parser!(u64).range(10..=3_600_000))]
+    pub(super) poll: Option<u64>,
 }

@@ -15,7 +15,7 @@ use clap::{CommandFactory, Parser, ValueEnum};
 
 use crate::config::{Command, DecodeConfig};
 use args::{Cli, Sub};
-use validate::{audit_config, ids_config, ids_to_decode, search_config, timeline_config};
+use validate::{audit_config, ids_config, ids_to_decode, search_command, timeline_command};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
@@ -62,8 +62,8 @@ pub fn parse_args() -> Result<Command, UsageError> {
         Some(Sub::Man(args)) => man_page(args.command.as_deref()).map(Command::Man),
         Some(Sub::Ids(args)) => ids_config(args).map(Command::Ids),
         Some(Sub::Audit(args)) => audit_config(args).map(Command::Audit),
-        Some(Sub::Timeline(args)) => timeline_config(args).map(Command::Timeline),
-        None => search_config(cli.search).map(Command::Search),
+        Some(Sub::Timeline(args)) => timeline_command(args),
+        None => search_command(cli.search),
     }
 }
 

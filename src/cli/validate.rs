@@ -5,11 +5,12 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use super::UsageError;
-use super::args::{AuditArgs, IdsArgs, InputArgs, SearchArgs, TimelineArgs};
+use super::args::{AuditArgs, FollowArgs, IdsArgs, InputArgs, SearchArgs, TimelineArgs};
 use super::values::{format_of, parse_instant, parse_zone, terminal_width};
 use crate::audit::Rule;
 use crate::config::{
-    AuditConfig, Destination, IdsConfig, InputConfig, SearchConfig, TimelineConfig,
+    AuditConfig, Command, Destination, FollowConfig, IdsConfig, InputConfig, SearchConfig,
+    TimelineConfig,
 };
 use crate::id;
 use crate::output::search::OutputMode;
@@ -263,6 +264,75 @@ pub(super) fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError
         terminal,
         line_buffered: args.line_buffered || (terminal && !args.block_buffered),
     })
+}
+
+/// The search, or with `--tail` the search followed by following its paths.
+pub(super) fn search_command(args: SearchArgs) -> Result<Command, UsageError> {
+    let follow = args.follow;
+    let config = search_config(args)?;
+    if !follow.tail {
+        return Ok(Command::Search(config));
+    }
+    if matches!(
+        config.mode,
+        OutputMode::Count | OutputMode::FilesWithMatches
+    ) {
+        return Err(UsageError(
+            "--tail prints lines as they are written; -c and -l are not accepted with it"
+                .to_string(),
+        ));
+    }
+    if config.context != Context::default() {
+        return Err(UsageError(
+            "--tail prints matching lines only; -A, -B and -C are not accepted with it".to_string(),
+        ));
+    }
+    let paths = &config.input.paths;
+    if paths.len() > 1 && paths.iter().any(|p| p.as_os_str() == "-") {
+        return Err(UsageError(
+            "--tail follows files, or standard input alone (- with no other path)".to_string(),
+        ));
+    }
+    Ok(Command::SearchTail(
+        SearchConfig {
+            line_buffered: true,
+            ..config
+        },
+        follow_config(follow),
+    ))
+}
+
+/// The timeline, or with `--tail` the text timeline extended as lines are written.
+pub(super) fn timeline_command(args: TimelineArgs) -> Result<Command, UsageError> {
+    let follow = args.follow;
+    let config = timeline_config(args)?;
+    if !follow.tail {
+        return Ok(Command::Timeline(config));
+    }
+    if config.format != timeline::TimelineFormat::Text
+        || matches!(config.destination, Destination::File(_))
+    {
+        return Err(UsageError(
+            "timeline --tail extends the text timeline on standard output; --format and -o \
+             are not accepted with it"
+                .to_string(),
+        ));
+    }
+    let paths = &config.input.paths;
+    if paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-") {
+        return Err(UsageError(
+            "timeline --tail follows files: name files or directories, not standard input"
+                .to_string(),
+        ));
+    }
+    Ok(Command::TimelineTail(config, follow_config(follow)))
+}
+
+/// `--tail` and `--poll`.
+fn follow_config(args: FollowArgs) -> FollowConfig {
+    FollowConfig {
+        poll: args.poll.map(std::time::Duration::from_millis),
+    }
 }
 
 /// The IDs `decode` was given; with none, standard input has to be something to read (a

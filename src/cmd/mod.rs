@@ -7,6 +7,7 @@ mod decode;
 mod generate;
 mod ids;
 mod search;
+mod tail;
 mod timeline;
 
 use crate::config::{Command, InputConfig};
@@ -23,6 +24,8 @@ pub fn run(command: Command) -> Exit {
         Command::Ids(config) => ids::run(config),
         Command::Audit(config) => audit::run(config),
         Command::Timeline(config) => timeline::run(config),
+        Command::SearchTail(config, follow) => tail::search(config, follow),
+        Command::TimelineTail(config, follow) => tail::timeline(config, follow),
     }
 }
 

@@ -10,6 +10,7 @@
 //! `--tz`/`--local`.
 
 mod html;
+pub mod live;
 mod trace;
 
 use std::borrow::Cow;

@@ -1,0 +1,261 @@
+//! One followed file: the open handle, how far it has been read, the first bytes it held, and
+//! the checks that tell a file that was truncated (copytruncate) or replaced under its name
+//! (rename and create, delete and create, a symlink swap) from one that only grew.
+//!
+//! A file is known by its device and inode while its name changes; its first bytes
+//! ([`HEAD`] of them) tell a copy of it (copytruncate's `app.log.1`, a compressed rotation)
+//! from a new file, and its truncation from growth when the size alone cannot.
+
+use std::fs::{File, Metadata};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::lines::{Lines, Piece};
+use crate::search::BUFFER_SIZE;
+
+/// How many first bytes of a file are kept to recognise it.
+pub const HEAD: usize = 4096;
+
+/// What tells one file from another whatever its name.
+pub type Identity = (u64, u64);
+
+/// The identity of the file `meta` describes: device and inode.
+#[cfg(unix)]
+pub fn identity(meta: &Metadata) -> Identity {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+/// The identity of the file `meta` describes: where the OS gives no inode, its creation
+/// time, which a rename keeps and a new file changes.
+#[cfg(not(unix))]
+pub fn identity(meta: &Metadata) -> Identity {
+    let created = meta
+        .created()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .unwrap_or_default();
+    (created.as_secs(), u64::from(created.subsec_nanos()))
+}
+
+/// The identity of the file standard output writes to, if it is one: following it would
+/// print what it printed, forever.
+#[cfg(unix)]
+pub fn stdout_identity() -> Option<Identity> {
+    use std::os::fd::AsFd;
+    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let meta = File::from(fd).metadata().ok()?;
+    meta.is_file().then(|| identity(&meta))
+}
+
+#[cfg(not(unix))]
+pub fn stdout_identity() -> Option<Identity> {
+    None
+}
+
+/// Whether these first bytes of a file call for reading it whole once rather than following
+/// it: compressed (a rotation's product), or UTF-16 text, which is transcoded from its
+/// start.
+pub fn read_once(head: &[u8]) -> bool {
+    crate::source::is_compressed(head)
+        || head.starts_with(&[0xff, 0xfe])
+        || head.starts_with(&[0xfe, 0xff])
+}
+
+/// Where a file's reading stands: what a copy of the file continues from.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// Bytes read (including a partial last line).
+    pub offset: u64,
+    pub lines: Lines,
+    /// Its first [`HEAD`] bytes as read (fewer while it is shorter).
+    pub head: Vec<u8>,
+    /// A NUL byte in its first block: matching lines are counted, not printed.
+    pub binary: bool,
+}
+
+impl Progress {
+    /// Whether a file whose first bytes are `candidate` is a copy of this one. `None`: too
+    /// few bytes yet to tell.
+    pub fn copied_into(&self, candidate: &[u8]) -> Option<bool> {
+        if self.head.is_empty() {
+            return Some(false);
+        }
+        let n = candidate.len().min(self.head.len());
+        if candidate[..n] != self.head[..n] {
+            return Some(false);
+        }
+        // Equal so far: a copy being written, or a new file that begins the same.
+        (n == self.head.len() || n == HEAD).then_some(true)
+    }
+}
+
+/// A followed file.
+pub struct Followed {
+    /// The name it is shown by.
+    pub shown: PathBuf,
+    file: File,
+    pub identity: Identity,
+    pub progress: Progress,
+    /// Compared with the files already known (a file that appears while following may be a
+    /// copy of one); files present at the start are.
+    pub settled: bool,
+    /// `-a`: no NUL check.
+    text: bool,
+    /// The modification time at the last read.
+    modified: Option<std::time::SystemTime>,
+}
+
+/// What a read found besides the new lines.
+pub enum Change {
+    Grew,
+    /// The file was truncated (or rewritten from its start): where it stood before, and it
+    /// was read again from its start.
+    Truncated(Progress),
+}
+
+impl Followed {
+    /// Opens `path` (through a symlink) to follow it from its start.
+    pub fn open(path: &Path, shown: PathBuf, text: bool) -> io::Result<Followed> {
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.is_dir() {
+            return Err(io::Error::other("Is a directory"));
+        }
+        Ok(Followed {
+            shown,
+            identity: identity(&meta),
+            file,
+            progress: Progress::default(),
+            settled: true,
+            text,
+            modified: None,
+        })
+    }
+
+    /// Up to [`HEAD`] first bytes of the file as it is now.
+    pub fn read_head(&self) -> io::Result<Vec<u8>> {
+        read_at_most(&self.file, 0, HEAD)
+    }
+
+    /// Reads what was written since the last read, up to the size the file has now, and
+    /// hands on its whole lines (`emit` returns whether it printed). The file is read again
+    /// from its start when it got shorter or its first bytes changed.
+    pub fn read_new(
+        &mut self,
+        buf: &mut Vec<u8>,
+        now: Instant,
+        emit: &mut dyn FnMut(&Piece, bool) -> bool,
+    ) -> io::Result<Change> {
+        let meta = self.file.metadata()?;
+        let size = meta.len();
+        let mut change = Change::Grew;
+        // Unchanged since the last read. A file truncated and written again to the same size
+        // has a new modification time, and is checked below.
+        let modified = meta.modified().ok();
+        if size == self.progress.offset && modified == self.modified {
+            return Ok(change);
+        }
+        self.modified = modified;
+        let p = &mut self.progress;
+        let rewritten = || -> io::Result<bool> {
+            Ok(!p.head.is_empty() && read_at_most(&self.file, 0, p.head.len())? != p.head)
+        };
+        if size < p.offset || rewritten()? {
+            change = Change::Truncated(std::mem::take(p));
+        }
+        if buf.len() < BUFFER_SIZE {
+            buf.resize(BUFFER_SIZE, 0);
+        }
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start(p.offset))?;
+        while p.offset < size {
+            let want = buf.len().min((size - p.offset) as usize);
+            let n = match file.read(&mut buf[..want]) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let mut data = &buf[..n];
+            if (p.offset as usize) < HEAD {
+                let keep = n.min(HEAD - p.offset as usize);
+                p.head.extend_from_slice(&data[..keep]);
+            }
+            if !self.text && !p.binary && (p.offset as usize) < BUFFER_SIZE {
+                let look = n.min(BUFFER_SIZE - p.offset as usize);
+                p.binary = memchr::memchr(0, &data[..look]).is_some();
+            }
+            if p.offset == 0 && data.starts_with(&[0xef, 0xbb, 0xbf]) {
+                // A UTF-8 byte-order mark is not text, as in a search.
+                data = &data[3..];
+            }
+            p.offset += n as u64;
+            let binary = p.binary;
+            p.lines.feed(data, now, &mut |piece| emit(piece, binary));
+        }
+        Ok(change)
+    }
+
+    /// Takes on where a file this one is a copy of stood.
+    pub fn continue_from(&mut self, progress: Progress) {
+        self.progress = progress;
+        self.settled = true;
+    }
+}
+
+/// Up to `n` first bytes of the file at `path`.
+pub fn first_bytes(path: &Path, n: usize) -> io::Result<Vec<u8>> {
+    read_at_most(&File::open(path)?, 0, n)
+}
+
+/// Up to `n` bytes of `file` from `offset`.
+fn read_at_most(file: &File, offset: u64, n: usize) -> io::Result<Vec<u8>> {
+    let mut file = file;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut head = Vec::with_capacity(n);
+    file.take(n as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// Up to [`HEAD`] first bytes of what `path` holds, decompressed: what a compressed rotation
+/// is recognised by. An incomplete stream (still being written) gives what it holds so far.
+pub fn decompressed_head(path: &Path) -> io::Result<Vec<u8>> {
+    let reader = crate::source::decompress(Box::new(File::open(path)?))?;
+    let mut head = Vec::with_capacity(HEAD);
+    let mut reader = reader.take(HEAD as u64);
+    let mut chunk = [0u8; 1024];
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    Ok(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_is_told_by_its_first_bytes_once_enough_are_there() {
+        let known = Progress {
+            head: b"first line\nsecond line\n".to_vec(),
+            ..Progress::default()
+        };
+        assert_eq!(
+            known.copied_into(b"first line\nsecond line\nthird\n"),
+            Some(true)
+        );
+        assert_eq!(known.copied_into(b"first line\nsec"), None);
+        assert_eq!(known.copied_into(b"other line\n"), Some(false));
+        assert_eq!(
+            Progress::default().copied_into(b"first line\n"),
+            Some(false)
+        );
+    }
+}

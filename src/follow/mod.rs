@@ -1,0 +1,730 @@
+//! Following files as they grow (`--tail`): what the paths hold at the start, then every line
+//! written to them, once, through rotation, until SIGINT or SIGTERM.
+//!
+//! - [`watch`] wakes the loop: OS file events (or a poll timer) and signals, on one channel.
+//! - [`file`] keeps one file's state: its handle, identity (device and inode), how far it was
+//!   read and its first bytes; it tells growth from truncation.
+//! - [`lines`] assembles whole lines and holds a partial one until its newline or a quiet
+//!   spell.
+//!
+//! This module ties them: it maps event paths to followed files, finds the files and
+//! directories that appear, and tells what an appearing file is. A file under a new name
+//! with a known identity was renamed (read on from where it stood); one whose first bytes are
+//! those of a known file is a copy (copytruncate's `app.log.1`: read on from where the
+//! original stood, so a line is neither lost nor printed twice); a compressed file whose
+//! decompressed first bytes are a known file's is a rotation's product, not read; anything
+//! else is new and read from its first byte. A file that disappears is read to its end
+//! through the handle still open, and kept open a while for late writes.
+//!
+//! Lines go to a [`Sink`], which searches and prints them.
+
+mod file;
+mod lines;
+mod watch;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::fs::Metadata;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use file::{Change, Followed, Identity, Progress};
+use watch::{Wake, Wakes};
+
+use crate::source::{self, Input, WalkOptions};
+
+/// How long a file that disappeared (renamed, deleted) is still read for late writes from a
+/// process that holds it open.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// A file that lost its name is first read this long after, so that its new name, reported
+/// by an event of its own, is known by then and its lines are shown under it.
+const RENAME_SETTLE: Duration = Duration::from_millis(100);
+
+/// How many states of files that are gone or were truncated are kept, to recognise copies
+/// and compressed rotations of them.
+const HISTORY: usize = 256;
+
+/// A directory that appears is walked at once and again this long after, for the files
+/// created in it before its watch was in place.
+const REWALK: Duration = Duration::from_millis(250);
+
+/// What to follow and how.
+pub struct Options {
+    /// Files and directories; directories are followed recursively.
+    pub roots: Vec<PathBuf>,
+    pub walk: WalkOptions,
+    /// `-a`: no file is binary.
+    pub text: bool,
+    /// `--poll`: look at every file at this interval instead of waiting for OS events.
+    pub poll: Option<Duration>,
+}
+
+/// Lines of a followed file, handed to the [`Sink`].
+pub struct Batch<'a> {
+    /// Whole lines, each ending in `\n`; or one line without its newline
+    /// handed on after a quiet spell.
+    pub bytes: &'a [u8],
+    pub first_line_no: u64,
+    /// The file has a NUL byte in its first block: count matching lines, do not print them.
+    pub binary: bool,
+}
+
+/// Where the follower's lines go.
+pub trait Sink {
+    /// Lines of the file shown as `path`; returns whether a line was printed.
+    fn lines(&mut self, path: &Path, batch: &Batch) -> bool;
+    /// A file to read whole, once, and not follow (compressed, UTF-16).
+    fn whole(&mut self, path: &Path);
+    /// A file that cannot be read: `idgrep: PATH: reason`.
+    fn problem(&mut self, path: &Path, reason: &str);
+    /// The files present at the start were read; what is written from now on follows.
+    fn following(&mut self);
+    /// The end of a round of reading: output goes out now. `false`: stop following (`-q`
+    /// found a line, or standard output is gone).
+    fn flush(&mut self) -> bool;
+}
+
+/// Follows until SIGINT or SIGTERM, or until the sink says stop. `Err`: following could not
+/// start.
+pub fn run(options: Options, sink: &mut dyn Sink) -> Result<(), String> {
+    let wakes = match Wakes::new(options.poll.is_none()) {
+        Ok(wakes) => wakes,
+        Err(reason) => {
+            crate::exit::report(&format!(
+                "file events are not available ({reason}); polling every 500 ms (--poll MS)"
+            ));
+            Wakes::new(false)?
+        }
+    };
+    let poll = options
+        .poll
+        .or_else(|| (!wakes.has_events()).then_some(Duration::from_millis(500)));
+    let mut follower = Follower {
+        sink,
+        globs: Box::new(source::glob_filter(&options.walk.globs)?),
+        roots: Vec::new(),
+        walk: options.walk,
+        text: options.text,
+        wakes,
+        poll,
+        files: BTreeMap::new(),
+        detached: Vec::new(),
+        history: VecDeque::new(),
+        once: HashSet::new(),
+        waiting_once: BTreeSet::new(),
+        unreadable: HashSet::new(),
+        links: HashSet::new(),
+        dirs: HashSet::new(),
+        output: file::stdout_identity(),
+        rewalk: Vec::new(),
+        partial: BTreeSet::new(),
+        buf: Vec::new(),
+    };
+    follower.start(&options.roots)?;
+    follower.sink.following();
+    follower.follow();
+    Ok(())
+}
+
+/// A path named on the command line, and how event paths under it are shown.
+struct Root {
+    /// As given (or as the walk shows it).
+    shown: PathBuf,
+    is_dir: bool,
+    /// The directory watched for it: itself, or a file's parent.
+    watched: PathBuf,
+    /// `watched` with links resolved (some OSes report events by the real path).
+    real: Option<PathBuf>,
+    /// What stands for `watched` in shown names (`""` for the implicit `.`).
+    prefix: PathBuf,
+}
+
+struct Follower<'s> {
+    sink: &'s mut dyn Sink,
+    globs: Box<dyn Fn(&Path) -> bool>,
+    roots: Vec<Root>,
+    walk: WalkOptions,
+    text: bool,
+    wakes: Wakes,
+    poll: Option<Duration>,
+    /// Followed files by the name they are shown by.
+    files: BTreeMap<PathBuf, Followed>,
+    /// Files that lost their name, with when the grace period ends.
+    detached: Vec<(Followed, Instant)>,
+    /// Where files stood that were truncated or are gone.
+    history: VecDeque<Progress>,
+    /// Files read whole once, or known as a rotation's product: never read again.
+    once: HashSet<Identity>,
+    /// Compressed files that appeared and are still being written.
+    waiting_once: BTreeSet<PathBuf>,
+    /// Files reported as unreadable (once each, until they can be read).
+    unreadable: HashSet<PathBuf>,
+    /// Followed files watched through their symbolic link (the target may be elsewhere).
+    links: HashSet<PathBuf>,
+    /// Directories already walked.
+    dirs: HashSet<PathBuf>,
+    /// The file standard output writes to, never read.
+    output: Option<Identity>,
+    rewalk: Vec<(Instant, PathBuf)>,
+    /// Files whose partial last line waits.
+    partial: BTreeSet<PathBuf>,
+    buf: Vec<u8>,
+}
+
+impl Follower<'_> {
+    /// Watches the roots, then reads what they hold; a write while this runs is read once,
+    /// by whichever comes later.
+    fn start(&mut self, paths: &[PathBuf]) -> Result<(), String> {
+        let mut watched_any = false;
+        for path in paths {
+            let is_dir = path.is_dir();
+            let watched = if is_dir {
+                path.clone()
+            } else {
+                match path.parent() {
+                    Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                    _ => PathBuf::from("."),
+                }
+            };
+            let prefix = if is_dir && self.walk.implicit_cwd {
+                PathBuf::new()
+            } else {
+                watched.clone()
+            };
+            match self.wakes.watch(&watched, is_dir) {
+                Ok(()) => watched_any = true,
+                Err(reason) => self.sink.problem(&watched, &reason),
+            }
+            self.roots.push(Root {
+                shown: path.clone(),
+                is_dir,
+                real: std::fs::canonicalize(&watched).ok(),
+                watched,
+                prefix,
+            });
+        }
+        if !watched_any && self.wakes.has_events() {
+            return Err("nothing to follow: no path could be watched".to_string());
+        }
+        for input in self.walked(paths) {
+            match input {
+                Input::File(path) => self.discover(path, true),
+                Input::Error(path, reason) => self.sink.problem(&path, &reason),
+                Input::Stdin => {}
+            }
+        }
+        for root in &self.roots {
+            if root.is_dir {
+                self.dirs.insert(root.shown.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn follow(&mut self) {
+        let mut next_poll = self.poll.map(|every| Instant::now() + every);
+        loop {
+            if !self.sink.flush() {
+                return;
+            }
+            let deadline = [next_poll, self.next_due()].into_iter().flatten().min();
+            let mut touched = Vec::new();
+            let mut seen = HashSet::new();
+            let mut rescan = false;
+            let mut wake = self.wakes.wait(deadline);
+            // Everything that has arrived is handled in one round, each path once.
+            let mut budget = 10_000;
+            while let Some(w) = wake {
+                match w {
+                    Wake::Stop => {
+                        self.finish();
+                        return;
+                    }
+                    Wake::Rescan => rescan = true,
+                    Wake::Paths(paths) => {
+                        for path in paths {
+                            if let Some(shown) = self.shown(&path)
+                                && seen.insert(shown.clone())
+                            {
+                                touched.push(shown);
+                            }
+                        }
+                    }
+                }
+                budget -= 1;
+                wake = if budget > 0 {
+                    self.wakes.next_ready()
+                } else {
+                    None
+                };
+            }
+            let now = Instant::now();
+            if next_poll.is_some_and(|at| at <= now) {
+                rescan = true;
+                next_poll = self.poll.map(|every| now + every);
+            }
+            if rescan {
+                touched = self.everything();
+            }
+            // New names first: a file renamed is then found under its new name before its
+            // old name is looked at, and goes on there.
+            touched.sort_by_key(|path| self.files.contains_key(path));
+            for path in touched {
+                self.touch(path);
+            }
+            self.drain_detached(Instant::now());
+            self.due_rewalks(Instant::now());
+            self.flush_partials(Some(Instant::now()));
+        }
+    }
+
+    /// The end: partial lines are handed on as they are, files gone are read to their end.
+    fn finish(&mut self) {
+        self.drain_detached(Instant::now() + GRACE);
+        self.flush_partials(None);
+        self.sink.flush();
+    }
+
+    /// The earliest time something is due without an event.
+    fn next_due(&self) -> Option<Instant> {
+        let partial = self
+            .partial
+            .iter()
+            .filter_map(|p| self.files.get(p)?.progress.lines.quiet_due());
+        let now = Instant::now();
+        let detached = self.detached.iter().flat_map(|(_, until)| {
+            let first_read = *until - GRACE + RENAME_SETTLE;
+            [Some(*until), (first_read > now).then_some(first_read)]
+                .into_iter()
+                .flatten()
+        });
+        let rewalk = self.rewalk.iter().map(|(at, _)| *at);
+        partial.chain(detached).chain(rewalk).min()
+    }
+
+    /// Every path worth a look after lost events or at a poll: the walk's files, the files
+    /// followed (which may be gone) and those waiting.
+    fn everything(&mut self) -> Vec<PathBuf> {
+        let roots: Vec<PathBuf> = self.roots.iter().map(|r| r.shown.clone()).collect();
+        let mut paths: BTreeSet<PathBuf> = self
+            .walked(&roots)
+            .into_iter()
+            .filter_map(|input| match input {
+                Input::File(path) => Some(path),
+                _ => None,
+            })
+            .collect();
+        paths.extend(self.files.keys().cloned());
+        paths.extend(self.waiting_once.iter().cloned());
+        paths.into_iter().collect()
+    }
+
+    fn walked(&self, paths: &[PathBuf]) -> Vec<Input> {
+        source::walk(paths, &self.walk).unwrap_or_default()
+    }
+
+    /// The name an event path is shown by, when it is one of ours.
+    fn shown(&self, event: &Path) -> Option<PathBuf> {
+        for root in &self.roots {
+            let rest = event
+                .strip_prefix(&root.watched)
+                .ok()
+                .or_else(|| event.strip_prefix(root.real.as_ref()?).ok());
+            let Some(rest) = rest else { continue };
+            if root.is_dir {
+                return Some(root.prefix.join(rest));
+            }
+            if Some(rest.as_os_str()) == root.shown.file_name() {
+                return Some(root.shown.clone());
+            }
+        }
+        None
+    }
+
+    /// Whether `path` is a root named on the command line (always followed through a link).
+    fn is_root(&self, path: &Path) -> bool {
+        self.roots.iter().any(|r| r.shown == path)
+    }
+
+    /// The metadata of `path` as the walk sees it: links followed for roots and with `-L`.
+    fn stat(&self, path: &Path) -> io::Result<Metadata> {
+        if self.walk.follow_links || self.is_root(path) {
+            std::fs::metadata(path)
+        } else {
+            std::fs::symlink_metadata(path)
+        }
+    }
+
+    /// Something happened at `path`.
+    fn touch(&mut self, path: PathBuf) {
+        if self.files.contains_key(&path) {
+            self.check(path);
+        } else if self.waiting_once.contains(&path) {
+            self.examine_once(&path);
+        } else {
+            match self.stat(&path) {
+                Ok(meta) if meta.is_dir() => {
+                    if self.roots.iter().any(|r| r.is_dir) && !self.dirs.contains(&path) {
+                        self.add_dir(path);
+                    }
+                }
+                Ok(meta) if meta.is_file() && self.wanted(&path) => self.discover(path, false),
+                Ok(_) => {}
+                Err(e) if e.kind() != io::ErrorKind::NotFound && self.wanted(&path) => {
+                    // A link that leads nowhere readable (a loop, no permission).
+                    if self.unreadable.insert(path.clone()) {
+                        self.sink.problem(&path, &source::io_reason(&e));
+                    }
+                }
+                Err(_) => {
+                    self.dirs.remove(&path);
+                    self.unreadable.remove(&path);
+                }
+            }
+        }
+    }
+
+    /// Whether a file at `path` is to be followed: a root, or under a root directory and
+    /// chosen by the globs.
+    fn wanted(&self, path: &Path) -> bool {
+        self.is_root(path)
+            || (self
+                .roots
+                .iter()
+                .any(|r| r.is_dir && path.starts_with(&r.prefix))
+                && (self.globs)(path))
+    }
+
+    /// A directory appeared: its files are new, read from their first byte.
+    fn add_dir(&mut self, dir: PathBuf) {
+        self.dirs.insert(dir.clone());
+        self.rewalk.push((Instant::now() + REWALK, dir.clone()));
+        self.walk_new(&dir);
+    }
+
+    fn walk_new(&mut self, dir: &Path) {
+        for input in self.walked(&[dir.to_path_buf()]) {
+            match input {
+                Input::File(path) if !self.files.contains_key(&path) => self.touch(path),
+                Input::Error(path, reason) => self.sink.problem(&path, &reason),
+                _ => {}
+            }
+        }
+    }
+
+    fn due_rewalks(&mut self, now: Instant) {
+        let (due, later): (Vec<_>, Vec<_>) = self.rewalk.drain(..).partition(|(at, _)| *at <= now);
+        self.rewalk = later;
+        for (_, dir) in due {
+            self.walk_new(&dir);
+        }
+    }
+
+    /// A followed file's name was touched: it grew, was truncated, is gone, or names another
+    /// file now.
+    fn check(&mut self, path: PathBuf) {
+        let Some(mut followed) = self.files.remove(&path) else {
+            return;
+        };
+        match self.stat(&path) {
+            Ok(meta) if meta.is_file() && file::identity(&meta) == followed.identity => {
+                if self.read(&mut followed) {
+                    self.files.insert(path, followed);
+                }
+            }
+            other => {
+                // Gone or replaced: what the old file gets last is read through its handle,
+                // under its new name if it was renamed to one followed.
+                self.detach(followed);
+                if other.is_ok_and(|m| m.is_file()) {
+                    self.discover(path, false);
+                }
+            }
+        }
+    }
+
+    /// A file found at `path`: at the start (`present`), or appearing while following.
+    fn discover(&mut self, path: PathBuf, present: bool) {
+        let mut followed = match Followed::open(&path, path.clone(), self.text) {
+            Ok(followed) => followed,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !present => return,
+            Err(e) => {
+                if self.unreadable.insert(path.clone()) {
+                    self.sink.problem(&path, &source::io_reason(&e));
+                }
+                return;
+            }
+        };
+        if Some(followed.identity) == self.output {
+            // As ripgrep: the file output goes to is not read; followed, it would grow from
+            // its own lines without end.
+            if self.unreadable.insert(path.clone()) {
+                self.sink
+                    .problem(&path, "the output goes to this file: not followed");
+            }
+            return;
+        }
+        self.unreadable.remove(&path);
+        if self.once.contains(&followed.identity) {
+            return;
+        }
+        if let Some(other) = self
+            .files
+            .iter()
+            .find(|(_, f)| f.identity == followed.identity)
+            .map(|(p, _)| p.clone())
+        {
+            // The same file under two names (a hard link, overlapping paths) is followed
+            // once; under a new name only, it was renamed.
+            let still_there = self
+                .stat(&other)
+                .is_ok_and(|m| file::identity(&m) == followed.identity);
+            if still_there {
+                return;
+            }
+            let mut moved = self.files.remove(&other).expect("found above");
+            moved.shown = path.clone();
+            self.partial.remove(&other);
+            self.adopt(path, moved);
+            return;
+        }
+        if let Some(at) = self
+            .detached
+            .iter()
+            .position(|(f, _)| f.identity == followed.identity)
+        {
+            let (mut moved, _) = self.detached.swap_remove(at);
+            moved.shown = path.clone();
+            self.adopt(path, moved);
+            return;
+        }
+        let head = match followed.read_head() {
+            Ok(head) => head,
+            Err(e) => {
+                self.sink.problem(&path, &source::io_reason(&e));
+                return;
+            }
+        };
+        if file::read_once(&head) {
+            if present {
+                self.once.insert(followed.identity);
+                self.read_whole(&path, &head);
+            } else {
+                self.waiting_once.insert(path.clone());
+                self.examine_once(&path);
+            }
+            return;
+        }
+        followed.settled = present;
+        self.adopt(path, followed);
+    }
+
+    /// Follows `followed` under `path` from where it stands.
+    fn adopt(&mut self, path: PathBuf, mut followed: Followed) {
+        let linked = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if linked && self.wakes.watch(&path, false).is_ok() {
+            self.links.insert(path.clone());
+        }
+        if self.read(&mut followed) {
+            self.files.insert(path, followed);
+        }
+    }
+
+    /// A file read whole once: compressed, or UTF-16 (which is then not followed).
+    fn read_whole(&mut self, path: &Path, head: &[u8]) {
+        if !crate::source::is_compressed(head) {
+            self.sink.problem(
+                path,
+                "UTF-16 text: searched once as it is now, not followed",
+            );
+        }
+        self.sink.whole(path);
+    }
+
+    /// A compressed file that appeared while following: a rotation's product when it holds a
+    /// known file's first bytes (not read), else read whole once it is complete.
+    fn examine_once(&mut self, path: &Path) {
+        let Ok(meta) = self.stat(path) else {
+            self.waiting_once.remove(path);
+            return;
+        };
+        let identity = file::identity(&meta);
+        if self.once.contains(&identity) {
+            self.waiting_once.remove(path);
+            return;
+        }
+        let Ok(head) = file::decompressed_head(path) else {
+            return;
+        };
+        if head.is_empty() {
+            return;
+        }
+        match self.copy_of(&head) {
+            Some(Some(_)) => {
+                self.once.insert(identity);
+                self.waiting_once.remove(path);
+            }
+            Some(None) => {}
+            None if complete(path) => {
+                self.once.insert(identity);
+                self.waiting_once.remove(path);
+                let raw_head = file::first_bytes(path, 8).unwrap_or_default();
+                self.read_whole(path, &raw_head);
+            }
+            None => {}
+        }
+    }
+
+    /// The known file whose copy a file starting with `head` is: `Some(Some(progress))` a copy,
+    /// `Some(None)` too early to tell, `None` no copy.
+    fn copy_of(&self, head: &[u8]) -> Option<Option<Progress>> {
+        let known = self
+            .files
+            .values()
+            .filter(|f| f.settled)
+            .map(|f| &f.progress)
+            .chain(self.detached.iter().map(|(f, _)| &f.progress))
+            .chain(self.history.iter().rev());
+        let mut undecided = false;
+        for progress in known {
+            match progress.copied_into(head) {
+                Some(true) => return Some(Some(progress.clone())),
+                None => undecided = true,
+                Some(false) => {}
+            }
+        }
+        undecided.then_some(None)
+    }
+
+    /// Reads what `followed` got since the last read and hands it to the sink. `false`: the
+    /// file is dropped (unreadable, or compressed after all).
+    fn read(&mut self, followed: &mut Followed) -> bool {
+        if !followed.settled {
+            let head = match followed.read_head() {
+                Ok(head) => head,
+                Err(e) => {
+                    self.sink.problem(&followed.shown, &source::io_reason(&e));
+                    return false;
+                }
+            };
+            if head.is_empty() {
+                return true;
+            }
+            if file::read_once(&head) {
+                let path = followed.shown.clone();
+                self.waiting_once.insert(path.clone());
+                self.examine_once(&path);
+                return false;
+            }
+            match self.copy_of(&head) {
+                Some(None) => return true,
+                Some(Some(progress)) => followed.continue_from(progress),
+                None => followed.settled = true,
+            }
+        }
+        let shown = followed.shown.clone();
+        let sink = &mut *self.sink;
+        let result = followed.read_new(&mut self.buf, Instant::now(), &mut |piece, binary| {
+            sink.lines(
+                &shown,
+                &Batch {
+                    bytes: piece.bytes,
+                    first_line_no: piece.first_line_no,
+                    binary,
+                },
+            )
+        });
+        match result {
+            Ok(Change::Grew) => {}
+            Ok(Change::Truncated(before)) => self.remember(before),
+            Err(e) => {
+                self.sink.problem(&shown, &source::io_reason(&e));
+                return false;
+            }
+        }
+        if followed.progress.lines.quiet_due().is_some() {
+            self.partial.insert(shown);
+        } else {
+            self.partial.remove(&shown);
+        }
+        true
+    }
+
+    fn remember(&mut self, progress: Progress) {
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(progress);
+    }
+
+    /// A followed file lost its name: read on for a while through its handle.
+    fn detach(&mut self, followed: Followed) {
+        if self.links.remove(&followed.shown) {
+            self.wakes.unwatch(&followed.shown);
+        }
+        self.partial.remove(&followed.shown);
+        self.detached.push((followed, Instant::now() + GRACE));
+    }
+
+    /// Reads the files that lost their name; those past their grace period are closed.
+    fn drain_detached(&mut self, now: Instant) {
+        let detached = std::mem::take(&mut self.detached);
+        for (mut followed, until) in detached {
+            if now < until - GRACE + RENAME_SETTLE {
+                self.detached.push((followed, until));
+                continue;
+            }
+            let readable = self.read(&mut followed);
+            if readable && now < until {
+                self.detached.push((followed, until));
+            } else {
+                let path = followed.shown.clone();
+                flush_partial(&mut *self.sink, &path, &mut followed, None);
+                self.remember(followed.progress);
+            }
+        }
+    }
+
+    /// Hands on the partial lines that waited long enough (all of them when `now` is `None`).
+    fn flush_partials(&mut self, now: Option<Instant>) {
+        let paths: Vec<PathBuf> = match now {
+            Some(_) => self.partial.iter().cloned().collect(),
+            None => self.files.keys().cloned().collect(),
+        };
+        for path in paths {
+            let Some(followed) = self.files.get_mut(&path) else {
+                self.partial.remove(&path);
+                continue;
+            };
+            flush_partial(&mut *self.sink, &path, followed, now);
+            if followed.progress.lines.quiet_due().is_none() {
+                self.partial.remove(&path);
+            }
+        }
+    }
+}
+
+/// Hands on the partial line of `followed` if it waited long enough (`now` `None`: anyway).
+fn flush_partial(sink: &mut dyn Sink, path: &Path, followed: &mut Followed, now: Option<Instant>) {
+    let binary = followed.progress.binary;
+    followed.progress.lines.flush_quiet(now, &mut |piece| {
+        sink.lines(
+            path,
+            &Batch {
+                bytes: piece.bytes,
+                first_line_no: piece.first_line_no,
+                binary,
+            },
+        )
+    });
+}
+
+/// Whether the compressed stream at `path` reads to its end without error (it is not still
+/// being written).
+fn complete(path: &Path) -> bool {
+    std::fs::File::open(path)
+        .and_then(|f| source::decompress(Box::new(f)))
+        .and_then(|mut r| io::copy(&mut r, &mut io::sink()))
+        .is_ok()
+}
