@@ -193,17 +193,23 @@ impl Sink for SearchSink<'_> {
     fn following(&mut self) {}
 
     fn flush(&mut self) -> bool {
-        if !self.out.is_empty() && !self.failed {
-            let mut stdout = io::stdout().lock();
-            if let Err(e) = stdout.write_all(&self.out).and_then(|()| stdout.flush()) {
-                if e.kind() != io::ErrorKind::BrokenPipe {
-                    report(&format!("error writing output: {}", source::io_reason(&e)));
-                }
-                self.failed = true;
-            }
-        }
-        self.out.clear();
+        write_out(&mut self.out, &mut self.failed);
         let quiet_done = self.matched && self.printer.mode == OutputMode::Quiet;
         !(self.failed || quiet_done)
     }
+}
+
+/// Writes and flushes what `out` holds, then empties it. The first failed write is reported
+/// (a closed pipe silently) and sets `failed`; nothing is written after it.
+fn write_out(out: &mut Vec<u8>, failed: &mut bool) {
+    if !out.is_empty() && !*failed {
+        let mut stdout = io::stdout().lock();
+        if let Err(e) = stdout.write_all(out).and_then(|()| stdout.flush()) {
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                report(&format!("error writing output: {}", source::io_reason(&e)));
+            }
+            *failed = true;
+        }
+    }
+    out.clear();
 }

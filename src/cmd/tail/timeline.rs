@@ -7,7 +7,6 @@
 //! file and line number) is not shown again as a row.
 
 use std::collections::HashMap;
-use std::io::{self, Write};
 use std::path::Path;
 
 use super::follow_options;
@@ -225,16 +224,7 @@ impl Sink for TimelineSink<'_> {
     }
 
     fn flush(&mut self) -> bool {
-        if !self.out.is_empty() && !self.failed {
-            let mut stdout = io::stdout().lock();
-            if let Err(e) = stdout.write_all(&self.out).and_then(|()| stdout.flush()) {
-                if e.kind() != io::ErrorKind::BrokenPipe {
-                    report(&format!("error writing output: {}", source::io_reason(&e)));
-                }
-                self.failed = true;
-            }
-        }
-        self.out.clear();
+        super::write_out(&mut self.out, &mut self.failed);
         !self.failed
     }
 }
