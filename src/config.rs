@@ -28,6 +28,28 @@ pub enum Command {
     Ids(IdsConfig),
     Audit(AuditConfig),
     Timeline(TimelineConfig),
+    Index(IndexConfig),
+}
+
+/// `idgrep index`.
+#[derive(Debug)]
+pub struct IndexConfig {
+    pub paths: Vec<PathBuf>,
+    /// `--status`: tell how fresh the index is; change nothing.
+    pub status: bool,
+    /// `--index-dir`: where indexes live, instead of the environment's or the cache's.
+    pub dir: Option<PathBuf>,
+    pub threads: usize,
+    /// Standard error is a terminal: a progress bar may show.
+    pub progress: bool,
+}
+
+/// Whether and where a searching command looks for an index.
+#[derive(Debug, Default)]
+pub struct IndexUse {
+    /// False with `--no-index`.
+    pub enabled: bool,
+    pub dir: Option<PathBuf>,
 }
 
 /// `idgrep decode`.
@@ -91,6 +113,7 @@ pub struct SearchConfig {
     /// Each line is written out as soon as it is printed (`--line-buffered`, or a terminal),
     /// so a live pipe's matches show as they arrive.
     pub line_buffered: bool,
+    pub index: IndexUse,
 }
 
 #[derive(Debug)]
@@ -158,4 +181,5 @@ pub struct TimelineConfig {
     pub destination: Destination,
     /// Standard error is a terminal: a progress bar may show.
     pub progress: bool,
+    pub index: IndexUse,
 }

@@ -29,6 +29,7 @@ pub mod cmd;
 pub mod config;
 pub mod exit;
 pub mod id;
+pub mod index;
 pub(crate) mod inventory;
 pub mod output;
 pub mod par;

@@ -6,6 +6,7 @@ mod audit;
 mod decode;
 mod generate;
 mod ids;
+pub(crate) mod index;
 mod search;
 mod timeline;
 
@@ -23,6 +24,7 @@ pub fn run(command: Command) -> Exit {
         Command::Ids(config) => ids::run(config),
         Command::Audit(config) => audit::run(config),
         Command::Timeline(config) => timeline::run(config),
+        Command::Index(config) => index::run(config),
     }
 }
 

@@ -2,10 +2,13 @@
 //! [`crate::search`] for the query IDs and its lines printed by [`crate::output::search::Printer`];
 //! [`crate::writer`] prints the inputs' output in walk order.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
+use crate::index::{Candidates, Plan, Range};
 use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
@@ -47,6 +50,10 @@ pub fn run(config: SearchConfig) -> Exit {
         printer.header(&mut header, &config.queries, &config.input.clock());
         let _ = writer.write(&header);
     }
+    let index = super::index::open_for(&config.input, &config.index);
+    let candidates = index
+        .as_ref()
+        .and_then(|index| super::index::candidates(index, &ids));
     let job = SearchJob {
         matcher: &matcher,
         zone: config.input.zone.clone(),
@@ -54,6 +61,7 @@ pub fn run(config: SearchConfig) -> Exit {
         options,
         stop: AtomicBool::new(false),
         line_buffered: config.line_buffered,
+        candidates: candidates.as_ref(),
     };
     let threads = config.input.threads.min(inputs.len()).max(1);
     let result = writer::run_in_order(&job, &inputs, threads, &mut writer);
@@ -70,6 +78,86 @@ pub fn run(config: SearchConfig) -> Exit {
         (true, false, _) => Exit::Found,
         (false, false, _) => Exit::NotFound,
     }
+}
+
+/// What of an input is read.
+enum Parts {
+    Whole(Box<dyn std::io::Read + Send>),
+    Ranges(File, Vec<Range>),
+}
+
+/// What the index says of an input.
+enum Pruned {
+    Skip,
+    Ranges(File, Vec<Range>),
+}
+
+impl SearchJob<'_> {
+    /// `None`: read the input whole, as without an index.
+    fn pruned(&self, input: &Input) -> Option<Pruned> {
+        let (Some(candidates), Input::File(path)) = (self.candidates, input) else {
+            return None;
+        };
+        let file = File::open(path).ok()?;
+        match candidates.plan(&file) {
+            Plan::Skip => Some(Pruned::Skip),
+            // Context lines may reach past a range; the whole file places them as a scan does.
+            Plan::Ranges(ranges) if self.options.context == Context::default() => {
+                Some(Pruned::Ranges(file, ranges))
+            }
+            Plan::Ranges(_) | Plan::Whole => None,
+        }
+    }
+}
+
+/// Searches the `ranges` of `file`, which the index found not binary, as one input: the
+/// outcome is the one a search of the whole file would have had.
+fn search_ranges(
+    matcher: &Matcher,
+    options: SearchOptions,
+    file: &File,
+    ranges: &[Range],
+    scratch: &mut Scratch,
+    on_line: &mut dyn FnMut(&search::LineMatch) -> bool,
+) -> search::Outcome {
+    let options = SearchOptions {
+        text: true,
+        ..options
+    };
+    let mut total = search::Outcome::default();
+    let mut stopped = false;
+    for range in ranges {
+        let mut reader = file;
+        if let Err(e) = reader.seek(SeekFrom::Start(range.start)) {
+            total.error = Some(e);
+            break;
+        }
+        let mut part: Box<dyn Read> = match range.end {
+            Some(end) => Box::new(reader.take(end - range.start)),
+            None => Box::new(reader),
+        };
+        let outcome = search::search_part(
+            matcher,
+            options,
+            &mut part,
+            scratch,
+            range.first_line,
+            &mut |m| {
+                let go_on = on_line(m);
+                stopped |= !go_on;
+                go_on
+            },
+        );
+        total.matched_lines += outcome.matched_lines;
+        if outcome.error.is_some() {
+            total.error = outcome.error;
+            break;
+        }
+        if stopped {
+            break;
+        }
+    }
+    total
 }
 
 /// What one search thread reuses from input to input.
@@ -89,6 +177,8 @@ struct SearchJob<'a> {
     stop: AtomicBool,
     /// Output is written after every line, not in blocks of [`FLUSH_AT`].
     line_buffered: bool,
+    /// The index's postings for the query, when an index covers the inputs.
+    candidates: Option<&'a Candidates<'a>>,
 }
 
 impl writer::Job for SearchJob<'_> {
@@ -106,15 +196,25 @@ impl writer::Job for SearchJob<'_> {
     ) -> Done {
         let name = input.display_name();
         let mut out = Vec::new();
-        let mut reader = match source::open(input, None) {
-            Ok(r) => r,
-            Err(e) => {
+        let parts = match self.pruned(input) {
+            Some(Pruned::Skip) => {
                 return Done {
                     out,
                     matched: false,
-                    error: Some(source::io_reason(&e)),
+                    error: None,
                 };
             }
+            Some(Pruned::Ranges(file, ranges)) => Parts::Ranges(file, ranges),
+            None => match source::open(input, None) {
+                Ok(r) => Parts::Whole(r),
+                Err(e) => {
+                    return Done {
+                        out,
+                        matched: false,
+                        error: Some(source::io_reason(&e)),
+                    };
+                }
+            },
         };
         let mode = self.printer.mode;
         let stop_at_first = matches!(mode, OutputMode::Quiet | OutputMode::FilesWithMatches);
@@ -125,7 +225,7 @@ impl writer::Job for SearchJob<'_> {
             search: scratch,
             analysis,
         } = scratch;
-        let outcome = search::search(self.matcher, self.options, &mut reader, scratch, &mut |m| {
+        let mut on_line = |m: &search::LineMatch| {
             if stop_at_first {
                 if mode == OutputMode::Quiet {
                     self.stop.store(true, Ordering::Relaxed);
@@ -141,7 +241,24 @@ impl writer::Job for SearchJob<'_> {
                 return false;
             }
             !self.stop.load(Ordering::Relaxed)
-        });
+        };
+        let outcome = match parts {
+            Parts::Whole(mut reader) => search::search(
+                self.matcher,
+                self.options,
+                &mut reader,
+                scratch,
+                &mut on_line,
+            ),
+            Parts::Ranges(file, ranges) => search_ranges(
+                self.matcher,
+                self.options,
+                &file,
+                &ranges,
+                scratch,
+                &mut on_line,
+            ),
+        };
         self.printer.input_end(&mut out, &name, &outcome);
         Done {
             out,
