@@ -5,6 +5,7 @@ mod audit;
 mod cli;
 mod generate;
 mod ids;
+mod index;
 mod inputs;
 mod live;
 mod oracle;

@@ -133,8 +133,9 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
         .iter()
         .map(|t| match t {
             Task::Read(..) => {
-                next_id += 1;
-                next_id - 1
+                let id = next_id;
+                next_id = next_id.wrapping_add(1);
+                id
             }
             Task::Keep(e) | Task::Append(e, _) => e.id,
         })
@@ -301,7 +302,7 @@ fn run_task(
             bytes_read.fetch_add(stat.len - entry.indexed, Ordering::Relaxed);
             let start = Continuation {
                 offset: entry.indexed,
-                line: entry.lines + 1,
+                line: entry.lines.saturating_add(1),
                 first_block: entry.blocks.len() as u32,
             };
             let result = File::open(&entry.path).and_then(|mut file| {

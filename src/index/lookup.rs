@@ -179,7 +179,7 @@ impl Candidates<'_> {
                     ranges.push(Range {
                         start: entry.indexed,
                         end: None,
-                        first_line: entry.lines + 1,
+                        first_line: entry.lines.saturating_add(1),
                     });
                 }
                 if ranges.is_empty() {

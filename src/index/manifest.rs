@@ -382,6 +382,34 @@ mod tests {
     }
 
     #[test]
+    fn arbitrary_bytes_never_panic() {
+        // What a fuzz target would feed the reader: garbage, and a good manifest with random
+        // bytes overwritten and its checksum made right again, so the body parser itself
+        // meets damaged counts, lengths and offsets.
+        let good = sample().encode();
+        let mut seed = 0x1234_5678_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 300) as usize;
+            let garbage: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            let _ = Manifest::decode(&garbage);
+            let mut bad = good.clone();
+            for _ in 0..1 + next() % 4 {
+                let at = HEADER_LEN + (next() as usize) % (bad.len() - HEADER_LEN);
+                bad[at] = next() as u8;
+            }
+            let body_crc = crc(&bad[HEADER_LEN..]);
+            bad[20..24].copy_from_slice(&body_crc.to_le_bytes());
+            let _ = Manifest::decode(&bad);
+        }
+    }
+
+    #[test]
     fn another_version_is_named_in_the_refusal() {
         let mut bytes = sample().encode();
         bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());

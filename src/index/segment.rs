@@ -425,6 +425,71 @@ mod tests {
         assert_eq!(none, 0);
     }
 
+    /// Recomputes the chunk CRCs and the header CRC of a damaged segment, as a forger would,
+    /// so that the damage reaches the parser; returns the chunk table's CRC.
+    /// `n_chunks`: the undamaged segment's, as its header counts may be damaged.
+    fn reseal(bytes: &mut [u8], n_chunks: usize) -> u32 {
+        let table_at = bytes.len() - n_chunks * 4;
+        for c in 0..n_chunks {
+            let from = HEADER_LEN as usize + c * CHUNK as usize;
+            let to = (from + CHUNK as usize).min(table_at);
+            let sum = crc(&bytes[from..to]);
+            bytes[table_at + c * 4..table_at + c * 4 + 4].copy_from_slice(&sum.to_le_bytes());
+        }
+        let h = crc(&bytes[..40]);
+        bytes[40..44].copy_from_slice(&h.to_le_bytes());
+        crc(&bytes[table_at..])
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seg");
+        let mut v: Vec<Posting> = (0..3000u64)
+            .map(|k| Posting {
+                key: k * 31,
+                file: (k % 7) as u32,
+                block: (k % 5) as u32,
+            })
+            .collect();
+        v.sort();
+        let w = write(&path, dir.path(), v.iter().copied().map(Ok)).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let n_chunks = u64::from_le_bytes(good[32..40].try_into().unwrap()) as usize;
+        let mut seed = 0x9e37_79b9_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..300 {
+            let mut bad = good.clone();
+            for _ in 0..1 + next() % 3 {
+                let at =
+                    HEADER_LEN as usize + (next() as usize) % (bad.len() - HEADER_LEN as usize);
+                bad[at] = next() as u8;
+            }
+            if round % 10 == 0 {
+                // Damaged counts in the header too.
+                let at = 16 + (next() as usize) % 24;
+                bad[at] = next() as u8;
+            }
+            let table_crc = reseal(&mut bad, n_chunks);
+            std::fs::write(&path, &bad).unwrap();
+            if let Ok(mut seg) = Segment::open(&path, bad.len() as u64, table_crc) {
+                let _ = seg.for_each(&mut |_| {});
+                for k in 0..200u64 {
+                    let _ = seg.lookup(k * 31 + next() % 2, &mut |_, _| {});
+                }
+            }
+            let garbage: Vec<u8> = (0..next() % 200).map(|_| next() as u8).collect();
+            std::fs::write(&path, &garbage).unwrap();
+            let _ = Segment::open(&path, garbage.len() as u64, next() as u32);
+        }
+        let _ = w;
+    }
+
     #[test]
     fn a_damaged_byte_is_found_by_the_lookup_that_reads_it() {
         let dir = tempfile::tempdir().unwrap();
