@@ -528,8 +528,7 @@ fn search_pass(
         PassThread::default,
         |thread, index, input| {
             if let (Some(candidates), Input::File(path)) = (candidates, input)
-                && let Ok(file) = std::fs::File::open(path)
-                && candidates.plan(&file) == crate::index::Plan::Skip
+                && let Some((crate::index::Plan::Skip, _)) = candidates.plan_path(path)
             {
                 return None;
             }

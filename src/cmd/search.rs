@@ -3,7 +3,9 @@
 //! [`crate::writer`] prints the inputs' output in walk order.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
+#[cfg(not(unix))]
+use std::io::{Seek, SeekFrom};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::SearchConfig;
@@ -98,8 +100,8 @@ impl SearchJob<'_> {
         let (Some(candidates), Input::File(path)) = (self.candidates, input) else {
             return None;
         };
-        let file = File::open(path).ok()?;
-        match candidates.plan(&file) {
+        let (plan, file) = candidates.plan_path(path)?;
+        match plan {
             Plan::Skip => Some(Pruned::Skip),
             // Context lines may reach past a range; the whole file places them as a scan does.
             Plan::Ranges(ranges) if self.options.context == Context::default() => {
@@ -127,14 +129,10 @@ fn search_ranges(
     let mut total = search::Outcome::default();
     let mut stopped = false;
     for range in ranges {
-        let mut reader = file;
-        if let Err(e) = reader.seek(SeekFrom::Start(range.start)) {
-            total.error = Some(e);
-            break;
-        }
-        let mut part: Box<dyn Read> = match range.end {
-            Some(end) => Box::new(reader.take(end - range.start)),
-            None => Box::new(reader),
+        let mut part = RangeReader {
+            file,
+            pos: range.start,
+            end: range.end,
         };
         let outcome = search::search_part(
             matcher,
@@ -158,6 +156,40 @@ fn search_ranges(
         }
     }
     total
+}
+
+/// Bytes `pos..end` of a file (to its end when `end` is `None`), read with positioned
+/// reads: a range costs no seek, and threads never share a file offset.
+struct RangeReader<'a> {
+    file: &'a File,
+    pos: u64,
+    end: Option<u64>,
+}
+
+impl Read for RangeReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = match self.end {
+            Some(end) => end.saturating_sub(self.pos).min(buf.len() as u64) as usize,
+            None => buf.len(),
+        };
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = read_at(self.file, &mut buf[..want], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    file.seek(SeekFrom::Start(at))?;
+    file.read(buf)
 }
 
 /// What one search thread reuses from input to input.

@@ -141,6 +141,17 @@ pub struct Candidates<'a> {
 }
 
 impl Candidates<'_> {
+    /// What to read of the file at `path`, and the file opened for it; `None`: read it as
+    /// without an index. Only regular files are opened here: opening a FIFO would wait for
+    /// a writer, and take data the search then misses.
+    pub fn plan_path(&self, path: &Path) -> Option<(Plan, File)> {
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            return None;
+        }
+        let file = File::open(path).ok()?;
+        Some((self.plan(&file), file))
+    }
+
     /// What to read of the open `file`.
     pub fn plan(&self, file: &File) -> Plan {
         let Ok(meta) = file.metadata() else {
@@ -189,12 +200,6 @@ impl Candidates<'_> {
                 }
             }
         }
-    }
-
-    /// Whether any file the index knows has a posting for the query: false means only files
-    /// outside the index can match.
-    pub fn any(&self) -> bool {
-        !self.hits.is_empty()
     }
 }
 
