@@ -303,7 +303,7 @@ fn run_task(
             let start = Continuation {
                 offset: entry.indexed,
                 line: entry.lines.saturating_add(1),
-                first_block: entry.blocks.len() as u32,
+                first_block: entry.blocks.count(),
             };
             let result = File::open(&entry.path).and_then(|mut file| {
                 read::blocks(

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use super::fingerprint::{self, Freshness};
 use super::format::key_of;
-use super::manifest::{FileEntry, Layout, Manifest};
+use super::manifest::{FileEntry, Layout, Manifest, block};
 use super::segment::Segment;
 use super::{MANIFEST, dir_for, load_manifest};
 use crate::search::BUFFER_SIZE;
@@ -185,7 +185,9 @@ impl Candidates<'_> {
                     // binary: only a whole read decides that as a scan would.
                     return Plan::Whole;
                 }
-                let mut ranges = ranges_of(entry, blocks.map_or(&[][..], |b| b));
+                let Some(mut ranges) = ranges_of(entry, blocks.map_or(&[][..], |b| b)) else {
+                    return Plan::Whole;
+                };
                 if grown {
                     ranges.push(Range {
                         start: entry.indexed,
@@ -203,11 +205,16 @@ impl Candidates<'_> {
     }
 }
 
-/// The byte ranges of `blocks` in `entry`, neighbours joined.
-fn ranges_of(entry: &FileEntry, blocks: &[u32]) -> Vec<Range> {
+/// The byte ranges of `blocks` in `entry`, neighbours joined; `None` if its block table is
+/// damaged.
+fn ranges_of(entry: &FileEntry, blocks: &[u32]) -> Option<Vec<Range>> {
     let mut ranges: Vec<Range> = Vec::new();
+    if blocks.is_empty() {
+        return Some(ranges);
+    }
+    let table = entry.blocks.decode(entry.indexed).ok()?;
     for &b in blocks {
-        let Some((start, end, line)) = entry.block(b) else {
+        let Some((start, end, line)) = block(&table, entry.indexed, b) else {
             continue;
         };
         match ranges.last_mut() {
@@ -219,5 +226,5 @@ fn ranges_of(entry: &FileEntry, blocks: &[u32]) -> Vec<Range> {
             }),
         }
     }
-    ranges
+    Some(ranges)
 }

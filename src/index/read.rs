@@ -13,7 +13,7 @@ use memchr::{memchr, memrchr};
 
 use super::fingerprint::{self, HEAD, Samples, Stat};
 use super::format::key_of;
-use super::manifest::{FileEntry, Fingerprint, Layout};
+use super::manifest::{BlockTable, FileEntry, Fingerprint, Layout};
 use super::segment::Posting;
 use super::spill::Spiller;
 use crate::scan::for_each_token;
@@ -209,9 +209,11 @@ pub fn blocks(
         flush_block(&mut block_keys, block_id - 1, spill)?;
     }
     let indexed = base;
-    let mut blocks = previous.map_or_else(Vec::new, |p| p.blocks.clone());
+    let mut blocks = previous.map_or_else(BlockTable::default, |p| p.blocks.clone());
     let had_blocks = !table.is_empty();
-    blocks.extend(table);
+    for &(start, line) in &table {
+        blocks.push(start, line);
+    }
     let fingerprint = match previous {
         Some(p) => {
             let mut fp = p.fingerprint.clone();
@@ -219,7 +221,7 @@ pub fn blocks(
             fp.mtime = stat.mtime;
             fp.ctime = stat.ctime;
             if had_blocks {
-                fp.last_start = blocks.last().map_or(0, |b| b.0);
+                fp.last_start = blocks.last_start().unwrap_or(0);
                 fp.last_crc = last_hasher.finalize();
             }
             fp
@@ -237,7 +239,7 @@ pub fn blocks(
                 ctime: stat.ctime,
                 head_len: head_len as u32,
                 head_crc: fingerprint_crc(&head[..head_len.min(head.len())]),
-                last_start: blocks.last().map_or(0, |b| b.0),
+                last_start: blocks.last_start().unwrap_or(0),
                 last_crc: last_hasher.finalize(),
                 sample_crc,
                 sample_span: stat.len,
@@ -275,7 +277,7 @@ fn whole_entry(
         indexed: stat.len,
         lines: 0,
         fingerprint,
-        blocks: Vec::new(),
+        blocks: BlockTable::default(),
     })
 }
 
