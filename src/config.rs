@@ -32,6 +32,7 @@ pub enum Command {
     SearchTail(SearchConfig, FollowConfig),
     /// `idgrep timeline --tail`: the text timeline, then new lines as they are written.
     TimelineTail(TimelineConfig, FollowConfig),
+    Index(IndexConfig),
 }
 
 /// `--tail`: how files are followed.
@@ -39,6 +40,27 @@ pub enum Command {
 pub struct FollowConfig {
     /// `--poll MS`: look at the files at this interval instead of waiting for OS events.
     pub poll: Option<std::time::Duration>,
+}
+
+/// `idgrep index`.
+#[derive(Debug)]
+pub struct IndexConfig {
+    pub paths: Vec<PathBuf>,
+    /// `--status`: tell how fresh the index is; change nothing.
+    pub status: bool,
+    /// `--index-dir`: where indexes live, instead of the environment's or the cache's.
+    pub dir: Option<PathBuf>,
+    pub threads: usize,
+    /// Standard error is a terminal: a progress bar may show.
+    pub progress: bool,
+}
+
+/// Whether and where a searching command looks for an index.
+#[derive(Debug, Default)]
+pub struct IndexUse {
+    /// False with `--no-index`.
+    pub enabled: bool,
+    pub dir: Option<PathBuf>,
 }
 
 /// `idgrep decode`.
@@ -102,6 +124,7 @@ pub struct SearchConfig {
     /// Each line is written out as soon as it is printed (`--line-buffered`, or a terminal),
     /// so a live pipe's matches show as they arrive.
     pub line_buffered: bool,
+    pub index: IndexUse,
 }
 
 #[derive(Debug)]
@@ -169,4 +192,5 @@ pub struct TimelineConfig {
     pub destination: Destination,
     /// Standard error is a terminal: a progress bar may show.
     pub progress: bool,
+    pub index: IndexUse,
 }

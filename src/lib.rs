@@ -30,6 +30,7 @@ pub mod config;
 pub mod exit;
 pub(crate) mod follow;
 pub mod id;
+pub mod index;
 pub(crate) mod inventory;
 pub mod output;
 pub mod par;

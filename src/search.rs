@@ -107,6 +107,40 @@ pub fn search_with_chunks(
     options: SearchOptions,
     reader: &mut dyn Read,
     scratch: &mut Scratch,
+    on_chunk: Option<&mut dyn FnMut(&Chunk)>,
+    on_line: &mut dyn FnMut(&LineMatch) -> bool,
+) -> Outcome {
+    search_from(matcher, options, reader, scratch, 1, on_chunk, on_line)
+}
+
+/// [`search`] over a part of an input that starts at a line start, `first_line_no` being
+/// that line's number: what the index hands over instead of the whole input. The caller
+/// decides binary-ness (`options.text`), as the part may not hold the input's first block.
+pub fn search_part(
+    matcher: &Matcher,
+    options: SearchOptions,
+    reader: &mut dyn Read,
+    scratch: &mut Scratch,
+    first_line_no: u64,
+    on_line: &mut dyn FnMut(&LineMatch) -> bool,
+) -> Outcome {
+    search_from(
+        matcher,
+        options,
+        reader,
+        scratch,
+        first_line_no,
+        None,
+        on_line,
+    )
+}
+
+fn search_from(
+    matcher: &Matcher,
+    options: SearchOptions,
+    reader: &mut dyn Read,
+    scratch: &mut Scratch,
+    first_line_no: u64,
     mut on_chunk: Option<&mut dyn FnMut(&Chunk)>,
     on_line: &mut dyn FnMut(&LineMatch) -> bool,
 ) -> Outcome {
@@ -124,7 +158,7 @@ pub fn search_with_chunks(
     let mut lines = LineState {
         matcher,
         options,
-        line_no: 1,
+        line_no: first_line_no,
         hits,
         line_hits,
         numbering,

@@ -227,11 +227,14 @@ struct Token {
 
 /// Runs the passes: the root, then each hop's new IDs. Returns the finished timeline and
 /// whether an input could not be read.
+/// `index`: an index that covers the inputs; each pass then reads only the files it says
+/// may mention the pass's IDs (whole, so each line is placed in time as without it).
 pub fn build(
     query: &Query,
     settings: &ScanSettings,
     inputs: &[Input],
     stdin: Option<&Arc<[u8]>>,
+    mut ids_index: Option<&crate::index::Index>,
 ) -> (Timeline, bool) {
     let root = query.root;
     let mut known = vec![Known {
@@ -256,7 +259,25 @@ pub fn build(
         let ids: Vec<Id> = frontier.iter().map(|&k| known[k].id).collect();
         // The root is followed whatever its line count.
         let limit = if hop == 0 { u64::MAX } else { query.max_fanout };
-        let pass = search_pass(settings, inputs, stdin, &ids, &on_timeline, limit);
+        let values: Vec<u128> = ids.iter().map(|id| id.0).collect();
+        let candidates = match ids_index.map(|i| i.candidates(&values)) {
+            Some(Err(warning)) => {
+                exit::report(&warning);
+                ids_index = None;
+                None
+            }
+            Some(Ok(c)) => Some(c),
+            None => None,
+        };
+        let pass = search_pass(
+            settings,
+            inputs,
+            stdin,
+            &ids,
+            &on_timeline,
+            limit,
+            candidates.as_ref(),
+        );
         for (i, notice) in &pass.notices {
             if reported.insert(*i) {
                 exit::report(&format!(
@@ -505,6 +526,7 @@ fn search_pass(
     ids: &[Id],
     on_timeline: &FastSet<(usize, u64)>,
     max_fanout: u64,
+    candidates: Option<&crate::index::Candidates>,
 ) -> Pass {
     let matcher = Matcher::new(ids);
     let counts: Vec<AtomicU64> = ids.iter().map(|_| AtomicU64::new(0)).collect();
@@ -515,6 +537,11 @@ fn search_pass(
         settings.threads,
         PassThread::default,
         |thread, index, input| {
+            if let (Some(candidates), Input::File(path)) = (candidates, input)
+                && let Some((crate::index::Plan::Skip, _)) = candidates.plan_path(path)
+            {
+                return None;
+            }
             scan_one(
                 thread,
                 index,

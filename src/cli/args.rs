@@ -47,6 +47,12 @@ pub(super) enum Sub {
         after_help = "Examples:\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --related\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --hops 2 -o incident.html\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --since 2h --format csv -o lines.csv\n\nTime marks: ~ inferred from an earlier line of the file, * the ID's embedded time (the file has no timestamps), ? no time.\nExit status: 0 lines found, 1 none, 2 an error occurred."
     )]
     Timeline(TimelineArgs),
+    /// Build or update the ID index of a log tree, so that searches read only the blocks
+    /// that mention an ID; or tell how fresh it is
+    #[command(
+        after_help = "The index lives in --index-dir, else $IDGREP_INDEX_DIR, else $XDG_CACHE_HOME/idgrep, else ~/.cache/idgrep. Searches and timelines of the tree (or a path inside it) use it; their output is the same as without it (see docs/index.md).\n\nExamples:\n  idgrep index logs/\n  idgrep index --status logs/\n  idgrep --no-index 01kb2x1x0m4v6f9a1t8e3q7c5d logs/"
+    )]
+    Index(IndexArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell
     #[command(
         after_help = "Examples:\n  idgrep completions bash > /etc/bash_completion.d/idgrep\n  idgrep completions zsh > ~/.zfunc/_idgrep    # a directory on $fpath\n  idgrep completions fish > ~/.config/fish/completions/idgrep.fish"
@@ -152,6 +158,45 @@ pub(super) struct IdsArgs {
 }
 
 #[derive(Args, Debug)]
+pub(super) struct IndexArgs {
+    /// Directories (or files) to index; each gets an index of its own
+    #[arg(value_name = "PATH", required = true)]
+    pub(super) paths: Vec<PathBuf>,
+
+    /// Tell how much of each path the index covers (fresh, grown, changed, new, gone files,
+    /// bytes, size, age); change nothing
+    #[arg(long)]
+    pub(super) status: bool,
+
+    /// Number of threads (default: all cores)
+    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(super) threads: Option<u16>,
+
+    #[command(flatten)]
+    pub(super) place: IndexPlaceArgs,
+}
+
+/// Where indexes are kept.
+#[derive(Args, Debug)]
+pub(super) struct IndexPlaceArgs {
+    /// Keep and look for indexes in DIR (default: $IDGREP_INDEX_DIR, else
+    /// $XDG_CACHE_HOME/idgrep, else ~/.cache/idgrep)
+    #[arg(long, value_name = "DIR")]
+    pub(super) index_dir: Option<PathBuf>,
+}
+
+/// Whether a search uses an index.
+#[derive(Args, Debug)]
+pub(super) struct IndexUseArgs {
+    /// Read every file, even where an index covers the paths
+    #[arg(long)]
+    pub(super) no_index: bool,
+
+    #[command(flatten)]
+    pub(super) place: IndexPlaceArgs,
+}
+
+#[derive(Args, Debug)]
 pub(super) struct TimelineArgs {
     /// The ID to follow: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:)
     #[arg(value_name = "ID")]
@@ -164,6 +209,9 @@ pub(super) struct TimelineArgs {
 
     #[command(flatten)]
     pub(super) input: InputArgs,
+
+    #[command(flatten)]
+    pub(super) index: IndexUseArgs,
 
     /// Also follow the other IDs on the timeline's lines, one hop (--hops 1)
     #[arg(long, conflicts_with = "hops")]
@@ -257,6 +305,9 @@ pub(super) struct SearchArgs {
 
     #[command(flatten)]
     pub(super) input: InputArgs,
+
+    #[command(flatten)]
+    pub(super) index: IndexUseArgs,
 
     /// Print the number of matching lines per file (the last of -c and -l wins)
     #[arg(

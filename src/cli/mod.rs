@@ -63,6 +63,7 @@ pub fn parse_args() -> Result<Command, UsageError> {
         Some(Sub::Ids(args)) => ids_config(args).map(Command::Ids),
         Some(Sub::Audit(args)) => audit_config(args).map(Command::Audit),
         Some(Sub::Timeline(args)) => timeline_command(args),
+        Some(Sub::Index(args)) => Ok(Command::Index(validate::index_config(args))),
         None => search_command(cli.search),
     }
 }

@@ -5,12 +5,14 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use super::UsageError;
-use super::args::{AuditArgs, FollowArgs, IdsArgs, InputArgs, SearchArgs, TimelineArgs};
+use super::args::{
+    AuditArgs, FollowArgs, IdsArgs, IndexArgs, IndexUseArgs, InputArgs, SearchArgs, TimelineArgs,
+};
 use super::values::{format_of, parse_instant, parse_zone, terminal_width};
 use crate::audit::Rule;
 use crate::config::{
-    AuditConfig, Command, Destination, FollowConfig, IdsConfig, InputConfig, SearchConfig,
-    TimelineConfig,
+    AuditConfig, Command, Destination, FollowConfig, IdsConfig, IndexConfig, IndexUse, InputConfig,
+    SearchConfig, TimelineConfig,
 };
 use crate::id;
 use crate::output::search::OutputMode;
@@ -179,7 +181,28 @@ pub(super) fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, Usag
         format,
         destination,
         progress: std::io::stderr().is_terminal(),
+        index: index_use(args.index),
     })
+}
+
+fn index_use(args: IndexUseArgs) -> IndexUse {
+    IndexUse {
+        enabled: !args.no_index,
+        dir: args.place.index_dir,
+    }
+}
+
+pub(super) fn index_config(args: IndexArgs) -> IndexConfig {
+    IndexConfig {
+        paths: args.paths,
+        status: args.status,
+        dir: args.place.index_dir,
+        threads: match args.threads {
+            Some(n) => n as usize,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        },
+        progress: std::io::stderr().is_terminal(),
+    }
 }
 
 pub(super) fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError> {
@@ -263,6 +286,7 @@ pub(super) fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError
         },
         terminal,
         line_buffered: args.line_buffered || (terminal && !args.block_buffered),
+        index: index_use(args.index),
     })
 }
 

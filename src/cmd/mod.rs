@@ -6,6 +6,7 @@ mod audit;
 mod decode;
 mod generate;
 mod ids;
+pub(crate) mod index;
 mod search;
 mod tail;
 mod timeline;
@@ -26,6 +27,7 @@ pub fn run(command: Command) -> Exit {
         Command::Timeline(config) => timeline::run(config),
         Command::SearchTail(config, follow) => tail::search(config, follow),
         Command::TimelineTail(config, follow) => tail::timeline(config, follow),
+        Command::Index(config) => index::run(config),
     }
 }
 

@@ -2,10 +2,15 @@
 //! [`crate::search`] for the query IDs and its lines printed by [`crate::output::search::Printer`];
 //! [`crate::writer`] prints the inputs' output in walk order.
 
+use std::fs::File;
+use std::io::Read;
+#[cfg(not(unix))]
+use std::io::{Seek, SeekFrom};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
+use crate::index::{Candidates, Plan, Range};
 use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
@@ -47,6 +52,10 @@ pub fn run(config: SearchConfig) -> Exit {
         printer.header(&mut header, &config.queries, &config.input.clock());
         let _ = writer.write(&header);
     }
+    let index = super::index::open_for(&config.input, &config.index);
+    let candidates = index
+        .as_ref()
+        .and_then(|index| super::index::candidates(index, &ids));
     let job = SearchJob {
         matcher: &matcher,
         zone: config.input.zone.clone(),
@@ -54,6 +63,7 @@ pub fn run(config: SearchConfig) -> Exit {
         options,
         stop: AtomicBool::new(false),
         line_buffered: config.line_buffered,
+        candidates: candidates.as_ref(),
     };
     let threads = config.input.threads.min(inputs.len()).max(1);
     let result = writer::run_in_order(&job, &inputs, threads, &mut writer);
@@ -70,6 +80,116 @@ pub fn run(config: SearchConfig) -> Exit {
         (true, false, _) => Exit::Found,
         (false, false, _) => Exit::NotFound,
     }
+}
+
+/// What of an input is read.
+enum Parts {
+    Whole(Box<dyn std::io::Read + Send>),
+    Ranges(File, Vec<Range>),
+}
+
+/// What the index says of an input.
+enum Pruned {
+    Skip,
+    Ranges(File, Vec<Range>),
+}
+
+impl SearchJob<'_> {
+    /// `None`: read the input whole, as without an index.
+    fn pruned(&self, input: &Input) -> Option<Pruned> {
+        let (Some(candidates), Input::File(path)) = (self.candidates, input) else {
+            return None;
+        };
+        let (plan, file) = candidates.plan_path(path)?;
+        match plan {
+            Plan::Skip => Some(Pruned::Skip),
+            // Context lines may reach past a range; the whole file places them as a scan does.
+            Plan::Ranges(ranges) if self.options.context == Context::default() => {
+                Some(Pruned::Ranges(file, ranges))
+            }
+            Plan::Ranges(_) | Plan::Whole => None,
+        }
+    }
+}
+
+/// Searches the `ranges` of `file`, which the index found not binary, as one input: the
+/// outcome is the one a search of the whole file would have had.
+fn search_ranges(
+    matcher: &Matcher,
+    options: SearchOptions,
+    file: &File,
+    ranges: &[Range],
+    scratch: &mut Scratch,
+    on_line: &mut dyn FnMut(&search::LineMatch) -> bool,
+) -> search::Outcome {
+    let options = SearchOptions {
+        text: true,
+        ..options
+    };
+    let mut total = search::Outcome::default();
+    let mut stopped = false;
+    for range in ranges {
+        let mut part = RangeReader {
+            file,
+            pos: range.start,
+            end: range.end,
+        };
+        let outcome = search::search_part(
+            matcher,
+            options,
+            &mut part,
+            scratch,
+            range.first_line,
+            &mut |m| {
+                let go_on = on_line(m);
+                stopped |= !go_on;
+                go_on
+            },
+        );
+        total.matched_lines += outcome.matched_lines;
+        if outcome.error.is_some() {
+            total.error = outcome.error;
+            break;
+        }
+        if stopped {
+            break;
+        }
+    }
+    total
+}
+
+/// Bytes `pos..end` of a file (to its end when `end` is `None`), read with positioned
+/// reads: a range costs no seek, and threads never share a file offset.
+struct RangeReader<'a> {
+    file: &'a File,
+    pos: u64,
+    end: Option<u64>,
+}
+
+impl Read for RangeReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = match self.end {
+            Some(end) => end.saturating_sub(self.pos).min(buf.len() as u64) as usize,
+            None => buf.len(),
+        };
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = read_at(self.file, &mut buf[..want], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    file.seek(SeekFrom::Start(at))?;
+    file.read(buf)
 }
 
 /// What one search thread reuses from input to input.
@@ -89,6 +209,8 @@ struct SearchJob<'a> {
     stop: AtomicBool,
     /// Output is written after every line, not in blocks of [`FLUSH_AT`].
     line_buffered: bool,
+    /// The index's postings for the query, when an index covers the inputs.
+    candidates: Option<&'a Candidates<'a>>,
 }
 
 impl writer::Job for SearchJob<'_> {
@@ -106,15 +228,25 @@ impl writer::Job for SearchJob<'_> {
     ) -> Done {
         let name = input.display_name();
         let mut out = Vec::new();
-        let mut reader = match source::open(input, None) {
-            Ok(r) => r,
-            Err(e) => {
+        let parts = match self.pruned(input) {
+            Some(Pruned::Skip) => {
                 return Done {
                     out,
                     matched: false,
-                    error: Some(source::io_reason(&e)),
+                    error: None,
                 };
             }
+            Some(Pruned::Ranges(file, ranges)) => Parts::Ranges(file, ranges),
+            None => match source::open(input, None) {
+                Ok(r) => Parts::Whole(r),
+                Err(e) => {
+                    return Done {
+                        out,
+                        matched: false,
+                        error: Some(source::io_reason(&e)),
+                    };
+                }
+            },
         };
         let mode = self.printer.mode;
         let stop_at_first = matches!(mode, OutputMode::Quiet | OutputMode::FilesWithMatches);
@@ -125,7 +257,7 @@ impl writer::Job for SearchJob<'_> {
             search: scratch,
             analysis,
         } = scratch;
-        let outcome = search::search(self.matcher, self.options, &mut reader, scratch, &mut |m| {
+        let mut on_line = |m: &search::LineMatch| {
             if stop_at_first {
                 if mode == OutputMode::Quiet {
                     self.stop.store(true, Ordering::Relaxed);
@@ -141,7 +273,24 @@ impl writer::Job for SearchJob<'_> {
                 return false;
             }
             !self.stop.load(Ordering::Relaxed)
-        });
+        };
+        let outcome = match parts {
+            Parts::Whole(mut reader) => search::search(
+                self.matcher,
+                self.options,
+                &mut reader,
+                scratch,
+                &mut on_line,
+            ),
+            Parts::Ranges(file, ranges) => search_ranges(
+                self.matcher,
+                self.options,
+                &file,
+                &ranges,
+                scratch,
+                &mut on_line,
+            ),
+        };
         self.printer.input_end(&mut out, &name, &outcome);
         Done {
             out,

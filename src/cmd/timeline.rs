@@ -62,7 +62,14 @@ pub fn run(config: TimelineConfig) -> Exit {
         None
     };
     let settings = config.input.scan_settings(config.progress);
-    let (timeline, errored) = timeline::build(&config.query, &settings, &inputs, stdin.as_ref());
+    let index = super::index::open_for(&config.input, &config.index);
+    let (timeline, errored) = timeline::build(
+        &config.query,
+        &settings,
+        &inputs,
+        stdin.as_ref(),
+        index.as_ref(),
+    );
     let found = !timeline.lines.is_empty();
     let clock = config.input.clock();
     let written = match export {

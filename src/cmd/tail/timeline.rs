@@ -181,7 +181,9 @@ impl Sink for TimelineSink<'_> {
         // A walk that cannot start was reported; the timeline is then empty.
         let inputs = crate::cmd::distinct_inputs(&self.config.input).unwrap_or_default();
         let settings = self.config.input.scan_settings(false);
-        let (timeline, _errored) = model::build(&self.config.query, &settings, &inputs, None);
+        let index = crate::cmd::index::open_for(&self.config.input, &self.config.index);
+        let (timeline, _errored) =
+            model::build(&self.config.query, &settings, &inputs, None, index.as_ref());
         self.found = !timeline.lines.is_empty();
         let mut out = Vec::new();
         if let Err(e) = render::write(

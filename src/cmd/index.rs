@@ -1,0 +1,174 @@
+//! `idgrep index PATH...`: builds or updates the index of each path, or with `--status`
+//! tells how fresh it is; and the index's part in the commands that search
+//! ([`open_for`], [`candidates`]), which fall back to a scan with one warning line when the
+//! index cannot be used.
+
+use std::path::PathBuf;
+
+use crate::config::{IndexConfig, IndexUse, InputConfig};
+use crate::exit::{Exit, report};
+use crate::index::{self, Candidates, Index, Status, Summary};
+
+pub fn run(config: IndexConfig) -> Exit {
+    let Some(base) = index::base_dir(config.dir.as_deref()) else {
+        report(
+            "no directory for the index: give --index-dir DIR, or set IDGREP_INDEX_DIR, \
+             XDG_CACHE_HOME or HOME",
+        );
+        return Exit::Error;
+    };
+    let mut errored = false;
+    let mut found = false;
+    for path in &config.paths {
+        let root = match path.canonicalize() {
+            Ok(root) => root,
+            Err(e) => {
+                report(&format!(
+                    "{}: {}",
+                    path.display(),
+                    crate::source::io_reason(&e)
+                ));
+                errored = true;
+                continue;
+            }
+        };
+        let dir = index::dir_for(&base, &root);
+        if config.status {
+            match index::status(&dir, &root) {
+                Ok(Some(status)) => {
+                    found = true;
+                    print_status(&status);
+                }
+                Ok(None) => println!(
+                    "{}: no index (idgrep index {} builds one)",
+                    root.display(),
+                    path.display()
+                ),
+                Err(e) => {
+                    report(&e);
+                    errored = true;
+                }
+            }
+            continue;
+        }
+        match index::update(&dir, &root, config.threads, config.progress) {
+            Ok(summary) => {
+                found = true;
+                if let Some(why) = &summary.rebuilt_because {
+                    report(&format!("index {}: {why}; built anew", dir.display()));
+                }
+                for problem in &summary.problems {
+                    report(problem);
+                    errored = true;
+                }
+                print_summary(&root, &dir, &summary);
+            }
+            Err(e) => {
+                report(&e);
+                errored = true;
+            }
+        }
+    }
+    match (errored, found || !config.status) {
+        (true, _) => Exit::Error,
+        (false, true) => Exit::Found,
+        (false, false) => Exit::NotFound,
+    }
+}
+
+fn print_summary(root: &std::path::Path, dir: &std::path::Path, s: &Summary) {
+    println!(
+        "{}: {} files indexed ({} read whole, {} read from their indexed end, {} unchanged, {} gone), {} read; index in {}",
+        root.display(),
+        s.files,
+        s.read_whole,
+        s.appended,
+        s.kept,
+        s.removed,
+        bytes(s.bytes_read),
+        dir.display()
+    );
+}
+
+fn print_status(s: &Status) {
+    let files = s.fresh + s.grown + s.changed + s.new;
+    let age = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+        - s.updated_secs;
+    println!("root     {}", s.root.display());
+    println!("index    {}", s.dir.display());
+    println!(
+        "files    {files}: {} fresh, {} grown (new bytes read), {} changed and {} new (read whole); {} gone",
+        s.fresh, s.grown, s.changed, s.new, s.removed
+    );
+    println!(
+        "bytes    {} covered, {} read by every search",
+        bytes(s.indexed_bytes),
+        bytes(s.unindexed_bytes)
+    );
+    let share = if s.indexed_bytes > 0 {
+        format!(
+            " ({:.1}% of the covered bytes)",
+            s.index_bytes as f64 * 100.0 / s.indexed_bytes as f64
+        )
+    } else {
+        String::new()
+    };
+    println!("size     {}{share}", bytes(s.index_bytes));
+    println!("updated  {} ago", duration(age.max(0)));
+}
+
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+fn duration(secs: i64) -> String {
+    match secs {
+        s if s < 120 => format!("{s}s"),
+        s if s < 7200 => format!("{}m", s / 60),
+        s if s < 172_800 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+/// The index that covers the inputs, if one is to be used; an unusable one is reported in
+/// one line and left aside.
+pub fn open_for(input: &InputConfig, using: &IndexUse) -> Option<Index> {
+    if !using.enabled || input.paths.is_empty() || input.paths.iter().any(|p| p.as_os_str() == "-")
+    {
+        return None;
+    }
+    let base = index::base_dir(using.dir.as_deref())?;
+    let paths: Vec<PathBuf> = input.paths.clone();
+    match Index::find(&base, &paths) {
+        Ok(found) => found,
+        Err(warning) => {
+            report(&warning);
+            None
+        }
+    }
+}
+
+/// The postings of `ids`; a damaged index is reported in one line and left aside.
+pub fn candidates<'a>(index: &'a Index, ids: &[crate::id::Id]) -> Option<Candidates<'a>> {
+    let values: Vec<u128> = ids.iter().map(|id| id.0).collect();
+    match index.candidates(&values) {
+        Ok(c) => Some(c),
+        Err(warning) => {
+            report(&warning);
+            None
+        }
+    }
+}

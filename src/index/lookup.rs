@@ -1,0 +1,230 @@
+//! Answering a search from an index: which files to skip, which to read whole, and which
+//! byte ranges of the others to read, each with the number of its first line.
+//!
+//! Every decision errs toward reading: a file the index does not know, or whose fingerprint
+//! no longer holds, is read whole; a file that grew has its new bytes read after the ranges
+//! its postings name. A damaged index is found before anything is printed (the postings
+//! of every query ID are looked up first), so the caller can fall back to a scan.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::fingerprint::{self, Freshness};
+use super::format::key_of;
+use super::manifest::{FileEntry, Layout, Manifest, block};
+use super::segment::Segment;
+use super::{MANIFEST, dir_for, load_manifest};
+use crate::search::BUFFER_SIZE;
+
+/// An index opened for lookups.
+pub struct Index {
+    pub dir: PathBuf,
+    manifest: Manifest,
+    segments: Mutex<Vec<Segment>>,
+    by_inode: HashMap<(u64, u64), usize>,
+}
+
+impl Index {
+    /// The index in `base` built for one of `paths` or a directory above it (the first path
+    /// that has one). `Ok(None)`: there is none. `Err`: there is one and it cannot be used;
+    /// the message says why, for the one warning line.
+    pub fn find(base: &Path, paths: &[PathBuf]) -> Result<Option<Index>, String> {
+        for path in paths {
+            let Ok(canonical) = path.canonicalize() else {
+                continue;
+            };
+            for root in canonical.ancestors() {
+                let dir = dir_for(base, root);
+                if dir.join(MANIFEST).exists() {
+                    return Index::open(&dir, root).map(Some);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Opens the index in `dir`, which should be `root`'s.
+    pub fn open(dir: &Path, root: &Path) -> Result<Index, String> {
+        let unusable =
+            |why: String| format!("index {}: {why}; searching without it", dir.display());
+        let manifest = match load_manifest(dir) {
+            Ok(Some(m)) => m,
+            Ok(None) => return Err(unusable("no manifest".to_string())),
+            Err(damage) => return Err(unusable(damage.to_string())),
+        };
+        if manifest.root != root {
+            return Err(unusable(format!("built for {}", manifest.root.display())));
+        }
+        let mut segments = Vec::with_capacity(manifest.segments.len());
+        for s in &manifest.segments {
+            let segment = Segment::open(&dir.join(&s.name), s.len, s.table_crc)
+                .map_err(|d| unusable(format!("segment {}: {d}", s.name)))?;
+            segments.push(segment);
+        }
+        let by_inode = manifest
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| ((f.fingerprint.dev, f.fingerprint.ino), i))
+            .collect();
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            manifest,
+            segments: Mutex::new(segments),
+            by_inode,
+        })
+    }
+
+    /// The blocks that may mention any of `ids`, by file. `Err`: the index is damaged
+    /// where the lookup read it (the warning line).
+    pub fn candidates(&self, ids: &[u128]) -> Result<Candidates<'_>, String> {
+        let mut keys: Vec<u64> = ids.iter().map(|&id| key_of(id)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut hits: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut segments = self.segments.lock().unwrap_or_else(|e| e.into_inner());
+        for (segment, named) in segments.iter_mut().zip(&self.manifest.segments) {
+            for &key in &keys {
+                segment
+                    .lookup(key, &mut |file, block| {
+                        hits.entry(file).or_default().push(block)
+                    })
+                    .map_err(|d| {
+                        format!(
+                            "index {}: segment {}: {d}; searching without it",
+                            self.dir.display(),
+                            named.name
+                        )
+                    })?;
+            }
+        }
+        for blocks in hits.values_mut() {
+            blocks.sort_unstable();
+            blocks.dedup();
+        }
+        Ok(Candidates { index: self, hits })
+    }
+
+    fn entry_for(&self, dev: u64, ino: u64) -> Option<&FileEntry> {
+        self.by_inode
+            .get(&(dev, ino))
+            .map(|&i| &self.manifest.files[i])
+    }
+}
+
+/// What to read of one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// Nothing in it can match.
+    Skip,
+    /// Read it all, as without an index.
+    Whole,
+    /// Read only these byte ranges, in order, not touching.
+    Ranges(Vec<Range>),
+}
+
+/// Bytes of a file from `start` (a line start) to `end` (a line start, or the end of the
+/// file when `None`), whose first line is number `first_line`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub start: u64,
+    pub end: Option<u64>,
+    pub first_line: u64,
+}
+
+/// The postings of one query, ready to plan each file's reading.
+pub struct Candidates<'a> {
+    index: &'a Index,
+    hits: HashMap<u32, Vec<u32>>,
+}
+
+impl Candidates<'_> {
+    /// What to read of the file at `path`, and the file opened for it; `None`: read it as
+    /// without an index. Only regular files are opened here: opening a FIFO would wait for
+    /// a writer, and take data the search then misses.
+    pub fn plan_path(&self, path: &Path) -> Option<(Plan, File)> {
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            return None;
+        }
+        let file = File::open(path).ok()?;
+        Some((self.plan(&file), file))
+    }
+
+    /// What to read of the open `file`.
+    pub fn plan(&self, file: &File) -> Plan {
+        let Ok(meta) = file.metadata() else {
+            return Plan::Whole;
+        };
+        if !meta.is_file() {
+            return Plan::Whole;
+        }
+        let stat = fingerprint::stat_of(&meta);
+        let Some(entry) = self.index.entry_for(stat.dev, stat.ino) else {
+            return Plan::Whole;
+        };
+        let freshness = fingerprint::check(&entry.fingerprint, entry.indexed, &stat, || {
+            file.try_clone()
+        });
+        let blocks = self.hits.get(&entry.id);
+        match (entry.layout, freshness) {
+            (_, Freshness::Changed) | (Layout::Binary, _) => Plan::Whole,
+            (Layout::Whole, Freshness::Untouched) => match blocks {
+                Some(_) => Plan::Whole,
+                None => Plan::Skip,
+            },
+            (Layout::Whole, Freshness::Kept) => Plan::Whole,
+            (Layout::Blocks, _) => {
+                let grown = stat.len > entry.indexed;
+                if grown
+                    && stat.len > entry.fingerprint.len
+                    && entry.fingerprint.len < BUFFER_SIZE as u64
+                {
+                    // New bytes inside the first block could make a search call the file
+                    // binary: only a whole read decides that as a scan would.
+                    return Plan::Whole;
+                }
+                let Some(mut ranges) = ranges_of(entry, blocks.map_or(&[][..], |b| b)) else {
+                    return Plan::Whole;
+                };
+                if grown {
+                    ranges.push(Range {
+                        start: entry.indexed,
+                        end: None,
+                        first_line: entry.lines.saturating_add(1),
+                    });
+                }
+                if ranges.is_empty() {
+                    Plan::Skip
+                } else {
+                    Plan::Ranges(ranges)
+                }
+            }
+        }
+    }
+}
+
+/// The byte ranges of `blocks` in `entry`, neighbours joined; `None` if its block table is
+/// damaged.
+fn ranges_of(entry: &FileEntry, blocks: &[u32]) -> Option<Vec<Range>> {
+    let mut ranges: Vec<Range> = Vec::new();
+    if blocks.is_empty() {
+        return Some(ranges);
+    }
+    let table = entry.blocks.decode(entry.indexed).ok()?;
+    for &b in blocks {
+        let Some((start, end, line)) = block(&table, entry.indexed, b) else {
+            continue;
+        };
+        match ranges.last_mut() {
+            Some(last) if last.end == Some(start) => last.end = Some(end),
+            _ => ranges.push(Range {
+                start,
+                end: Some(end),
+                first_line: line,
+            }),
+        }
+    }
+    Some(ranges)
+}

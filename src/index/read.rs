@@ -1,0 +1,358 @@
+//! Reading one log for the index: its ID keys by block of whole lines, with the block table
+//! and the fingerprint taken from the bytes as they pass, so the fingerprint describes
+//! exactly the bytes that were indexed.
+//!
+//! The IDs are found by the scanner's token walk ([`crate::scan::for_each_token`]), which
+//! reports every ID-shaped token of every form; a search's matcher reports a subset of
+//! those, so every line a search can print lies in a block the index lists.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+
+use memchr::{memchr, memrchr};
+
+use super::fingerprint::{self, HEAD, Samples, Stat};
+use super::format::key_of;
+use super::manifest::{BlockTable, FileEntry, Fingerprint, Layout};
+use super::segment::Posting;
+use super::spill::Spiller;
+use crate::scan::for_each_token;
+use crate::search::BUFFER_SIZE;
+use crate::source::{self, Input};
+
+/// Target size of a block: a hit costs reading about this much. An ID on 2,000 lines of a
+/// 1 GiB corpus hits about as many blocks; at 16 KiB that is 3% of the bytes (12% at 64 KiB),
+/// for an index 15% larger than at 64 KiB (43.9 against 38.2 MiB, benches/index.sh).
+pub const BLOCK: u64 = 16 * 1024;
+const READ: usize = 1 << 20;
+
+/// Bytes read, for the progress bar.
+pub type Counter<'a> = Option<&'a std::sync::atomic::AtomicU64>;
+
+fn count(counter: Counter, n: usize) {
+    if let Some(c) = counter {
+        c.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether the bytes a search reads are the file's bytes as stored (no decompression, no
+/// byte-order mark to drop, no UTF-16 to transcode), judged by its first bytes.
+pub fn is_verbatim(head: &[u8]) -> bool {
+    let compressed = head.starts_with(&[0x1f, 0x8b])
+        || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+        || head.starts_with(b"BZh")
+        || head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]);
+    let marked = head.starts_with(&[0xef, 0xbb, 0xbf])
+        || head.starts_with(&[0xff, 0xfe])
+        || head.starts_with(&[0xfe, 0xff]);
+    !compressed && !marked
+}
+
+/// Reads a whole file (`stat` taken just before) as file `id`.
+pub fn whole_file(
+    path: &std::path::Path,
+    id: u32,
+    stat: &Stat,
+    spill: &mut Spiller,
+    counter: Counter,
+) -> io::Result<FileEntry> {
+    let mut file = File::open(path)?;
+    let mut head = [0u8; 6];
+    let n = read_up_to(&mut file, &mut head)?;
+    if is_verbatim(&head[..n]) {
+        file.seek(SeekFrom::Start(0))?;
+        let start = Continuation {
+            offset: 0,
+            line: 1,
+            first_block: 0,
+        };
+        return blocks(path, &mut file, id, stat, &start, None, spill, counter);
+    }
+    decoded(path, id, stat, spill, counter)
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Where reading starts: the whole file, or after the indexed part of an entry.
+pub struct Continuation {
+    pub offset: u64,
+    pub line: u64,
+    pub first_block: u32,
+}
+
+/// Reads the bytes of a file stored as searched, from `start` up to the length in `stat`,
+/// into blocks of whole lines. `previous`: the entry whose indexed part this continues.
+#[allow(clippy::too_many_arguments)]
+pub fn blocks(
+    path: &std::path::Path,
+    file: &mut File,
+    id: u32,
+    stat: &Stat,
+    start: &Continuation,
+    previous: Option<&FileEntry>,
+    spill: &mut Spiller,
+    counter: Counter,
+) -> io::Result<FileEntry> {
+    file.seek(SeekFrom::Start(start.offset))?;
+    let mut reader = file.take(stat.len - start.offset);
+    let mut buf = vec![0u8; READ];
+    let mut len = 0;
+    // Absolute offset of buf[0].
+    let mut base = start.offset;
+    let mut line = start.line;
+    let mut table: Vec<(u64, u64)> = Vec::new();
+    let mut block_len = BLOCK; // no block open yet
+    let mut block_keys: Vec<u64> = Vec::new();
+    let mut last_hasher = crc32fast::Hasher::new();
+    let mut head = Vec::new();
+    let mut samples = previous.map_or_else(|| Samples::new(stat.len), |_| Samples::new(0));
+    let mut binary = false;
+    let mut block_id = start.first_block;
+    let flush_block = |keys: &mut Vec<u64>, block: u32, spill: &mut Spiller| -> io::Result<()> {
+        keys.sort_unstable();
+        keys.dedup();
+        for &key in keys.iter() {
+            spill.push(Posting {
+                key,
+                file: id,
+                block,
+            })?;
+        }
+        keys.clear();
+        Ok(())
+    };
+    loop {
+        if len == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = match reader.read(&mut buf[len..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        count(counter, n);
+        let fresh = base + len as u64;
+        if previous.is_none() {
+            samples.see(fresh, &buf[len..len + n]);
+            if head.len() < HEAD as usize {
+                let want = (HEAD as usize - head.len()).min(n);
+                head.extend_from_slice(&buf[len..len + want]);
+            }
+        }
+        // A NUL in the first block makes a search call the file binary.
+        if fresh < BUFFER_SIZE as u64 {
+            let upto = ((BUFFER_SIZE as u64 - fresh) as usize).min(n);
+            if memchr(0, &buf[len..len + upto]).is_some() {
+                binary = true;
+                break;
+            }
+        }
+        if n == 0 {
+            break;
+        }
+        len += n;
+        let Some(last_newline) = memrchr(b'\n', &buf[..len]) else {
+            continue;
+        };
+        let whole = &buf[..=last_newline];
+        let mut at = 0;
+        while at < whole.len() {
+            if block_len >= BLOCK {
+                if !table.is_empty() {
+                    flush_block(&mut block_keys, block_id - 1, spill)?;
+                }
+                table.push((base + at as u64, line));
+                block_id += 1;
+                block_len = 0;
+                last_hasher = crc32fast::Hasher::new();
+            }
+            let want = (BLOCK - block_len) as usize;
+            let end = if whole.len() - at <= want {
+                whole.len()
+            } else {
+                at + want - 1
+                    + memchr(b'\n', &whole[at + want - 1..]).expect("ends in a newline")
+                    + 1
+            };
+            let piece = &whole[at..end];
+            for_each_token(piece, |hit| block_keys.push(key_of(hit.id.0)));
+            line += bytecount::count(piece, b'\n') as u64;
+            last_hasher.update(piece);
+            block_len += piece.len() as u64;
+            at = end;
+        }
+        buf.copy_within(last_newline + 1..len, 0);
+        len -= last_newline + 1;
+        base += last_newline as u64 + 1;
+    }
+    let meta_after = std::fs::metadata(path)?;
+    let changed_meanwhile = {
+        let after = fingerprint::stat_of(&meta_after);
+        after.dev != stat.dev || after.ino != stat.ino || after.len < stat.len
+    };
+    if binary || changed_meanwhile {
+        // Read whole by every search; nothing to index.
+        return whole_entry(path, id, stat, Layout::Binary);
+    }
+    if !table.is_empty() {
+        flush_block(&mut block_keys, block_id - 1, spill)?;
+    }
+    let indexed = base;
+    let mut blocks = previous.map_or_else(BlockTable::default, |p| p.blocks.clone());
+    let had_blocks = !table.is_empty();
+    for &(start, line) in &table {
+        blocks.push(start, line);
+    }
+    let fingerprint = match previous {
+        Some(p) => {
+            let mut fp = p.fingerprint.clone();
+            fp.len = stat.len;
+            fp.mtime = stat.mtime;
+            fp.ctime = stat.ctime;
+            if had_blocks {
+                fp.last_start = blocks.last_start().unwrap_or(0);
+                fp.last_crc = last_hasher.finalize();
+            }
+            fp
+        }
+        None => {
+            let head_len = (HEAD.min(indexed)) as usize;
+            let Some(sample_crc) = samples.crc() else {
+                return Err(io::Error::other("the file ended before its length"));
+            };
+            Fingerprint {
+                dev: stat.dev,
+                ino: stat.ino,
+                len: stat.len,
+                mtime: stat.mtime,
+                ctime: stat.ctime,
+                head_len: head_len as u32,
+                head_crc: fingerprint_crc(&head[..head_len.min(head.len())]),
+                last_start: blocks.last_start().unwrap_or(0),
+                last_crc: last_hasher.finalize(),
+                sample_crc,
+                sample_span: stat.len,
+            }
+        }
+    };
+    Ok(FileEntry {
+        id,
+        path: path.to_path_buf(),
+        layout: Layout::Blocks,
+        indexed,
+        lines: line - 1,
+        fingerprint,
+        blocks,
+    })
+}
+
+fn fingerprint_crc(bytes: &[u8]) -> u32 {
+    crc32fast::hash(bytes)
+}
+
+/// An entry for a file read whole by every search that may hit it.
+fn whole_entry(
+    path: &std::path::Path,
+    id: u32,
+    stat: &Stat,
+    layout: Layout,
+) -> io::Result<FileEntry> {
+    let last_start = stat.len.saturating_sub(BLOCK);
+    let fingerprint = fingerprint::take(&mut File::open(path)?, stat, stat.len, last_start)?;
+    Ok(FileEntry {
+        id,
+        path: path.to_path_buf(),
+        layout,
+        indexed: stat.len,
+        lines: 0,
+        fingerprint,
+        blocks: BlockTable::default(),
+    })
+}
+
+/// Reads a compressed or transcoded file through the decoder a search uses; one posting per
+/// ID, block 0. A file that cannot be decoded to its end is left to be read whole.
+fn decoded(
+    path: &std::path::Path,
+    id: u32,
+    stat: &Stat,
+    spill: &mut Spiller,
+    counter: Counter,
+) -> io::Result<FileEntry> {
+    let input = Input::File(path.to_path_buf());
+    let mut layout = Layout::Whole;
+    let mut keys: Vec<u64> = Vec::new();
+    match source::open(&input, None) {
+        Err(_) => layout = Layout::Binary,
+        Ok(mut reader) => {
+            let mut buf = vec![0u8; READ];
+            let mut len = 0;
+            let mut seen = 0usize;
+            loop {
+                if len == buf.len() {
+                    buf.resize(buf.len() * 2, 0);
+                }
+                let n = match reader.read(&mut buf[len..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => {
+                        layout = Layout::Binary;
+                        break;
+                    }
+                };
+                if seen < BUFFER_SIZE
+                    && memchr(0, &buf[len..len + n.min(BUFFER_SIZE - seen)]).is_some()
+                {
+                    layout = Layout::Binary;
+                    break;
+                }
+                seen += n;
+                if n == 0 {
+                    for_each_token(&buf[..len], |hit| keys.push(key_of(hit.id.0)));
+                    break;
+                }
+                len += n;
+                let Some(nl) = memrchr(b'\n', &buf[..len]) else {
+                    continue;
+                };
+                for_each_token(&buf[..=nl], |hit| keys.push(key_of(hit.id.0)));
+                if keys.len() > 1 << 20 {
+                    keys.sort_unstable();
+                    keys.dedup();
+                }
+                buf.copy_within(nl + 1..len, 0);
+                len -= nl + 1;
+            }
+        }
+    }
+    count(counter, stat.len as usize);
+    let mut entry = whole_entry(path, id, stat, layout)?;
+    let after = fingerprint::stat_of(&std::fs::metadata(path)?);
+    if after != *stat {
+        // Written while read: no search may trust what was read.
+        entry.layout = Layout::Binary;
+    }
+    if entry.layout == Layout::Whole {
+        keys.sort_unstable();
+        keys.dedup();
+        for key in keys {
+            spill.push(Posting {
+                key,
+                file: id,
+                block: 0,
+            })?;
+        }
+    }
+    Ok(entry)
+}

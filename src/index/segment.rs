@@ -1,0 +1,517 @@
+//! Segments: immutable files of postings, ID key -> (file, block) pairs, memory-mapped and
+//! binary-searched.
+//!
+//! Layout: a 48-byte header (magic, format version, chunk size, counts, header CRC); the
+//! body: the postings of every key as LEB128 varints (file id delta, then block, or block
+//! delta within the same file), the sorted 8-byte keys, and for each key the offset of its
+//! postings (one more offset closes the last); then a CRC-32 for every 64 KiB chunk of the
+//! body. The manifest holds the CRC of that table, so a segment is tied to the manifest that
+//! names it. A lookup verifies only the chunks it reads, the first time it reads them: a
+//! damaged byte anywhere it looks is found, and a lookup reads a few dozen KiB, not the file.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use memmap2::Mmap;
+
+use super::format::{Damage, crc, push_varint};
+use super::manifest::FORMAT_VERSION;
+
+const MAGIC: &[u8; 8] = b"IDGRPSEG";
+const HEADER_LEN: u64 = 48;
+const CHUNK: u64 = 64 * 1024;
+
+/// One posting: an ID key is on a block (or, for files read whole, block 0) of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Posting {
+    pub key: u64,
+    pub file: u32,
+    pub block: u32,
+}
+
+impl Posting {
+    pub const BYTES: usize = 16;
+
+    pub fn to_bytes(self) -> [u8; 16] {
+        let mut b = [0; 16];
+        b[..8].copy_from_slice(&self.key.to_le_bytes());
+        b[8..12].copy_from_slice(&self.file.to_le_bytes());
+        b[12..].copy_from_slice(&self.block.to_le_bytes());
+        b
+    }
+
+    pub fn from_bytes(b: &[u8; 16]) -> Posting {
+        Posting {
+            key: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            file: u32::from_le_bytes(b[8..12].try_into().expect("4 bytes")),
+            block: u32::from_le_bytes(b[12..].try_into().expect("4 bytes")),
+        }
+    }
+}
+
+/// The length and the chunk table's CRC of a written segment.
+pub struct Written {
+    pub len: u64,
+    pub table_crc: u32,
+}
+
+/// Writes the postings `sorted` (ascending, without duplicates) as a segment at `path`.
+/// Keys and offsets go to two spill files in `scratch_dir` as they come and are appended
+/// after the postings, so memory stays flat however many keys there are.
+pub fn write(
+    path: &Path,
+    scratch_dir: &Path,
+    sorted: impl Iterator<Item = io::Result<Posting>>,
+) -> io::Result<Written> {
+    let keys_path = scratch_dir.join(format!("{}.keys", file_name(path)));
+    let offsets_path = scratch_dir.join(format!("{}.offsets", file_name(path)));
+    let result = write_with(path, &keys_path, &offsets_path, sorted);
+    let _ = std::fs::remove_file(&keys_path);
+    let _ = std::fs::remove_file(&offsets_path);
+    result
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn write_with(
+    path: &Path,
+    keys_path: &Path,
+    offsets_path: &Path,
+    sorted: impl Iterator<Item = io::Result<Posting>>,
+) -> io::Result<Written> {
+    let mut file = File::create(path)?;
+    file.write_all(&[0; HEADER_LEN as usize])?;
+    let mut body = Chunked::new(BufWriter::with_capacity(1 << 20, file));
+    let mut keys = BufWriter::new(File::create(keys_path)?);
+    let mut offsets = BufWriter::new(File::create(offsets_path)?);
+    let mut n_keys = 0u64;
+    let mut postings_len = 0u64;
+    let mut previous: Option<Posting> = None;
+    let mut encoded = Vec::with_capacity(16);
+    for posting in sorted {
+        let p = posting?;
+        encoded.clear();
+        match previous {
+            Some(q) if q.key == p.key => {
+                if q.file == p.file {
+                    push_varint(&mut encoded, 0);
+                    push_varint(&mut encoded, u64::from(p.block - q.block));
+                } else {
+                    push_varint(&mut encoded, u64::from(p.file - q.file));
+                    push_varint(&mut encoded, u64::from(p.block));
+                }
+            }
+            _ => {
+                keys.write_all(&p.key.to_le_bytes())?;
+                offsets.write_all(&postings_len.to_le_bytes())?;
+                n_keys += 1;
+                push_varint(&mut encoded, u64::from(p.file));
+                push_varint(&mut encoded, u64::from(p.block));
+            }
+        }
+        body.write_all(&encoded)?;
+        postings_len += encoded.len() as u64;
+        previous = Some(p);
+    }
+    offsets.write_all(&postings_len.to_le_bytes())?;
+    for (spill, spill_path) in [(keys, keys_path), (offsets, offsets_path)] {
+        drop(spill.into_inner().map_err(|e| e.into_error())?);
+        io::copy(&mut File::open(spill_path)?, &mut body)?;
+    }
+    let (mut out, crcs) = body.finish()?;
+    let mut table = Vec::with_capacity(crcs.len() * 4);
+    for c in &crcs {
+        table.extend_from_slice(&c.to_le_bytes());
+    }
+    out.write_all(&table)?;
+    let mut file = out.into_inner().map_err(|e| e.into_error())?;
+    let header = header(n_keys, postings_len, crcs.len() as u64);
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(&header)?;
+    file.sync_all()?;
+    let len = file.metadata()?.len();
+    Ok(Written {
+        len,
+        table_crc: crc(&table),
+    })
+}
+
+fn header(n_keys: u64, postings_len: u64, n_chunks: u64) -> [u8; HEADER_LEN as usize] {
+    let mut h = [0u8; HEADER_LEN as usize];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h[12..16].copy_from_slice(&(CHUNK as u32).to_le_bytes());
+    h[16..24].copy_from_slice(&n_keys.to_le_bytes());
+    h[24..32].copy_from_slice(&postings_len.to_le_bytes());
+    h[32..40].copy_from_slice(&n_chunks.to_le_bytes());
+    let c = crc(&h[..40]);
+    h[40..44].copy_from_slice(&c.to_le_bytes());
+    h
+}
+
+/// A writer that keeps a CRC of every [`CHUNK`] bytes written through it.
+struct Chunked<W> {
+    inner: W,
+    hasher: crc32fast::Hasher,
+    in_chunk: u64,
+    crcs: Vec<u32>,
+}
+
+impl<W: Write> Chunked<W> {
+    fn new(inner: W) -> Self {
+        Chunked {
+            inner,
+            hasher: crc32fast::Hasher::new(),
+            in_chunk: 0,
+            crcs: Vec::new(),
+        }
+    }
+
+    fn finish(mut self) -> io::Result<(W, Vec<u32>)> {
+        if self.in_chunk > 0 {
+            self.crcs.push(self.hasher.finalize());
+        }
+        self.inner.flush()?;
+        Ok((self.inner, self.crcs))
+    }
+}
+
+impl<W: Write> Write for Chunked<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = buf.len().min((CHUNK - self.in_chunk) as usize);
+        let n = self.inner.write(&buf[..n])?;
+        self.hasher.update(&buf[..n]);
+        self.in_chunk += n as u64;
+        if self.in_chunk == CHUNK {
+            let done = std::mem::take(&mut self.hasher);
+            self.crcs.push(done.finalize());
+            self.in_chunk = 0;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A segment opened for lookups.
+pub struct Segment {
+    map: Mmap,
+    n_keys: u64,
+    postings_len: u64,
+    body_len: u64,
+    crcs: Vec<u32>,
+    verified: Vec<bool>,
+}
+
+impl Segment {
+    /// Maps the segment at `path`, expected to be `len` bytes with a chunk table whose CRC
+    /// is `table_crc` (what the manifest says).
+    pub fn open(path: &Path, len: u64, table_crc: u32) -> Result<Segment, Damage> {
+        let file = File::open(path).map_err(|e| Damage(crate::source::io_reason(&e)))?;
+        // SAFETY: the segment is never written after its manifest names it: an update writes
+        // new segment files and renames a new manifest into place. A file truncated under
+        // the map by something else would fault; idgrep itself never does that.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Damage(crate::source::io_reason(&e)))?;
+        Segment::from_map(map, len, table_crc)
+    }
+
+    fn from_map(map: Mmap, len: u64, table_crc: u32) -> Result<Segment, Damage> {
+        let bytes: &[u8] = &map;
+        if bytes.len() as u64 != len {
+            return Err(Damage(format!(
+                "a segment is {} bytes, the manifest says {len}",
+                bytes.len()
+            )));
+        }
+        let h = bytes
+            .get(..HEADER_LEN as usize)
+            .ok_or_else(Damage::truncated)?;
+        if &h[..8] != MAGIC {
+            return Err(Damage("not an idgrep index segment".to_string()));
+        }
+        let word = |at: usize| u64::from_le_bytes(h[at..at + 8].try_into().expect("8 bytes"));
+        let half = |at: usize| u32::from_le_bytes(h[at..at + 4].try_into().expect("4 bytes"));
+        if half(8) != FORMAT_VERSION || u64::from(half(12)) != CHUNK {
+            return Err(Damage("a segment of another idgrep version".to_string()));
+        }
+        if half(40) != crc(&h[..40]) {
+            return Err(Damage(
+                "a segment header's checksum does not match".to_string(),
+            ));
+        }
+        let (n_keys, postings_len, n_chunks) = (word(16), word(24), word(32));
+        let body_len = n_keys
+            .checked_mul(16)
+            .and_then(|k| k.checked_add(8))
+            .and_then(|k| k.checked_add(postings_len))
+            .ok_or_else(Damage::truncated)?;
+        let table_len = n_chunks.checked_mul(4).ok_or_else(Damage::truncated)?;
+        if n_chunks != body_len.div_ceil(CHUNK)
+            || HEADER_LEN
+                .checked_add(body_len)
+                .and_then(|b| b.checked_add(table_len))
+                != Some(len)
+        {
+            return Err(Damage("a segment's sizes do not add up".to_string()));
+        }
+        let table = &bytes[(HEADER_LEN + body_len) as usize..];
+        if crc(table) != table_crc {
+            return Err(Damage(
+                "a segment's checksum table does not match the manifest".to_string(),
+            ));
+        }
+        let crcs = table
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        Ok(Segment {
+            map,
+            n_keys,
+            postings_len,
+            body_len,
+            crcs,
+            verified: vec![false; n_chunks as usize],
+        })
+    }
+
+    /// The body bytes `start..end`, each chunk they touch checked against its CRC once.
+    fn body(&mut self, start: u64, end: u64) -> Result<&[u8], Damage> {
+        if start > end || end > self.body_len {
+            return Err(Damage("a segment offset points outside it".to_string()));
+        }
+        let first = start / CHUNK;
+        let last = end.saturating_sub(1).max(start) / CHUNK;
+        for c in first..=last.min(self.crcs.len() as u64 - 1) {
+            let c = c as usize;
+            if !self.verified[c] {
+                let from = HEADER_LEN + c as u64 * CHUNK;
+                let to = (from + CHUNK).min(HEADER_LEN + self.body_len);
+                if crc(&self.map[from as usize..to as usize]) != self.crcs[c] {
+                    return Err(Damage(
+                        "a segment chunk's checksum does not match".to_string(),
+                    ));
+                }
+                self.verified[c] = true;
+            }
+        }
+        let from = (HEADER_LEN + start) as usize;
+        Ok(&self.map[from..from + (end - start) as usize])
+    }
+
+    fn u64_at(&mut self, at: u64) -> Result<u64, Damage> {
+        let b = self.body(at, at + 8)?;
+        Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    /// Calls `found(file, block)` for every posting of `key`.
+    pub fn lookup(&mut self, key: u64, found: &mut dyn FnMut(u32, u32)) -> Result<(), Damage> {
+        let keys_at = self.postings_len;
+        let offsets_at = keys_at + self.n_keys * 8;
+        let (mut lo, mut hi) = (0u64, self.n_keys);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let k = self.u64_at(keys_at + mid * 8)?;
+            match k.cmp(&key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let start = self.u64_at(offsets_at + mid * 8)?;
+                    let end = self.u64_at(offsets_at + mid * 8 + 8)?;
+                    if end > self.postings_len {
+                        return Err(Damage("a postings list runs outside it".to_string()));
+                    }
+                    return decode_postings(self.body(start, end)?, found);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every posting, in order: what a merge reads.
+    pub fn for_each(&mut self, found: &mut dyn FnMut(Posting)) -> Result<(), Damage> {
+        let keys_at = self.postings_len;
+        let offsets_at = keys_at + self.n_keys * 8;
+        for i in 0..self.n_keys {
+            let key = self.u64_at(keys_at + i * 8)?;
+            let start = self.u64_at(offsets_at + i * 8)?;
+            let end = self.u64_at(offsets_at + i * 8 + 8)?;
+            if end > self.postings_len {
+                return Err(Damage("a postings list runs outside it".to_string()));
+            }
+            decode_postings(self.body(start, end)?, &mut |file, block| {
+                found(Posting { key, file, block })
+            })?;
+        }
+        Ok(())
+    }
+}
+
+fn decode_postings(bytes: &[u8], found: &mut dyn FnMut(u32, u32)) -> Result<(), Damage> {
+    let mut r = super::format::Reader::new(bytes);
+    let (mut file, mut block) = (0u32, 0u32);
+    let mut first = true;
+    let bad = || Damage("a postings list is damaged".to_string());
+    while !r.at_end() {
+        let file_delta = u32::try_from(r.varint()?).map_err(|_| bad())?;
+        let value = u32::try_from(r.varint()?).map_err(|_| bad())?;
+        if first || file_delta > 0 {
+            file = file.checked_add(file_delta).ok_or_else(bad)?;
+            block = value;
+        } else {
+            block = block.checked_add(value).ok_or_else(bad)?;
+        }
+        first = false;
+        found(file, block);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn postings() -> Vec<Posting> {
+        let mut v = Vec::new();
+        for k in 0..20_000u64 {
+            let key = k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            for f in 0..(k % 4) as u32 {
+                for b in [0, 3, 90_000] {
+                    v.push(Posting {
+                        key,
+                        file: f * 7,
+                        block: b + f,
+                    });
+                }
+            }
+        }
+        v.sort();
+        v
+    }
+
+    fn written(dir: &Path) -> (std::path::PathBuf, Written) {
+        let path = dir.join("seg");
+        let w = write(&path, dir, postings().into_iter().map(Ok)).unwrap();
+        (path, w)
+    }
+
+    #[test]
+    fn every_key_finds_exactly_its_postings_and_others_find_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, w) = written(dir.path());
+        let mut seg = Segment::open(&path, w.len, w.table_crc).unwrap();
+        let all = postings();
+        let mut seen = Vec::new();
+        seg.for_each(&mut |p| seen.push(p)).unwrap();
+        assert_eq!(seen, all);
+        for p in all.iter().step_by(97) {
+            let mut got = Vec::new();
+            seg.lookup(p.key, &mut |f, b| got.push((f, b))).unwrap();
+            let want: Vec<_> = all
+                .iter()
+                .filter(|q| q.key == p.key)
+                .map(|q| (q.file, q.block))
+                .collect();
+            assert_eq!(got, want);
+        }
+        let mut none = 0;
+        seg.lookup(12345, &mut |_, _| none += 1).unwrap();
+        assert_eq!(none, 0);
+    }
+
+    /// Recomputes the chunk CRCs and the header CRC of a damaged segment, as a forger would,
+    /// so that the damage reaches the parser; returns the chunk table's CRC.
+    /// `n_chunks`: the undamaged segment's, as its header counts may be damaged.
+    fn reseal(bytes: &mut [u8], n_chunks: usize) -> u32 {
+        let table_at = bytes.len() - n_chunks * 4;
+        for c in 0..n_chunks {
+            let from = HEADER_LEN as usize + c * CHUNK as usize;
+            let to = (from + CHUNK as usize).min(table_at);
+            let sum = crc(&bytes[from..to]);
+            bytes[table_at + c * 4..table_at + c * 4 + 4].copy_from_slice(&sum.to_le_bytes());
+        }
+        let h = crc(&bytes[..40]);
+        bytes[40..44].copy_from_slice(&h.to_le_bytes());
+        crc(&bytes[table_at..])
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seg");
+        let mut v: Vec<Posting> = (0..3000u64)
+            .map(|k| Posting {
+                key: k * 31,
+                file: (k % 7) as u32,
+                block: (k % 5) as u32,
+            })
+            .collect();
+        v.sort();
+        let w = write(&path, dir.path(), v.iter().copied().map(Ok)).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let n_chunks = u64::from_le_bytes(good[32..40].try_into().unwrap()) as usize;
+        let mut seed = 0x9e37_79b9_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..300 {
+            let mut bad = good.clone();
+            for _ in 0..1 + next() % 3 {
+                let at =
+                    HEADER_LEN as usize + (next() as usize) % (bad.len() - HEADER_LEN as usize);
+                bad[at] = next() as u8;
+            }
+            if round % 10 == 0 {
+                // Damaged counts in the header too.
+                let at = 16 + (next() as usize) % 24;
+                bad[at] = next() as u8;
+            }
+            let table_crc = reseal(&mut bad, n_chunks);
+            std::fs::write(&path, &bad).unwrap();
+            if let Ok(mut seg) = Segment::open(&path, bad.len() as u64, table_crc) {
+                let _ = seg.for_each(&mut |_| {});
+                for k in 0..200u64 {
+                    let _ = seg.lookup(k * 31 + next() % 2, &mut |_, _| {});
+                }
+            }
+            let garbage: Vec<u8> = (0..next() % 200).map(|_| next() as u8).collect();
+            std::fs::write(&path, &garbage).unwrap();
+            let _ = Segment::open(&path, garbage.len() as u64, next() as u32);
+        }
+        let _ = w;
+    }
+
+    #[test]
+    fn a_damaged_byte_is_found_by_the_lookup_that_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, w) = written(dir.path());
+        let good = std::fs::read(&path).unwrap();
+        let all = postings();
+        for at in (0..good.len()).step_by(good.len() / 40) {
+            let mut bad = good.clone();
+            bad[at] ^= 0x01;
+            std::fs::write(&path, &bad).unwrap();
+            let result = Segment::open(&path, w.len, w.table_crc).and_then(|mut seg| {
+                seg.for_each(&mut |_| {})?;
+                for p in &all {
+                    seg.lookup(p.key, &mut |_, _| {})?;
+                }
+                Ok(())
+            });
+            assert!(result.is_err(), "flip at {at} not found");
+        }
+        for cut in [0, 10, HEADER_LEN as usize, good.len() - 1] {
+            std::fs::write(&path, &good[..cut]).unwrap();
+            assert!(Segment::open(&path, w.len, w.table_crc).is_err());
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! `idgrep index --status`: how much of a tree an index covers, without changing anything.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use super::fingerprint::{self, Freshness};
+use super::load_manifest;
+use crate::source::{self, Input, WalkOptions};
+
+/// How fresh an index is for the files under its root now.
+#[derive(Debug, Default)]
+pub struct Status {
+    pub dir: PathBuf,
+    pub root: PathBuf,
+    /// Files whose postings hold as they are.
+    pub fresh: usize,
+    /// Files whose indexed part holds and that have grown since: their new bytes are read.
+    pub grown: usize,
+    /// Indexed files that changed otherwise: read whole.
+    pub changed: usize,
+    /// Files the index does not know: read whole.
+    pub new: usize,
+    /// Indexed files that are gone.
+    pub removed: usize,
+    /// Bytes covered by postings that hold.
+    pub indexed_bytes: u64,
+    /// Bytes a search reads whole or as new tails.
+    pub unindexed_bytes: u64,
+    /// Bytes of the index's own files.
+    pub index_bytes: u64,
+    pub updated_secs: i64,
+}
+
+/// The status of the index in `dir` for `root`: `Ok(None)` when there is none.
+pub fn status(dir: &Path, root: &Path) -> Result<Option<Status>, String> {
+    let manifest = match load_manifest(dir) {
+        Ok(Some(m)) => m,
+        Ok(None) => return Ok(None),
+        Err(d) => return Err(format!("index {}: {d}", dir.display())),
+    };
+    let mut s = Status {
+        dir: dir.to_path_buf(),
+        root: root.to_path_buf(),
+        updated_secs: manifest.updated_secs,
+        ..Status::default()
+    };
+    s.index_bytes = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0);
+    let by_inode: HashMap<(u64, u64), usize> = manifest
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ((f.fingerprint.dev, f.fingerprint.ino), i))
+        .collect();
+    let mut present = HashSet::new();
+    for input in source::walk(&[root.to_path_buf()], &WalkOptions::default())? {
+        let Input::File(path) = input else { continue };
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        let stat = fingerprint::stat_of(&meta);
+        let Some(&i) = by_inode.get(&(stat.dev, stat.ino)) else {
+            s.new += 1;
+            s.unindexed_bytes += stat.len;
+            continue;
+        };
+        if !present.insert(i) {
+            continue;
+        }
+        let entry = &manifest.files[i];
+        match fingerprint::check(&entry.fingerprint, entry.indexed, &stat, || {
+            File::open(&path)
+        }) {
+            Freshness::Changed => {
+                s.changed += 1;
+                s.unindexed_bytes += stat.len;
+            }
+            _ if stat.len > entry.fingerprint.len => {
+                s.grown += 1;
+                s.indexed_bytes += entry.indexed;
+                s.unindexed_bytes += stat.len - entry.indexed;
+            }
+            _ => {
+                s.fresh += 1;
+                s.indexed_bytes += entry.indexed;
+                s.unindexed_bytes += stat.len - entry.indexed;
+            }
+        }
+    }
+    s.removed = manifest.files.len() - present.len();
+    Ok(Some(s))
+}

@@ -1,0 +1,488 @@
+//! The index's contract: output with it is byte-identical to output without it (standard
+//! output, standard error and exit status), for random IDs over generated trees, after each
+//! change a log tree sees (append, rename rotation, copytruncate, delete, new file, a file
+//! replaced by one of the same size and mtime), with a stale index and after an update; a
+//! damaged, truncated or future-version index gives one warning line and a scan; two builds
+//! at once leave a good index.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::support::{Rng, idgrep};
+
+/// A generated log tree with its index directory.
+struct Tree {
+    _dir: tempfile::TempDir,
+    logs: PathBuf,
+    cache: PathBuf,
+    ids: Vec<u128>,
+    rng: Rng,
+}
+
+/// One written form of `id`, chosen by `rng`.
+fn form(rng: &mut Rng, id: u128) -> String {
+    let uuid = uuid::Uuid::from_u128(id);
+    match rng.below(7) {
+        0 => ulid::Ulid(id).to_string(),
+        1 => ulid::Ulid(id).to_string().to_lowercase(),
+        2 => uuid.hyphenated().to_string(),
+        3 => uuid.hyphenated().to_string().to_uppercase(),
+        4 => uuid.simple().to_string(),
+        5 => uuid.braced().to_string(),
+        _ => uuid.urn().to_string(),
+    }
+}
+
+impl Tree {
+    fn new(seed: u64) -> Tree {
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("logs");
+        let cache = dir.path().join("cache");
+        fs::create_dir_all(logs.join("api")).unwrap();
+        fs::create_dir_all(logs.join("worker")).unwrap();
+        let mut rng = Rng(seed);
+        let ids: Vec<u128> = (0..300).map(|_| rng.u128()).collect();
+        let mut tree = Tree {
+            _dir: dir,
+            logs,
+            cache,
+            ids,
+            rng,
+        };
+        for (name, lines) in [
+            ("api/app.log", 4000),
+            ("api/access.log", 2500),
+            ("worker/jobs.log", 3000),
+            ("worker/small.log", 7),
+        ] {
+            let text = tree.lines(lines);
+            fs::write(tree.logs.join(name), text).unwrap();
+        }
+        // A last line without a newline, and a compressed log.
+        let mut tail = tree.lines(50).into_bytes();
+        tail.extend_from_slice(b"partial line, no newline ");
+        tail.extend_from_slice(form(&mut tree.rng, tree.ids[0]).as_bytes());
+        fs::write(tree.logs.join("worker/partial.log"), tail).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(tree.lines(500).as_bytes()).unwrap();
+        fs::write(tree.logs.join("api/old.log.gz"), gz.finish().unwrap()).unwrap();
+        tree
+    }
+
+    /// `n` log lines, most with one or two IDs of the pool in random forms, some long.
+    fn lines(&mut self, n: usize) -> String {
+        let mut out = String::new();
+        for i in 0..n {
+            let a = self.ids[self.rng.below(self.ids.len())];
+            let b = self.ids[self.rng.below(self.ids.len())];
+            let line = match self.rng.below(6) {
+                0 => format!(
+                    "2026-11-29T10:{:02}:{:02}Z INFO no id here {i}\n",
+                    i % 60,
+                    i % 59
+                ),
+                1 => format!(
+                    "{{\"ts\":\"2026-11-29T10:{:02}:00Z\",\"order_id\":\"{}\",\"user\":\"{}\"}}\n",
+                    i % 60,
+                    form(&mut self.rng, a),
+                    form(&mut self.rng, b)
+                ),
+                2 => format!(
+                    "time=2026-11-29T11:{:02}:00Z msg=\"{}\" pad={}\n",
+                    i % 60,
+                    form(&mut self.rng, a),
+                    "x".repeat(self.rng.below(3000))
+                ),
+                _ => format!(
+                    "2026-11-29T12:{:02}:{:02}Z handled request_id={} for {}\n",
+                    i % 60,
+                    i % 57,
+                    form(&mut self.rng, a),
+                    form(&mut self.rng, b)
+                ),
+            };
+            out.push_str(&line);
+        }
+        out
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        idgrep()
+            .args(args)
+            .env("IDGREP_INDEX_DIR", &self.cache)
+            .output()
+            .unwrap()
+    }
+
+    fn build(&self) {
+        let out = self.run(&["index", self.logs.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn random_id(&mut self) -> String {
+        let id = self.ids[self.rng.below(self.ids.len())];
+        form(&mut self.rng, id)
+    }
+
+    /// Every search form, for a few random IDs (and one absent ID), agrees with a scan.
+    fn assert_same_as_scan(&mut self, what: &str) {
+        self.compare_with_scan(what, false);
+    }
+
+    /// [`Tree::assert_same_as_scan`], where the index may be damaged: a search may add one
+    /// warning line about it to standard error.
+    fn assert_same_as_scan_or_warned(&mut self, what: &str) {
+        self.compare_with_scan(what, true);
+    }
+
+    fn compare_with_scan(&mut self, what: &str, warning_allowed: bool) {
+        let logs = self.logs.to_str().unwrap().to_string();
+        let absent = form(&mut self.rng, 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
+        let mut queries: Vec<String> = (0..2).map(|_| self.random_id()).collect();
+        queries.push(absent);
+        for id in &queries {
+            for flags in [
+                &[][..],
+                &["-c"],
+                &["-l"],
+                &["-q"],
+                &["--json"],
+                &["-C", "2"],
+                &["-N", "-H"],
+            ] {
+                let mut args: Vec<&str> = flags.to_vec();
+                args.push(id);
+                args.push(&logs);
+                self.agree(&args, what, warning_allowed);
+            }
+            self.agree(
+                &["timeline", id, &logs, "--hops", "2"],
+                what,
+                warning_allowed,
+            );
+        }
+        let list = self._dir.path().join("ids.txt");
+        let many: Vec<String> = (0..40).map(|_| self.random_id()).collect();
+        fs::write(&list, many.join("\n")).unwrap();
+        self.agree(
+            &["-f", list.to_str().unwrap(), &logs],
+            what,
+            warning_allowed,
+        );
+        self.agree(
+            &["-c", "-f", list.to_str().unwrap(), &logs],
+            what,
+            warning_allowed,
+        );
+    }
+
+    fn assert_agree(&self, args: &[&str], what: &str) {
+        self.agree(args, what, false);
+    }
+
+    fn agree(&self, args: &[&str], what: &str, warning_allowed: bool) {
+        let with = self.run(args);
+        let mut scan_args = vec!["--no-index"];
+        if args[0] == "timeline" {
+            scan_args = vec!["timeline", "--no-index"];
+            scan_args.extend_from_slice(&args[1..]);
+        } else {
+            scan_args.extend_from_slice(args);
+        }
+        let without = self.run(&scan_args);
+        assert!(
+            with.stdout == without.stdout,
+            "{what}: stdout differs for {args:?}\nwith index:\n{}\nwithout:\n{}",
+            String::from_utf8_lossy(&with.stdout),
+            String::from_utf8_lossy(&without.stdout)
+        );
+        let stderr = String::from_utf8_lossy(&with.stderr);
+        let (warnings, rest): (Vec<&str>, Vec<&str>) = stderr
+            .lines()
+            .partition(|l| warning_allowed && l.starts_with("idgrep: index "));
+        assert!(warnings.len() <= 1, "{what}: {stderr}");
+        let rest: String = rest.iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(
+            rest,
+            String::from_utf8_lossy(&without.stderr),
+            "{what}: stderr differs for {args:?}"
+        );
+        assert_eq!(
+            with.status.code(),
+            without.status.code(),
+            "{what}: {args:?}"
+        );
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.logs.join(rel)
+    }
+
+    fn append(&mut self, rel: &str, lines: usize) {
+        let text = self.lines(lines);
+        fs::OpenOptions::new()
+            .append(true)
+            .open(self.path(rel))
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+
+    fn index_dir(&self) -> PathBuf {
+        let entries: Vec<PathBuf> = fs::read_dir(&self.cache)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(entries.len(), 1, "one index: {entries:?}");
+        entries.into_iter().next().unwrap()
+    }
+
+    fn segments(&self) -> Vec<PathBuf> {
+        let mut segs: Vec<PathBuf> = fs::read_dir(self.index_dir())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("seg-"))
+            .collect();
+        segs.sort();
+        segs
+    }
+
+    /// A search with a damaged index: one warning line naming the index, then the scan's
+    /// output.
+    fn assert_warns_once_and_scans(&mut self, what: &str) {
+        let logs = self.logs.to_str().unwrap().to_string();
+        let id = self.random_id();
+        for flags in [&[][..], &["-c"]] {
+            let mut args: Vec<&str> = flags.to_vec();
+            args.push(&id);
+            args.push(&logs);
+            let with = self.run(&args);
+            let mut scan = vec!["--no-index"];
+            scan.extend_from_slice(&args);
+            let without = self.run(&scan);
+            assert_eq!(with.stdout, without.stdout, "{what}");
+            assert_eq!(with.status.code(), without.status.code(), "{what}");
+            let stderr = String::from_utf8_lossy(&with.stderr);
+            let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("index")).collect();
+            assert_eq!(warnings.len(), 1, "{what}: {stderr}");
+            assert!(
+                warnings[0].starts_with("idgrep: index ")
+                    && warnings[0].ends_with("; searching without it"),
+                "{what}: {stderr}"
+            );
+        }
+        let timeline = self.run(&["timeline", &id, &logs, "--hops", "1"]);
+        let stderr = String::from_utf8_lossy(&timeline.stderr);
+        assert_eq!(
+            stderr.lines().filter(|l| l.contains("index")).count(),
+            1,
+            "{what}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_fresh_index_agrees_with_a_scan() {
+    let mut tree = Tree::new(1);
+    tree.assert_same_as_scan("no index");
+    tree.build();
+    tree.assert_same_as_scan("fresh index");
+}
+
+#[test]
+fn an_append_is_found_before_and_after_the_update() {
+    let mut tree = Tree::new(2);
+    tree.build();
+    tree.append("api/app.log", 300);
+    tree.append("worker/small.log", 3);
+    tree.append("worker/partial.log", 2);
+    tree.assert_same_as_scan("appended, stale index");
+    let out = tree.run(&["index", tree.logs.to_str().unwrap()]);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.contains("3 read from their indexed end"),
+        "{summary}"
+    );
+    tree.assert_same_as_scan("appended, updated index");
+}
+
+#[test]
+fn a_rename_rotation_keeps_postings_and_agrees() {
+    let mut tree = Tree::new(3);
+    tree.build();
+    fs::rename(tree.path("api/app.log"), tree.path("api/app.log.1")).unwrap();
+    let fresh = tree.lines(100);
+    fs::write(tree.path("api/app.log"), fresh).unwrap();
+    tree.assert_same_as_scan("rotated, stale index");
+    let out = tree.run(&["index", tree.logs.to_str().unwrap()]);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    // Only the new app.log is read; app.log.1 is the old app.log under a new name.
+    assert!(summary.contains("1 read whole"), "{summary}");
+    tree.assert_same_as_scan("rotated, updated index");
+}
+
+#[test]
+fn copytruncate_agrees() {
+    let mut tree = Tree::new(4);
+    tree.build();
+    fs::copy(tree.path("api/app.log"), tree.path("api/app.log.1")).unwrap();
+    fs::write(tree.path("api/app.log"), b"").unwrap();
+    tree.assert_same_as_scan("truncated, stale index");
+    tree.append("api/app.log", 200);
+    tree.assert_same_as_scan("truncated and written again, stale index");
+    tree.build();
+    tree.assert_same_as_scan("copytruncate, updated index");
+}
+
+#[test]
+fn a_deleted_and_a_new_file_agree() {
+    let mut tree = Tree::new(5);
+    tree.build();
+    fs::remove_file(tree.path("worker/jobs.log")).unwrap();
+    let text = tree.lines(700);
+    fs::write(tree.path("worker/new.log"), text).unwrap();
+    tree.assert_same_as_scan("deleted and new, stale index");
+    let out = tree.run(&["index", tree.logs.to_str().unwrap()]);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("1 gone"), "{summary}");
+    tree.assert_same_as_scan("deleted and new, updated index");
+}
+
+#[test]
+fn a_file_rewritten_to_the_same_size_and_mtime_agrees() {
+    let mut tree = Tree::new(6);
+    tree.build();
+    let path = tree.path("api/access.log");
+    let old = fs::read(&path).unwrap();
+    let mtime = fs::metadata(&path).unwrap().modified().unwrap();
+    // Another file of exactly the same length, written over this one in place, with the
+    // old mtime put back.
+    let mut other = tree.lines(3000).into_bytes();
+    other.resize(old.len(), b'\n');
+    *other.last_mut().unwrap() = b'\n';
+    fs::write(&path, &other).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(fs::metadata(&path).unwrap().len(), old.len() as u64);
+    tree.assert_same_as_scan("replaced in place, same size and mtime");
+    // And replaced by another file renamed over it.
+    let staged = tree.path("api/.staged");
+    fs::write(&staged, &old).unwrap();
+    fs::rename(&staged, &path).unwrap();
+    tree.assert_same_as_scan("replaced by rename");
+    tree.build();
+    tree.assert_same_as_scan("replaced, updated index");
+}
+
+#[test]
+fn damaged_truncated_and_future_indexes_warn_once_and_scan() {
+    let mut tree = Tree::new(7);
+    tree.build();
+    let segment = tree.segments().remove(0);
+    let good = fs::read(&segment).unwrap();
+
+    // Each chunk of the segment damaged in turn: a lookup that reads a damaged chunk warns;
+    // one that does not still agrees with the scan.
+    for at in (0..good.len()).step_by(good.len() / 5 + 1) {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        fs::write(&segment, &bad).unwrap();
+        tree.assert_same_as_scan_or_warned(&format!("segment byte {at} flipped"));
+    }
+    let mut bad = good.clone();
+    bad[3] ^= 0x10; // the header
+    fs::write(&segment, &bad).unwrap();
+    tree.assert_warns_once_and_scans("segment header damaged");
+    fs::write(&segment, &good[..good.len() / 2]).unwrap();
+    tree.assert_warns_once_and_scans("segment truncated");
+    fs::write(&segment, &good).unwrap();
+
+    let manifest = tree.index_dir().join("manifest");
+    let good_manifest = fs::read(&manifest).unwrap();
+    fs::write(&manifest, &good_manifest[..good_manifest.len() - 7]).unwrap();
+    tree.assert_warns_once_and_scans("manifest truncated");
+    let mut bad = good_manifest.clone();
+    let middle = bad.len() / 2;
+    bad[middle] ^= 0x01;
+    fs::write(&manifest, &bad).unwrap();
+    tree.assert_warns_once_and_scans("manifest byte flipped");
+    let mut future = good_manifest.clone();
+    future[8..12].copy_from_slice(&99u32.to_le_bytes());
+    fs::write(&manifest, &future).unwrap();
+    tree.assert_warns_once_and_scans("future version");
+    let id = tree.random_id();
+    let out = tree.run(&["--json", &id, tree.logs.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("another idgrep version"), "{stderr}");
+
+    // A build over a damaged index says so and builds it anew.
+    let out = tree.run(&["index", tree.logs.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("built anew"));
+    tree.assert_same_as_scan("rebuilt");
+}
+
+#[test]
+fn two_builds_at_once_leave_a_good_index() {
+    let mut tree = Tree::new(8);
+    let logs = tree.logs.to_str().unwrap().to_string();
+    let spawn = || {
+        idgrep()
+            .args(["index", &logs])
+            .env("IDGREP_INDEX_DIR", &tree.cache)
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (spawn(), spawn());
+    assert!(a.wait().unwrap().success());
+    assert!(b.wait().unwrap().success());
+    let status = tree.run(&["index", "--status", &logs]);
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains("6 fresh, 0 grown"), "{text}");
+    tree.assert_same_as_scan("after two concurrent builds");
+}
+
+#[test]
+fn status_tells_fresh_grown_changed_new_and_gone() {
+    let mut tree = Tree::new(9);
+    let logs = tree.logs.to_str().unwrap().to_string();
+    let none = tree.run(&["index", "--status", &logs]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&none.stdout).contains("no index"));
+    tree.build();
+    tree.append("api/app.log", 10);
+    fs::write(tree.path("worker/small.log"), "rewritten\n").unwrap();
+    fs::write(tree.path("worker/new.log"), "new\n").unwrap();
+    fs::remove_file(tree.path("api/access.log")).unwrap();
+    let out = tree.run(&["index", "--status", &logs]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("files    6: 3 fresh, 1 grown (new bytes read), 1 changed and 1 new (read whole); 1 gone"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_subdirectory_search_uses_the_index_of_its_root_and_agrees() {
+    let mut tree = Tree::new(10);
+    tree.build();
+    let sub = tree.path("api");
+    let id = tree.random_id();
+    for flags in [&[][..], &["-c"], &["--json"]] {
+        let mut args: Vec<&str> = flags.to_vec();
+        args.push(&id);
+        args.push(sub.to_str().unwrap());
+        tree.assert_agree(&args, "subdirectory");
+    }
+    let _: &Path = &sub;
+}
