@@ -27,19 +27,8 @@ pub fn run(config: SearchConfig) -> Exit {
         Ok(inputs) => inputs,
         Err(exit) => return exit,
     };
-    let paths = &config.input.paths;
-    let with_filename = config
-        .with_filename
-        .unwrap_or_else(|| paths.len() > 1 || paths.iter().any(|p| p.is_dir()));
-    let printer = Printer::new(
-        config.mode,
-        config.input.color,
-        with_filename,
-        config.line_numbers,
-        &config.queries,
-    );
+    let (printer, matcher) = printer_and_matcher(&config);
     let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
-    let matcher = Matcher::new(&ids);
     let options = SearchOptions {
         line_numbers: config.line_numbers,
         text: config.input.text,
@@ -80,6 +69,24 @@ pub fn run(config: SearchConfig) -> Exit {
         (true, false, _) => Exit::Found,
         (false, false, _) => Exit::NotFound,
     }
+}
+
+/// The printer and matcher of a search: file names shown when asked, or when several paths
+/// or a directory are searched, as ripgrep does.
+pub(super) fn printer_and_matcher(config: &SearchConfig) -> (Printer, Matcher) {
+    let paths = &config.input.paths;
+    let with_filename = config
+        .with_filename
+        .unwrap_or_else(|| paths.len() > 1 || paths.iter().any(|p| p.is_dir()));
+    let printer = Printer::new(
+        config.mode,
+        config.input.color,
+        with_filename,
+        config.line_numbers,
+        &config.queries,
+    );
+    let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
+    (printer, Matcher::new(&ids))
 }
 
 /// What of an input is read.

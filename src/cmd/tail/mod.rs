@@ -26,18 +26,7 @@ pub fn search(config: SearchConfig, follow_config: FollowConfig) -> Exit {
         // Standard input is searched as it arrives: that is following it.
         return super::search::run(config);
     }
-    let with_filename = config
-        .with_filename
-        .unwrap_or_else(|| paths.len() > 1 || paths.iter().any(|p| p.is_dir()));
-    let printer = Printer::new(
-        config.mode,
-        config.input.color,
-        with_filename,
-        config.line_numbers,
-        &config.queries,
-    );
-    let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
-    let matcher = Matcher::new(&ids);
+    let (printer, matcher) = super::search::printer_and_matcher(&config);
     let mut sink = SearchSink {
         matcher: &matcher,
         printer: &printer,
