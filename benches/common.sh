@@ -11,8 +11,6 @@ THREADS_LIST=${THREADS_LIST:-"2 1"}
 RUNS=${RUNS:-5}
 IDGREP=${IDGREP:-target/release/idgrep}
 RESULTS=${RESULTS:-target/bench-results}
-QUERY_JSON="$CORPUS.query.json"
-STAMP="$CORPUS.gen-sha256"
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -34,6 +32,8 @@ generator_sha() {
 }
 
 corpus_is_current() {
+    QUERY_JSON="$CORPUS.query.json"
+    STAMP="$CORPUS.gen-sha256"
     [[ -d $CORPUS && -f $QUERY_JSON && -f $STAMP ]] || return 1
     [[ $(cat "$STAMP") == "$(generator_sha)" ]] || return 1
     python3 - "$CORPUS" "$QUERY_JSON" "$SIZE" "$SEED" "$DISTINCT_IDS" <<'EOF'
@@ -56,17 +56,23 @@ sys.exit(0 if same else 1)
 EOF
 }
 
-if corpus_is_current; then
-    log "reusing corpus $CORPUS"
-else
-    log "generating a $SIZE corpus in $CORPUS (seed $SEED)"
-    gen_args=(--out "$CORPUS" --size "$SIZE" --seed "$SEED" --force)
-    [[ -n $DISTINCT_IDS ]] && gen_args+=(--distinct-ids "$DISTINCT_IDS")
-    mkdir -p "$(dirname "$CORPUS")"
-    rm -f "$STAMP"
-    cargo bench --quiet --bench gen_corpus -- "${gen_args[@]}" >/dev/null
-    generator_sha >"$STAMP"
-fi
+# Makes sure $CORPUS holds the corpus of $SIZE, $SEED and $DISTINCT_IDS, generating it unless
+# an identical one is there; sets QUERY_JSON and STAMP beside it. Run once when this file is
+# sourced; a script that times a second corpus sets the variables and calls it again.
+ensure_corpus() {
+    if corpus_is_current; then
+        log "reusing corpus $CORPUS"
+    else
+        log "generating a $SIZE corpus in $CORPUS (seed $SEED)"
+        local gen_args=(--out "$CORPUS" --size "$SIZE" --seed "$SEED" --force)
+        [[ -n $DISTINCT_IDS ]] && gen_args+=(--distinct-ids "$DISTINCT_IDS")
+        mkdir -p "$(dirname "$CORPUS")"
+        rm -f "$STAMP"
+        cargo bench --quiet --bench gen_corpus -- "${gen_args[@]}" >/dev/null
+        generator_sha >"$STAMP"
+    fi
+}
+ensure_corpus
 
 # ---- 2. tools ----
 

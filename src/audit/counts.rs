@@ -1,9 +1,8 @@
 //! One scan thread's counts: per field (`FieldStats`), per ID value, per upper-case ULID and
-//! per undashed value, filled line by line and merged across threads at the end.
+//! per undashed value, filled line by line and merged across threads at the end. The records
+//! per value are kept in [`Shards`].
 
 use std::collections::HashMap;
-
-use foldhash::fast::FixedState;
 
 use crate::id::{Form, Id, Kind};
 use crate::inventory::{FieldNames, LocalNames};
@@ -12,7 +11,8 @@ use crate::search::LineMatch;
 
 use super::evidence::{At, Example, Loc, PAIR_COL, Top3, offer};
 use super::key_values::{is_id_key, is_jsonrpc, scalar_kind};
-use super::rules::{IdFormat, Limits, NilKind, SkewKind, UuidVersion, skew};
+use super::rules::{IdFormat, Limits, NilKind, SkewKind, Skewed, UuidVersion, skew};
+use super::shards::{Record, Shards};
 
 /// The per-field example lists of the rules counted per occurrence.
 #[derive(Clone, Copy, Debug)]
@@ -114,10 +114,9 @@ pub(super) const NO_FIELD: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct IdRecord {
-    /// The first line the value is on, with the field and form of its first occurrence there.
+    /// The first line the value is on, with the field of its first occurrence there.
     pub(super) first: Loc,
     pub(super) field: u32,
-    form: Form,
     pub(super) seen: Seen,
     /// The first line with the value as a lowercase ULID, and the field there.
     pub(super) lower: Loc,
@@ -129,7 +128,6 @@ impl IdRecord {
         if other.first < self.first {
             self.first = other.first;
             self.field = other.field;
-            self.form = other.form;
         }
         self.seen.merge(other.seen);
         if other.lower < self.lower {
@@ -149,6 +147,28 @@ impl IdRecord {
     }
 }
 
+/// One occurrence is an [`IdRecord`] of its own.
+impl Record for IdRecord {
+    type Key = u128;
+    type Sighting = IdRecord;
+
+    fn value(key: &u128) -> u128 {
+        *key
+    }
+
+    fn new(_: &u128, sighting: &IdRecord) -> IdRecord {
+        *sighting
+    }
+
+    fn add(&mut self, _: &u128, sighting: &IdRecord) {
+        self.merge(sighting);
+    }
+
+    fn merge(&mut self, other: IdRecord) {
+        IdRecord::merge(self, &other);
+    }
+}
+
 /// A ULID value written in upper or mixed case.
 #[derive(Clone, Debug)]
 pub(super) struct UpperEntry {
@@ -162,6 +182,63 @@ pub(super) struct UpperEntry {
     pub(super) fields: Vec<(u32, u32)>,
 }
 
+/// One upper- or mixed-case occurrence of a ULID.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct UpperSighting {
+    at: At,
+    field: u32,
+    mask: u32,
+    /// The first upper-case occurrence of the value on a line without a lowercase one.
+    missed_line: bool,
+}
+
+impl Record for UpperEntry {
+    type Key = u128;
+    type Sighting = UpperSighting;
+
+    fn value(key: &u128) -> u128 {
+        *key
+    }
+
+    fn new(_: &u128, s: &UpperSighting) -> UpperEntry {
+        UpperEntry {
+            first: s.at,
+            field: s.field,
+            mask: s.mask,
+            lines: u32::from(s.missed_line),
+            fields: if s.missed_line {
+                vec![(s.field, 1)]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn add(&mut self, _: &u128, s: &UpperSighting) {
+        if s.at < self.first {
+            self.first = s.at;
+            self.field = s.field;
+            self.mask = s.mask;
+        }
+        if s.missed_line {
+            self.lines += 1;
+            add_count(&mut self.fields, s.field, 1);
+        }
+    }
+
+    fn merge(&mut self, other: UpperEntry) {
+        if other.first < self.first {
+            self.first = other.first;
+            self.field = other.field;
+            self.mask = other.mask;
+        }
+        self.lines += other.lines;
+        for (field, n) in other.fields {
+            add_count(&mut self.fields, field, n);
+        }
+    }
+}
+
 /// The occurrences of one undashed value under one field, waiting for the end of the scan to
 /// know whether the value counts (module doc).
 #[derive(Clone, Debug)]
@@ -170,6 +247,68 @@ struct Undashed {
     first: At,
     mask: u32,
     skew: Option<Box<([u64; SkewKind::ALL.len()], Option<Example>)>>,
+}
+
+/// One occurrence of an undashed value: where, which letters were upper case, and whether
+/// its time is skewed.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct UndashedSighting {
+    at: At,
+    mask: u32,
+    skewed: Option<Skewed>,
+}
+
+impl Record for Undashed {
+    /// The value, and the field it is under.
+    type Key = (u128, u32);
+    type Sighting = UndashedSighting;
+
+    fn value(&(value, _): &(u128, u32)) -> u128 {
+        value
+    }
+
+    fn new(&(value, _): &(u128, u32), s: &UndashedSighting) -> Undashed {
+        let mut undashed = Undashed {
+            occurrences: 0,
+            first: s.at,
+            mask: s.mask,
+            skew: None,
+        };
+        undashed.add(&(value, 0), s);
+        undashed
+    }
+
+    fn add(&mut self, &(value, _): &(u128, u32), s: &UndashedSighting) {
+        self.occurrences += 1;
+        if s.at < self.first {
+            self.first = s.at;
+            self.mask = s.mask;
+        }
+        if let Some(skewed) = s.skewed {
+            let (counts, first) = &mut **self.skew.get_or_insert_with(Box::default);
+            counts[skewed.kind as usize] += 1;
+            // The token as written: its letters in the cases of the mask.
+            offer(first, s.at, || Example {
+                skew: Some(skewed),
+                ..Example::new(s.at, &Id(value).hex_bytes_cased(s.mask))
+            });
+        }
+    }
+
+    fn merge(&mut self, other: Undashed) {
+        self.occurrences += other.occurrences;
+        if other.first < self.first {
+            self.first = other.first;
+            self.mask = other.mask;
+        }
+        if let Some(theirs) = other.skew {
+            let (counts, first) = &mut **self.skew.get_or_insert_with(Box::default);
+            counts.iter_mut().zip(theirs.0).for_each(|(a, b)| *a += b);
+            if let Some(e) = theirs.1 {
+                offer(first, e.at, || e);
+            }
+        }
+    }
 }
 
 fn add_count(counts: &mut Vec<(u32, u32)>, field: u32, n: u32) {
@@ -196,9 +335,9 @@ pub(super) struct AuditCounts<'n> {
     pub(super) fields: Vec<Option<Box<FieldStats>>>,
     /// Occurrences with no field.
     pub(super) unnamed: Box<FieldStats>,
-    pub(super) ids: HashMap<u128, IdRecord, FixedState>,
-    pub(super) upper: HashMap<u128, UpperEntry, FixedState>,
-    undashed: HashMap<(u128, u32), Undashed, FixedState>,
+    pub(super) ids: Shards<IdRecord>,
+    pub(super) upper: Shards<UpperEntry>,
+    undashed: Shards<Undashed>,
     pub(super) lines: u64,
     /// Lines whose time has no offset, read as UTC only because no zone was given.
     pub(super) zone_guessed_lines: u64,
@@ -214,9 +353,9 @@ impl<'n> AuditCounts<'n> {
             names: LocalNames::new(names),
             fields: Vec::new(),
             unnamed: Box::default(),
-            ids: HashMap::default(),
-            upper: HashMap::default(),
-            undashed: HashMap::default(),
+            ids: Shards::default(),
+            upper: Shards::default(),
+            undashed: Shards::default(),
             lines: 0,
             zone_guessed_lines: 0,
             occurrences: 0,
@@ -370,70 +509,38 @@ impl<'n> AuditCounts<'n> {
     }
 
     fn note_id(&mut self, s: &Sighting) {
-        let entry = self.ids.entry(s.id.0).or_insert(IdRecord {
+        let lowercase = s.form == Form::UlidLower;
+        let sighting = IdRecord {
             first: s.at.loc,
             field: s.field,
-            form: s.form,
-            seen: Seen::default(),
-            lower: Loc::NONE,
-            lower_field: NO_FIELD,
-        });
-        entry.merge(&IdRecord {
-            first: s.at.loc,
-            field: s.field,
-            form: s.form,
             seen: Seen::of(s.form),
-            lower: if s.form == Form::UlidLower {
-                s.at.loc
-            } else {
-                Loc::NONE
-            },
-            lower_field: s.field,
-        });
+            lower: if lowercase { s.at.loc } else { Loc::NONE },
+            lower_field: if lowercase { s.field } else { NO_FIELD },
+        };
+        self.ids.add(s.id.0, sighting);
     }
 
     fn note_upper(&mut self, s: &Sighting, missed_line: bool) {
-        let entry = self.upper.entry(s.id.0).or_insert_with(|| UpperEntry {
-            first: s.at,
-            field: s.field,
-            mask: crate::id::case_mask(s.token),
-            lines: 0,
-            fields: Vec::new(),
-        });
-        if s.at < entry.first {
-            entry.first = s.at;
-            entry.field = s.field;
-            entry.mask = crate::id::case_mask(s.token);
-        }
-        if missed_line {
-            entry.lines += 1;
-            add_count(&mut entry.fields, s.field, 1);
-        }
+        self.upper.add(
+            s.id.0,
+            UpperSighting {
+                at: s.at,
+                field: s.field,
+                mask: crate::id::case_mask(s.token),
+                missed_line,
+            },
+        );
     }
 
     fn defer_undashed(&mut self, s: &Sighting, line_time: Option<LineTime>, limits: &Limits) {
-        let entry = self
-            .undashed
-            .entry((s.id.0, s.field))
-            .or_insert_with(|| Undashed {
-                occurrences: 0,
-                first: s.at,
+        self.undashed.add(
+            (s.id.0, s.field),
+            UndashedSighting {
+                at: s.at,
                 mask: crate::id::case_mask(s.token),
-                skew: None,
-            });
-        entry.occurrences += 1;
-        if s.at < entry.first {
-            entry.first = s.at;
-            entry.mask = crate::id::case_mask(s.token);
-        }
-        if let Some(skewed) = skew(s.id.unix_ms(Kind::Uuid), line_time, limits) {
-            let (counts, first) = &mut **entry.skew.get_or_insert_with(Box::default);
-            counts[skewed.kind as usize] += 1;
-            offer(first, s.at, || Example {
-                skew: Some(skewed),
-                ..Example::new(s.at, s.token)
-            });
-        }
+                skewed: skew(s.id.unix_ms(Kind::Uuid), line_time, limits),
+            },
+        );
     }
 
     /// Counts the id-like keys of one line whose values are integers or empty.
@@ -476,68 +583,39 @@ impl<'n> AuditCounts<'n> {
         });
     }
 
-    pub(super) fn merge(&mut self, other: AuditCounts) {
-        self.lines += other.lines;
-        self.zone_guessed_lines += other.zone_guessed_lines;
-        self.occurrences += other.occurrences;
-        for (i, stats) in other.fields.into_iter().enumerate() {
-            if let Some(stats) = stats {
-                self.stats(i as u32).merge(&stats);
-            }
-        }
-        self.unnamed.merge(&other.unnamed);
-        for (value, theirs) in other.ids {
-            self.ids
-                .entry(value)
-                .and_modify(|ours| ours.merge(&theirs))
-                .or_insert(theirs);
-        }
-        for (value, theirs) in other.upper {
-            match self.upper.get_mut(&value) {
-                None => {
-                    self.upper.insert(value, theirs);
-                }
-                Some(ours) => {
-                    if theirs.first < ours.first {
-                        ours.first = theirs.first;
-                        ours.field = theirs.field;
-                        ours.mask = theirs.mask;
-                    }
-                    ours.lines += theirs.lines;
-                    for (field, n) in theirs.fields {
-                        add_count(&mut ours.fields, field, n);
-                    }
+    /// The counts of every scan thread in one; the records per value are merged on up to
+    /// `threads` threads.
+    pub(super) fn merge_all(all: Vec<AuditCounts<'n>>, threads: usize) -> AuditCounts<'n> {
+        let mut ids = Vec::with_capacity(all.len());
+        let mut upper = Vec::with_capacity(all.len());
+        let mut undashed = Vec::with_capacity(all.len());
+        let mut all = all.into_iter();
+        let mut merged = all.next().expect("at least one scan thread");
+        for other in all {
+            merged.lines += other.lines;
+            merged.zone_guessed_lines += other.zone_guessed_lines;
+            merged.occurrences += other.occurrences;
+            for (i, stats) in other.fields.into_iter().enumerate() {
+                if let Some(stats) = stats {
+                    merged.stats(i as u32).merge(&stats);
                 }
             }
+            merged.unnamed.merge(&other.unnamed);
+            ids.push(other.ids);
+            upper.push(other.upper);
+            undashed.push(other.undashed);
         }
-        for (key, theirs) in other.undashed {
-            match self.undashed.get_mut(&key) {
-                None => {
-                    self.undashed.insert(key, theirs);
-                }
-                Some(ours) => {
-                    ours.occurrences += theirs.occurrences;
-                    if theirs.first < ours.first {
-                        ours.first = theirs.first;
-                        ours.mask = theirs.mask;
-                    }
-                    if let Some(theirs) = theirs.skew {
-                        let (counts, first) = &mut **ours.skew.get_or_insert_with(Box::default);
-                        counts.iter_mut().zip(theirs.0).for_each(|(a, b)| *a += b);
-                        if let Some(e) = theirs.1 {
-                            offer(first, e.at, || e);
-                        }
-                    }
-                }
-            }
-        }
+        merge_into(&mut merged.ids, ids, threads);
+        merge_into(&mut merged.upper, upper, threads);
+        merge_into(&mut merged.undashed, undashed, threads);
+        merged
     }
 
     /// Adds the undashed values that count to the field counts; returns the occurrences of
     /// those that do not.
     pub(super) fn join_undashed(&mut self) -> u64 {
         let mut ignored = 0;
-        for ((value, field), d) in std::mem::take(&mut self.undashed) {
+        for ((value, field), d) in std::mem::take(&mut self.undashed).into_records() {
             let Some(entry) = self.ids.get_mut(&value) else {
                 ignored += d.occurrences;
                 continue;
@@ -545,7 +623,6 @@ impl<'n> AuditCounts<'n> {
             if d.first.loc < entry.first {
                 entry.first = d.first.loc;
                 entry.field = field;
-                entry.form = Form::UuidUndashed;
             }
             self.occurrences += d.occurrences;
             let id = Id(value);
@@ -571,4 +648,10 @@ impl<'n> AuditCounts<'n> {
         }
         ignored
     }
+}
+
+/// Merges `theirs` into `ours`, on up to `threads` threads.
+fn merge_into<R: Record>(ours: &mut Shards<R>, mut theirs: Vec<Shards<R>>, threads: usize) {
+    theirs.push(std::mem::take(ours));
+    *ours = Shards::merge_all(theirs, threads);
 }

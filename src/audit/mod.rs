@@ -28,8 +28,9 @@
 //! The parts: `rules` names the rules and what each one counts; `evidence` keeps locations and
 //! examples in walk order; `counts` is one thread's counts, filled line by line; `key_values`
 //! judges the values of id-like keys that are not IDs and flags the lines that may hold them,
-//! on top of [`keys`], which finds the keys; `report` turns the merged counts into the
-//! [`Report`]. This module runs the scan.
+//! on top of [`keys`], which finds the keys; `shards` keeps the records per value in many
+//! small maps by hash, merged shard by shard on all threads; `report` turns the merged counts
+//! into the [`Report`]. This module runs the scan.
 
 pub mod keys;
 
@@ -38,6 +39,7 @@ mod evidence;
 mod key_values;
 mod report;
 mod rules;
+mod shards;
 
 pub use report::{Evidence, FieldFinding, Report, RuleReport};
 pub use rules::Rule;
@@ -107,11 +109,8 @@ pub fn audit(
         },
     );
     progress.finish();
-    let mut per_thread = threads.into_iter().map(|t| t.counts);
-    let mut counts = per_thread.next().expect("at least one scan thread");
-    for other in per_thread {
-        counts.merge(other);
-    }
+    let per_thread = threads.into_iter().map(|t| t.counts).collect();
+    let counts = AuditCounts::merge_all(per_thread, settings.threads);
     let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
     let report = counts.report(&paths, &Thresholds { clump, skew_ms });
     (report, notices)

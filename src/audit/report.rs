@@ -1,10 +1,8 @@
 //! The report: the rules computed from the merged counts, with their examples, and one
 //! verdict per field; serialized as is by `audit --json`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-
-use foldhash::fast::FixedState;
 use serde::{Serialize, Serializer};
+use std::collections::{BTreeMap, HashMap};
 
 use crate::id::{Form, Id, Kind};
 use crate::time::Clock;
@@ -431,12 +429,19 @@ impl AuditCounts<'_> {
         }
     }
 
+    /// The record of a value counted (every upper-case ULID and every clump's ID is one).
+    fn id(&self, value: u128) -> &IdRecord {
+        self.ids
+            .get(&value)
+            .expect("every value counted has a record")
+    }
+
     fn mixed_case(&self, names: &Names) -> RuleReport {
         let mut report = RuleReport::new(Rule::UlidMixedCase, "ULIDs");
         let mut mixed: Vec<(u128, &UpperEntry)> = self
             .upper
             .iter()
-            .filter(|(value, _)| self.ids[value].seen.lowercase_ulid)
+            .filter(|(value, _)| self.id(**value).seen.lowercase_ulid)
             .map(|(value, entry)| (*value, entry))
             .collect();
         mixed.sort_by_key(|(_, entry)| entry.first);
@@ -448,7 +453,7 @@ impl AuditCounts<'_> {
         }
         let evidence = |value: u128, entry: &UpperEntry| {
             let id = Id(value);
-            let record = &self.ids[&value];
+            let record = self.id(value);
             let mut e = names.evidence(entry.first, entry.field, &id.ulid_bytes_cased(entry.mask));
             let lower_at = At {
                 loc: record.lower,
@@ -487,6 +492,7 @@ impl AuditCounts<'_> {
 
     fn clumps(&self, names: &Names, min_ids: u64) -> RuleReport {
         struct Clump {
+            ms: i64,
             ids: u64,
             /// The first line of any ID in it, and that ID.
             first: (Loc, u128),
@@ -498,34 +504,39 @@ impl AuditCounts<'_> {
                 .then(|| Id(value).unix_ms(entry.time_kind()))
                 .flatten()
         };
-        let mut per_ms: HashMap<i64, Clump, FixedState> = HashMap::default();
-        for (&value, entry) in &self.ids {
-            let Some(ms) = created(value, entry) else {
-                continue;
-            };
-            let clump = per_ms.entry(ms).or_insert(Clump {
-                ids: 0,
-                first: (entry.first, value),
-            });
-            clump.ids += 1;
-            clump.first = clump.first.min((entry.first, value));
-        }
-        let mut clumps: Vec<(i64, Clump)> = per_ms
-            .into_iter()
-            .filter(|(_, c)| c.ids >= min_ids)
+        // Every ID's millisecond, sorted: the clumps are its long runs. Counted in a map by
+        // millisecond instead, millions of IDs cost as much time and memory as their own map.
+        let mut times: Vec<i64> = self
+            .ids
+            .iter()
+            .filter_map(|(&value, entry)| created(value, entry))
             .collect();
-        clumps.sort_by_key(|(ms, c)| (std::cmp::Reverse(c.ids), *ms));
-        report.count = clumps.len() as u64;
-        report.ids = Some(clumps.iter().map(|(_, c)| c.ids).sum());
-        let clumped: HashSet<i64> = clumps.iter().map(|(ms, _)| *ms).collect();
+        times.sort_unstable();
+        let mut clumps: Vec<Clump> = times
+            .chunk_by(|a, b| a == b)
+            .filter(|run| run.len() as u64 >= min_ids)
+            .map(|run| Clump {
+                ms: run[0],
+                ids: run.len() as u64,
+                first: (Loc::NONE, u128::MAX),
+            })
+            .collect();
+        drop(times);
         let mut per_field: BTreeMap<u32, u64> = BTreeMap::new();
-        if !clumped.is_empty() {
-            for (&value, entry) in &self.ids {
-                if created(value, entry).is_some_and(|ms| clumped.contains(&ms)) {
+        if !clumps.is_empty() {
+            let clump_at: HashMap<i64, usize> =
+                clumps.iter().enumerate().map(|(i, c)| (c.ms, i)).collect();
+            for (&value, entry) in self.ids.iter() {
+                if let Some(&i) = created(value, entry).and_then(|ms| clump_at.get(&ms)) {
+                    let clump = &mut clumps[i];
+                    clump.first = clump.first.min((entry.first, value));
                     *per_field.entry(entry.field).or_default() += 1;
                 }
             }
         }
+        clumps.sort_by_key(|c| (std::cmp::Reverse(c.ids), c.ms));
+        report.count = clumps.len() as u64;
+        report.ids = Some(clumps.iter().map(|c| c.ids).sum());
         report.fields = per_field
             .into_iter()
             .map(|(field, n)| FieldFinding {
@@ -539,12 +550,12 @@ impl AuditCounts<'_> {
         report.examples = clumps
             .iter()
             .take(EXAMPLES)
-            .map(|(ms, clump)| {
+            .map(|clump| {
                 let (loc, value) = clump.first;
-                let entry = &self.ids[&value];
+                let entry = self.id(value);
                 let token = Id(value).canonical(entry.time_kind());
                 let mut e = names.evidence(At { loc, col: 0 }, entry.field, token.as_bytes());
-                e.id_time = Some(*ms);
+                e.id_time = Some(clump.ms);
                 e.ids = Some(clump.ids);
                 e
             })
