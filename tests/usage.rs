@@ -90,8 +90,15 @@ fn tz_takes_a_fixed_offset_and_refuses_an_impossible_one() {
 
 #[test]
 fn decode_takes_a_quoted_id_and_names_a_typeid_prefix() {
-    let quoted = run(&["decode", "--json", "\"01m8kbygm5ng2pshny302zvwbs\""]);
-    assert_eq!(quoted.status.code(), Some(0), "{}", text(&quoted.stderr));
+    for quoted in [
+        "\"01m8kbygm5ng2pshny302zvwbs\"",
+        "'01m8kbygm5ng2pshny302zvwbs'",
+    ] {
+        let o = run(&["decode", "--json", quoted]);
+        assert_eq!(o.status.code(), Some(0), "{quoted}: {}", text(&o.stderr));
+        let row: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(row["id"], "01m8kbygm5ng2pshny302zvwbs", "{quoted}");
+    }
     let o = run(&["decode", "--json", "order_01m8kbygm5ng2pshny302zvwbs", HOT]);
     let rows: Vec<serde_json::Value> = text(&o.stdout)
         .lines()
@@ -394,4 +401,24 @@ fn the_ids_table_lines_up_around_a_time_after_9999() {
     for row in &rows[1..] {
         assert!(row[..lines_end].ends_with(" 1"), "{out}");
     }
+}
+
+/// A ULID stored as a UUID has random version bits: the timeline's summary calls it
+/// `uuid non-rfc`, as `ids` and `audit` do, not `uuid v10`.
+#[test]
+fn the_timeline_calls_a_uuid_without_an_rfc_version_non_rfc() {
+    let o = run(&[
+        "timeline",
+        "01a226bf-4285-ac05-6cc6-be1805fdf179",
+        "testdata/logs",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        text(&o.stdout)
+            .starts_with("id        01a226bf-4285-ac05-6cc6-be1805fdf179 (uuid non-rfc)\n"),
+        "{}",
+        text(&o.stdout)
+    );
 }
