@@ -243,7 +243,12 @@ fn placement_counts(timeline: &Timeline) -> [usize; 4] {
 }
 
 /// The summary as (label, value) rows, shared by the text, Markdown and HTML views.
-fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'static str, String)> {
+fn summary(
+    timeline: &Timeline,
+    clock: &Clock,
+    sources: &Sources,
+    precision: Precision,
+) -> Vec<(&'static str, String)> {
     let root = &timeline.ids[0];
     let mut rows = vec![(
         "id",
@@ -256,7 +261,6 @@ fn summary(timeline: &Timeline, clock: &Clock, sources: &Sources) -> Vec<(&'stat
             |ms| format!("{} (embedded in the ID)", clock.format(ms)),
         ),
     ));
-    let precision = timeline.precision();
     match timeline.span_us() {
         Some((first, last)) => {
             rows.push(("first", clock.format_micros(first, precision)));
@@ -358,7 +362,7 @@ fn write_text(
     let sources = Sources::new(timeline);
     let precision = timeline.precision();
     let mut buf = Vec::with_capacity(64 * 1024);
-    for (label, value) in summary(timeline, clock, &sources) {
+    for (label, value) in summary(timeline, clock, &sources, precision) {
         paint(&mut buf, style.color, HEADER_COLOR, |b| {
             let _ = write!(b, "{label:<9}");
         });
@@ -777,7 +781,7 @@ fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Resu
     let mut s = String::new();
     s.push_str(&format!("## Timeline of `{}`\n\n", canonical(root)));
     s.push_str("| | |\n|---|---|\n");
-    for (label, value) in summary(timeline, clock, &sources) {
+    for (label, value) in summary(timeline, clock, &sources, precision) {
         s.push_str(&format!("| {label} | {} |\n", md_text(value.as_bytes())));
     }
     let related = related(timeline);

@@ -16,7 +16,7 @@ use super::{
     summary, tail,
 };
 use crate::text::escape_into;
-use crate::time::Clock;
+use crate::time::{Clock, Precision};
 use crate::timeline::{Placement, Status, Timeline};
 
 /// Tableau 10: distinct at a glance, readable on white.
@@ -120,12 +120,12 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
         "<header><h1>Timeline of <code>{}</code></h1>\n<dl class=\"summary\">",
         esc_str(&canonical(root))
     );
-    for (label, value) in summary(timeline, clock, &sources) {
+    for (label, value) in summary(timeline, clock, &sources, precision) {
         let _ = write!(h, "<dt>{label}</dt><dd>{}</dd>", esc_str(&value));
     }
     h.push_str("</dl></header>\n");
 
-    chart(&mut h, timeline, clock, &sources);
+    chart(&mut h, timeline, clock, &sources, precision);
 
     h.push_str(
         "<div id=\"detail\" class=\"detail\"><span class=\"hint\">Hover over a mark to see its \
@@ -255,8 +255,13 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
 
 /// The SVG: time axis, one lane per source with a mark per placed line, then one span per ID.
 /// Positions are in milliseconds; the titles show times as the tables do.
-fn chart(h: &mut String, timeline: &Timeline, clock: &Clock, sources: &Sources) {
-    let precision = timeline.precision();
+fn chart(
+    h: &mut String,
+    timeline: &Timeline,
+    clock: &Clock,
+    sources: &Sources,
+    precision: Precision,
+) {
     let millis = |us: i64| us.div_euclid(1000);
     let Some((first, last)) = timeline
         .span_us()
