@@ -3,8 +3,6 @@
 //! ([`open_for`], [`candidates`]), which fall back to a scan with one warning line when the
 //! index cannot be used.
 
-use std::path::PathBuf;
-
 use crate::config::{IndexConfig, IndexUse, InputConfig};
 use crate::exit::{Exit, report};
 use crate::index::{self, Candidates, Index, Status, Summary};
@@ -151,8 +149,7 @@ pub fn open_for(input: &InputConfig, using: &IndexUse) -> Option<Index> {
         return None;
     }
     let base = index::base_dir(using.dir.as_deref())?;
-    let paths: Vec<PathBuf> = input.paths.clone();
-    match Index::find(&base, &paths) {
+    match Index::find(&base, &input.paths) {
         Ok(found) => found,
         Err(warning) => {
             report(&warning);

@@ -31,6 +31,10 @@ impl Index {
     /// that has one). `Ok(None)`: there is none. `Err`: there is one and it cannot be used;
     /// the message says why, for the one warning line.
     pub fn find(base: &Path, paths: &[PathBuf]) -> Result<Option<Index>, String> {
+        // Most searches run where no index was ever built: no path is resolved then.
+        if !base.is_dir() {
+            return Ok(None);
+        }
         for path in paths {
             let Ok(canonical) = path.canonicalize() else {
                 continue;
