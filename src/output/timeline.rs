@@ -93,6 +93,13 @@ const SOURCE_COLORS: [&[u8]; 6] = [
     b"\x1b[96m",
 ];
 
+/// The time of day (`HH:MM:SS.fff`) of a time rendered as `YYYY-MM-DDTHH:MM:SS.fff...` at
+/// `precision`; `None` for any other text (`-`, `unix_ms N (after 9999)`).
+fn time_of_day(time: &str, precision: Precision) -> Option<&str> {
+    let fraction_end = 20 + precision.digits();
+    (time.len() >= fraction_end && time.as_bytes()[10] == b'T').then(|| &time[11..fraction_end])
+}
+
 /// How many related IDs the text view lists; the exports list them all.
 const TEXT_RELATED: usize = 20;
 
@@ -453,16 +460,16 @@ fn write_text(
                 .map_or_else(|| "-".to_string(), |t| clock.format_micros(t, precision))
         })
         .collect();
-    // `YYYY-MM-DDTHH:MM:SS.fff`: the end of the fraction.
-    let fraction_end = 20 + precision.digits();
-    let dated = |t: &String| t.len() >= fraction_end && t.as_bytes()[10] == b'T';
+    let dated = |t: &String| time_of_day(t, precision).is_some();
     let first_date = times.iter().find(|t| dated(t)).map(|t| t[..10].to_string());
     if times
         .iter()
         .all(|t| !dated(t) || Some(&t[..10]) == first_date.as_deref())
     {
-        for t in times.iter_mut().filter(|t| dated(t)) {
-            *t = t[11..fraction_end].to_string();
+        for t in &mut times {
+            if let Some(day) = time_of_day(t, precision).map(str::to_string) {
+                *t = day;
+            }
         }
     }
     let delta_cells: Vec<(String, String)> = deltas

@@ -5,7 +5,10 @@
 
 use std::io::Write;
 
-use super::{HEADER_COLOR, Style, duration, escape_into, pad, paint, text_width, write_line_text};
+use super::{
+    HEADER_COLOR, Style, duration, escape_into, pad, paint, text_width, time_of_day,
+    write_line_text,
+};
 use crate::time::{Clock, Precision};
 use crate::timeline::Line;
 
@@ -39,12 +42,11 @@ pub fn write_row(buf: &mut Vec<u8>, line: &Line, at: &RowContext, clock: &Clock,
     let time = line
         .time_us
         .map_or_else(|| "-".to_string(), |t| clock.format_micros(t, at.precision));
-    // `YYYY-MM-DDTHH:MM:SS.fff`: where the fraction ends, and the time of day's width.
-    let fraction_end = 20 + at.precision.digits();
-    let time_width = fraction_end - 11 + 1;
+    // `HH:MM:SS.fff` and the placement mark.
+    let time_width = 9 + at.precision.digits() + 1;
     let time = match at.date {
-        Some(date) if time.len() >= fraction_end && time.starts_with(date) => {
-            time[11..fraction_end].to_string()
+        Some(date) if time.starts_with(date) => {
+            time_of_day(&time, at.precision).map_or_else(|| time.clone(), str::to_string)
         }
         _ => time,
     };
