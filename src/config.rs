@@ -33,6 +33,15 @@ pub enum Command {
     /// `idgrep timeline --tail`: the text timeline, then new lines as they are written.
     TimelineTail(TimelineConfig, FollowConfig),
     Index(IndexConfig),
+    Query(QueryConfig),
+}
+
+/// `idgrep query`.
+#[derive(Debug)]
+pub struct QueryConfig {
+    pub ids: Vec<Parsed>,
+    pub engine: crate::query::Engine,
+    pub target: crate::query::Target,
 }
 
 /// `--tail`: how files are followed.

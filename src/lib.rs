@@ -35,6 +35,7 @@ pub(crate) mod inventory;
 pub mod output;
 pub mod par;
 pub(crate) mod progress;
+pub(crate) mod query;
 pub mod record;
 pub mod scan;
 pub mod search;

@@ -10,6 +10,7 @@ mod index;
 mod inputs;
 mod live;
 mod oracle;
+mod query;
 mod support;
 mod tail;
 mod timeline;

@@ -8,6 +8,7 @@ use super::ColorChoice;
 use super::values::{parse_clump, parse_duration, parse_kind_filter, parse_line_count};
 use crate::config::{KindFilter, SortKey};
 use crate::output::timeline;
+use crate::query;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -53,6 +54,13 @@ pub(super) enum Sub {
         after_help = "The index lives in --index-dir, else $IDGREP_INDEX_DIR, else $XDG_CACHE_HOME/idgrep, else ~/.cache/idgrep. Searches and timelines of the tree (or a path inside it) use it; their output is the same as without it (see docs/index.md).\n\nExamples:\n  idgrep index logs/\n  idgrep index --status logs/\n  idgrep --no-index 01kb2x1x0m4v6f9a1t8e3q7c5d logs/"
     )]
     Index(IndexArgs),
+    /// Write the search for IDs as a query for a log platform: a regex (PCRE, RE2), LogQL,
+    /// ClickHouse SQL, or the Elasticsearch/OpenSearch query DSL; every written form, whole
+    /// tokens, as idgrep matches them
+    #[command(
+        after_help = "Examples:\n  idgrep query 01kb2x1x0m4v6f9a1t8e3q7c5d --for regex\n  idgrep query 01kb2x1x0m4v6f9a1t8e3q7c5d --for logql --selector '{app=\"api\"}'\n  idgrep query 01kb2x1x0m4v6f9a1t8e3q7c5d --for clickhouse --table logs --column body\n  idgrep query 01kb2x1x0m4v6f9a1t8e3q7c5d --for elasticsearch --field message\n  idgrep query -f ids.txt --for regex\n\nEach engine's tokeniser caveats: docs/query.md."
+    )]
+    Query(QueryArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell
     #[command(
         after_help = "Examples:\n  idgrep completions bash > /etc/bash_completion.d/idgrep\n  idgrep completions zsh > ~/.zfunc/_idgrep    # a directory on $fpath\n  idgrep completions fish > ~/.config/fish/completions/idgrep.fish"
@@ -272,6 +280,31 @@ pub(super) struct AuditArgs {
     /// backfill-clump: how many distinct IDs in one embedded millisecond make a clump
     #[arg(long, value_name = "N", default_value_t = 100, value_parser = parse_clump)]
     pub(super) clump: u64,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct QueryArgs {
+    /// IDs to find (ULID, TypeID, or UUID in any form); the query matches a line that holds
+    /// any of them
+    #[arg(value_name = "ID")]
+    pub(super) ids: Vec<String>,
+    /// Read IDs from FILE, one per line (blank lines and # comments skipped; - for standard
+    /// input); repeatable
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub(super) id_files: Vec<PathBuf>,
+    /// The engine to write for (required)
+    #[arg(long = "for", value_name = "ENGINE")]
+    pub(super) engine: Option<query::Engine>,
+    /// clickhouse: the table, [db.]table [default: logs]
+    #[arg(long, value_name = "TABLE")]
+    pub(super) table: Option<String>,
+    /// clickhouse: the column, elasticsearch: the field, that holds the log line [default:
+    /// message]
+    #[arg(long, visible_alias = "field", value_name = "NAME")]
+    pub(super) column: Option<String>,
+    /// logql: the stream selector [default: {job=~".+"}]
+    #[arg(long, value_name = "SELECTOR")]
+    pub(super) selector: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -6,13 +6,14 @@ use std::path::PathBuf;
 
 use super::UsageError;
 use super::args::{
-    AuditArgs, FollowArgs, IdsArgs, IndexArgs, IndexUseArgs, InputArgs, SearchArgs, TimelineArgs,
+    AuditArgs, FollowArgs, IdsArgs, IndexArgs, IndexUseArgs, InputArgs, QueryArgs, SearchArgs,
+    TimelineArgs,
 };
 use super::values::{format_of, parse_instant, parse_zone, terminal_width};
 use crate::audit::Rule;
 use crate::config::{
     AuditConfig, Command, Destination, FollowConfig, IdsConfig, IndexConfig, IndexUse, InputConfig,
-    SearchConfig, TimelineConfig,
+    QueryConfig, SearchConfig, TimelineConfig,
 };
 use crate::id;
 use crate::output::search::OutputMode;
@@ -361,6 +362,76 @@ fn follow_config(args: FollowArgs) -> FollowConfig {
 
 /// The IDs `decode` was given; with none, standard input has to be something to read (a
 /// file, a pipe or a socket), whose words are then decoded.
+pub(super) fn query_config(args: QueryArgs) -> Result<QueryConfig, UsageError> {
+    use crate::query::Engine;
+    let Some(engine) = args.engine else {
+        return Err(UsageError(
+            "query: say which engine with --for ENGINE (accepted: regex, logql, clickhouse, \
+             elasticsearch or opensearch)"
+                .to_string(),
+        ));
+    };
+    let applies = |flag: &str, given: bool, engines: &[Engine], names: &str| {
+        if given && !engines.contains(&engine) {
+            Err(UsageError(format!("{flag} applies only to --for {names}")))
+        } else {
+            Ok(())
+        }
+    };
+    applies(
+        "--table",
+        args.table.is_some(),
+        &[Engine::Clickhouse],
+        "clickhouse",
+    )?;
+    applies(
+        "--column (--field)",
+        args.column.is_some(),
+        &[Engine::Clickhouse, Engine::Elasticsearch],
+        "clickhouse or elasticsearch",
+    )?;
+    applies(
+        "--selector",
+        args.selector.is_some(),
+        &[Engine::Logql],
+        "logql",
+    )?;
+    let mut raw_ids: Vec<(String, String)> = args
+        .ids
+        .into_iter()
+        .map(|s| ("argument".to_string(), s))
+        .collect();
+    for file in &args.id_files {
+        raw_ids.extend(read_id_file(file)?);
+    }
+    if raw_ids.is_empty() {
+        return Err(UsageError(format!(
+            "query: give one or more IDs, or -f FILE; accepted forms: {}",
+            id::ACCEPTED_FORMS
+        )));
+    }
+    let ids = raw_ids
+        .iter()
+        .map(|(origin, raw)| {
+            id::parse(raw).map_err(|e| {
+                UsageError(format!(
+                    "invalid ID {raw:?} ({origin}): {e}; accepted forms: {}",
+                    id::ACCEPTED_FORMS
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(QueryConfig {
+        ids,
+        engine,
+        target: crate::query::Target {
+            selector: args.selector.unwrap_or_else(|| "{job=~\".+\"}".to_string()),
+            table: args.table.unwrap_or_else(|| "logs".to_string()),
+            column: args.column.unwrap_or_else(|| "message".to_string()),
+        },
+    })
+}
+
 pub(super) fn ids_to_decode(given: Vec<String>) -> Result<Vec<String>, UsageError> {
     if given.is_empty() && !crate::source::stdin_is_readable() {
         return Err(UsageError(

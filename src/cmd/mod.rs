@@ -7,6 +7,7 @@ mod decode;
 mod generate;
 mod ids;
 pub(crate) mod index;
+mod query;
 mod search;
 mod tail;
 mod timeline;
@@ -28,6 +29,7 @@ pub fn run(command: Command) -> Exit {
         Command::SearchTail(config, follow) => tail::search(config, follow),
         Command::TimelineTail(config, follow) => tail::timeline(config, follow),
         Command::Index(config) => index::run(config),
+        Command::Query(config) => query::run(&config),
     }
 }
 

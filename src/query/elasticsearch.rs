@@ -1,0 +1,79 @@
+//! The Elasticsearch/OpenSearch search request for `idgrep query --for elasticsearch`.
+//!
+//! A `text` field is searched as its analyzer indexed it, as terms, not as the line: the
+//! standard analyzer lowercases, splits a dashed UUID at its dashes into five terms, and keeps
+//! some neighbours in one term with the ID (`user_01m8...`, `s.log` after a ULID ending in a
+//! letter). So each ID is two clauses:
+//! - a `regexp` on single terms for the ULID and the undashed hex (and the dashed form, which a
+//!   `keyword` field holds whole), allowing any non-alphanumeric character and anything beyond
+//!   it on either side within the term;
+//! - a `span_near` of the five dashed groups in order and adjacent, the first and last as
+//!   `regexp`s for the same reason.
+//!
+//! Lucene regexps are anchored to the whole term, so the token boundary is written as an
+//! optional prefix ending in a non-alphanumeric character and an optional suffix starting with
+//! one.
+
+use serde_json::{Value, json};
+
+use crate::id::Id;
+
+/// Any prefix of a term that ends where an ID may start.
+const BEFORE: &str = "(.*[^0-9A-Za-z])?";
+/// Any suffix of a term that starts where an ID may end.
+const AFTER: &str = "([^0-9A-Za-z].*)?";
+
+/// The request body, pretty-printed, ending in a newline.
+pub(super) fn request(ids: &[Id], field: &str) -> String {
+    let mut ids = ids.to_vec();
+    ids.sort();
+    ids.dedup();
+    let should: Vec<Value> = ids
+        .iter()
+        .flat_map(|&id| [whole_term(id, field), dashed_groups(id, field)])
+        .collect();
+    let body = json!({
+        "query": {
+            "bool": {
+                "should": should,
+                "minimum_should_match": 1
+            }
+        }
+    });
+    let mut text = serde_json::to_string_pretty(&body).expect("a JSON value serialises");
+    text.push('\n');
+    text
+}
+
+/// A `regexp` query on `field`, matching any case.
+fn regexp(field: &str, value: String) -> Value {
+    json!({ "regexp": { field: { "value": value, "case_insensitive": true } } })
+}
+
+/// The forms that one term holds: the ULID and the undashed hex under any analyzer, and the
+/// dashed form in a `keyword` field.
+fn whole_term(id: Id, field: &str) -> Value {
+    regexp(
+        field,
+        format!("{BEFORE}({}|{}|{}){AFTER}", id.ulid(), id.hex(), id.uuid()),
+    )
+}
+
+/// The dashed form as the standard analyzer indexes it: five terms in a row.
+fn dashed_groups(id: Id, field: &str) -> Value {
+    let dashed = id.uuid();
+    let groups: Vec<&str> = dashed.split('-').collect();
+    let last = groups.len() - 1;
+    let clauses: Vec<Value> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, group)| match i {
+            0 => json!({ "span_multi": { "match": regexp(field, format!("{BEFORE}{group}")) } }),
+            i if i == last => {
+                json!({ "span_multi": { "match": regexp(field, format!("{group}{AFTER}")) } })
+            }
+            _ => json!({ "span_term": { field: group } }),
+        })
+        .collect();
+    json!({ "span_near": { "clauses": clauses, "slop": 0, "in_order": true } })
+}

@@ -1,0 +1,136 @@
+//! `idgrep query`: the search of one or more IDs written as a query for another engine (a
+//! regex for PCRE and RE2, LogQL, ClickHouse SQL, the Elasticsearch/OpenSearch query DSL), so
+//! that a log platform finds the lines idgrep would print.
+//!
+//! Every engine gets the same definition of a match as the scanner's: any written form of the
+//! value (the ULID, the dashed and undashed hex, any case; the braced, `urn:uuid:` and TypeID
+//! spellings contain one of these), as a whole token, that is with no ASCII letter or digit
+//! just before or after it. The renderings come from [`crate::id`]; this module only spells
+//! them in each engine's syntax.
+
+mod elasticsearch;
+
+use clap::ValueEnum;
+
+use crate::id::Id;
+
+/// The engines a query is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    /// A regular expression for PCRE, RE2 and the engines that follow either.
+    Regex,
+    /// A Grafana Loki LogQL line filter.
+    Logql,
+    /// A ClickHouse `SELECT`.
+    Clickhouse,
+    /// An Elasticsearch or OpenSearch search request body.
+    #[value(alias = "opensearch")]
+    Elasticsearch,
+}
+
+/// Where the lines live in the engine: the names the query refers to.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// LogQL's stream selector, `{job=~".+"}` by default.
+    pub selector: String,
+    /// ClickHouse's table, `[db.]table`.
+    pub table: String,
+    /// The column or field that holds the log line.
+    pub column: String,
+}
+
+/// The lowercase renderings of the IDs that a match may be written as (any case), sorted and
+/// without repeats, so that one query reads the same whatever the order of the IDs given.
+pub fn renderings(ids: &[Id]) -> Vec<String> {
+    let mut out: Vec<String> = ids
+        .iter()
+        .flat_map(|id| [id.ulid(), id.uuid(), id.hex()])
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A regex that matches a line holding any of `renderings` as a whole token, any case. It uses
+/// only what PCRE, RE2 (Go, ClickHouse, Loki), Java, .NET and Python share: an inline `(?i)`,
+/// non-capturing groups and ASCII classes, no lookaround (RE2 has none).
+pub fn line_regex(renderings: &[String]) -> String {
+    format!(
+        "(?i)(?:^|[^0-9A-Za-z])(?:{})(?:[^0-9A-Za-z]|$)",
+        renderings.join("|")
+    )
+}
+
+/// The query for `engine`, as the engine takes it (ending in a newline).
+pub fn render(engine: Engine, ids: &[Id], target: &Target) -> String {
+    let renderings = renderings(ids);
+    let regex = line_regex(&renderings);
+    match engine {
+        Engine::Regex => format!("{regex}\n"),
+        // A backquoted LogQL string is raw: nothing in the regex needs escaping, and it holds
+        // no backquote.
+        Engine::Logql => format!("{} |~ `{regex}`\n", target.selector),
+        Engine::Clickhouse => clickhouse(&renderings, &regex, target),
+        Engine::Elasticsearch => elasticsearch::request(ids, &target.column),
+    }
+}
+
+/// ClickHouse reads at most 255 needles per `multiSearchAny*` call.
+const CLICKHOUSE_NEEDLES: usize = 255;
+
+/// `SELECT * FROM table WHERE ...`: a case-insensitive substring prefilter (fast, and served by
+/// an `ngrambf_v1` skip index where the table has one), then the token-bounded regex that
+/// decides. `match` is RE2 in UTF-8 mode, where a byte that is not UTF-8 matches no class: an
+/// ID next to one (a Latin-1 `«`) would be missed, so the line is made valid UTF-8 first
+/// (`toValidUTF8` puts U+FFFD for such bytes, and U+FFFD is not a letter or digit).
+fn clickhouse(renderings: &[String], regex: &str, target: &Target) -> String {
+    let column = clickhouse_identifier(&target.column);
+    let table = target
+        .table
+        .split('.')
+        .map(clickhouse_identifier)
+        .collect::<Vec<_>>()
+        .join(".");
+    let prefilter = renderings
+        .chunks(CLICKHOUSE_NEEDLES)
+        .map(|chunk| {
+            let needles: Vec<String> = chunk.iter().map(|r| clickhouse_string(r)).collect();
+            format!(
+                "multiSearchAnyCaseInsensitive({column}, [{}])",
+                needles.join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let prefilter = if renderings.len() > CLICKHOUSE_NEEDLES {
+        format!("({prefilter})")
+    } else {
+        prefilter
+    };
+    format!(
+        "SELECT * FROM {table} WHERE {prefilter} AND match(toValidUTF8({column}), {})\n",
+        clickhouse_string(regex)
+    )
+}
+
+/// A ClickHouse identifier as written: bare when it is a plain name, else backquoted.
+fn clickhouse_identifier(name: &str) -> String {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        name.to_string()
+    } else {
+        format!("`{}`", name.replace('\\', "\\\\").replace('`', "\\`"))
+    }
+}
+
+/// A ClickHouse string literal.
+fn clickhouse_string(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,178 @@
+use regex::bytes::Regex;
+
+use super::*;
+use crate::scan::Matcher;
+
+const ULID: &str = "01m8kbygm5ng2pshny302zvwbs";
+
+fn id() -> Id {
+    crate::id::parse(ULID).unwrap().id
+}
+
+fn target() -> Target {
+    Target {
+        selector: "{job=~\".+\"}".to_string(),
+        table: "logs".to_string(),
+        column: "message".to_string(),
+    }
+}
+
+#[test]
+fn the_regex_names_each_rendering_once_whole_tokens_any_case() {
+    let second = crate::id::parse("01a226bf-4285-ac05-6cc6-be1805fdf179")
+        .unwrap()
+        .id;
+    assert_eq!(
+        render(Engine::Regex, &[id(), second, id()], &target()),
+        "(?i)(?:^|[^0-9A-Za-z])(?:01a226bf-4285-ac05-6cc6-be1805fdf179|\
+         01a226bf4285ac056cc6be1805fdf179|01m8kbygm5ng2pshny302zvwbs)(?:[^0-9A-Za-z]|$)\n"
+    );
+}
+
+/// A tiny generator, so that the property below is reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+/// The lines the scanner matches are the lines the regex matches, on lines full of near
+/// misses: each rendering in random case, glued to letters and digits or set off by every kind
+/// of separator, other IDs, invalid UTF-8.
+#[test]
+fn the_regex_matches_the_lines_the_scanner_matches() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut matched = [0usize; 2];
+    for round in 0..200 {
+        let wanted: Vec<Id> = (0..1 + round % 3)
+            .map(|_| Id(u128::from(rng.next()) << 64 | u128::from(rng.next())))
+            .collect();
+        let decoy = Id(wanted[0].0 ^ 1);
+        let pattern = render(Engine::Regex, &wanted, &target());
+        let re = Regex::new(&format!("(?-u){}", pattern.trim_end())).unwrap();
+        let matcher = Matcher::new(&wanted);
+        let separators: &[&[u8]] = &[
+            b" ",
+            b"-",
+            b"_",
+            b"=",
+            b"{",
+            b"}",
+            b":",
+            b"\t",
+            b"\xff",
+            b"\xc3\xa9",
+            b"x",
+            b"7",
+            b"Z",
+            b"",
+        ];
+        for _ in 0..50 {
+            let mut line = Vec::new();
+            for _ in 0..1 + rng.next() % 4 {
+                line.extend_from_slice(rng.pick::<&[u8]>(separators));
+                let id = if rng.next().is_multiple_of(4) {
+                    decoy
+                } else {
+                    *rng.pick(&wanted)
+                };
+                let mut text = match rng.next() % 3 {
+                    0 => id.ulid(),
+                    1 => id.uuid(),
+                    _ => id.hex(),
+                }
+                .into_bytes();
+                for b in &mut text {
+                    if rng.next().is_multiple_of(2) {
+                        b.make_ascii_uppercase();
+                    }
+                }
+                line.extend_from_slice(&text);
+                line.extend_from_slice(rng.pick::<&[u8]>(separators));
+            }
+            let mut hits = Vec::new();
+            matcher.find(&line, &mut hits);
+            assert_eq!(
+                re.is_match(&line),
+                !hits.is_empty(),
+                "{}",
+                String::from_utf8_lossy(&line)
+            );
+            matched[usize::from(hits.is_empty())] += 1;
+        }
+    }
+    // Both answers are common, so neither side can pass by always saying one thing.
+    assert!(matched.iter().all(|&n| n > 2000), "{matched:?}");
+}
+
+#[test]
+fn logql_is_the_selector_and_a_raw_regex_filter() {
+    let mut t = target();
+    t.selector = "{app=\"api\"}".to_string();
+    let regex = render(Engine::Regex, &[id()], &t);
+    assert_eq!(
+        render(Engine::Logql, &[id()], &t),
+        format!("{{app=\"api\"}} |~ `{}`\n", regex.trim_end())
+    );
+}
+
+#[test]
+fn clickhouse_is_a_whole_statement_with_quoted_names() {
+    let mut t = target();
+    t.table = "db.my-logs".to_string();
+    t.column = "Body".to_string();
+    let sql = render(Engine::Clickhouse, &[id()], &t);
+    assert!(
+        sql.starts_with(
+            "SELECT * FROM db.`my-logs` WHERE multiSearchAnyCaseInsensitive(Body, \
+             ['01a226bf-4285-ac05-6cc6-be1805fdf179', '01a226bf4285ac056cc6be1805fdf179', \
+             '01m8kbygm5ng2pshny302zvwbs']) AND match(toValidUTF8(Body), '(?i)(?:^|[^0-9A-Za-z])"
+        ),
+        "{sql}"
+    );
+    assert_eq!(clickhouse_string("a'b\\c"), "'a\\'b\\\\c'");
+    assert_eq!(clickhouse_identifier("we`ird"), "`we\\`ird`");
+}
+
+#[test]
+fn clickhouse_splits_the_prefilter_at_its_needle_limit() {
+    let ids: Vec<Id> = (1..=100u128).map(|i| Id(i << 80)).collect();
+    let sql = render(Engine::Clickhouse, &ids, &target());
+    // 300 renderings: two calls, 255 and 45 needles.
+    assert_eq!(sql.matches("multiSearchAnyCaseInsensitive").count(), 2);
+    assert!(sql.contains("WHERE (multiSearchAnyCaseInsensitive("));
+    assert!(sql.contains(") OR multiSearchAnyCaseInsensitive("));
+}
+
+#[test]
+fn elasticsearch_has_a_term_and_a_span_clause_per_id() {
+    let body: serde_json::Value =
+        serde_json::from_str(&render(Engine::Elasticsearch, &[id(), id()], &target())).unwrap();
+    let should = body["query"]["bool"]["should"].as_array().unwrap();
+    assert_eq!(should.len(), 2);
+    assert_eq!(
+        should[0]["regexp"]["message"]["value"],
+        "(.*[^0-9A-Za-z])?(01m8kbygm5ng2pshny302zvwbs|01a226bf4285ac056cc6be1805fdf179|\
+         01a226bf-4285-ac05-6cc6-be1805fdf179)([^0-9A-Za-z].*)?"
+    );
+    let clauses = should[1]["span_near"]["clauses"].as_array().unwrap();
+    assert_eq!(clauses.len(), 5);
+    assert_eq!(
+        clauses[0]["span_multi"]["match"]["regexp"]["message"]["value"],
+        "(.*[^0-9A-Za-z])?01a226bf"
+    );
+    assert_eq!(clauses[2]["span_term"]["message"], "ac05");
+    assert_eq!(
+        clauses[4]["span_multi"]["match"]["regexp"]["message"]["value"],
+        "be1805fdf179([^0-9A-Za-z].*)?"
+    );
+    assert_eq!(should[1]["span_near"]["slop"], 0);
+}
