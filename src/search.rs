@@ -113,15 +113,17 @@ pub fn search_with_chunks(
     search_from(matcher, options, reader, scratch, 1, on_chunk, on_line)
 }
 
-/// [`search`] over a part of an input that starts at a line start, `first_line_no` being
-/// that line's number: what the index hands over instead of the whole input. The caller
-/// decides binary-ness (`options.text`), as the part may not hold the input's first block.
+/// [`search_with_chunks`] over a part of an input that starts at a line start,
+/// `first_line_no` being that line's number: what the index hands over instead of the whole
+/// input. The caller decides binary-ness (`options.text`), as the part may not hold the
+/// input's first block.
 pub fn search_part(
     matcher: &Matcher,
     options: SearchOptions,
     reader: &mut dyn Read,
     scratch: &mut Scratch,
     first_line_no: u64,
+    on_chunk: Option<&mut dyn FnMut(&Chunk)>,
     on_line: &mut dyn FnMut(&LineMatch) -> bool,
 ) -> Outcome {
     search_from(
@@ -130,7 +132,7 @@ pub fn search_part(
         reader,
         scratch,
         first_line_no,
-        None,
+        on_chunk,
         on_line,
     )
 }

@@ -35,6 +35,7 @@ use memchr::{memchr, memrchr};
 
 use crate::exit;
 use crate::id::{Id, Kind, Shape};
+use crate::index::{Plan, Range, RangeReader, Walk, find_before, find_from_start};
 use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
@@ -537,16 +538,24 @@ fn search_pass(
         settings.threads,
         PassThread::default,
         |thread, index, input| {
-            if let (Some(candidates), Input::File(path)) = (candidates, input)
-                && let Some((crate::index::Plan::Skip, _)) = candidates.plan_path(path)
-            {
-                return None;
+            let mut ranges = None;
+            if let (Some(candidates), Input::File(path)) = (candidates, input) {
+                match candidates.plan_path(path) {
+                    Some((Plan::Skip, _)) => return None,
+                    Some((Plan::Ranges(r), Some(file))) => {
+                        let mut records =
+                            Records::new(settings.zone.clone(), source::modified(input));
+                        ranges = DatedRanges::new(file, r, &mut records);
+                    }
+                    _ => {}
+                }
             }
             scan_one(
                 thread,
                 index,
                 input,
                 stdin,
+                ranges,
                 &matcher,
                 &counts,
                 on_timeline,
@@ -643,6 +652,50 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// What of an input a pass reads.
+enum Parts {
+    Whole(Box<dyn io::Read + Send>),
+    Ranges(DatedRanges),
+}
+
+/// The ranges of a file that an index names, with what dates their lines as a whole read
+/// would: the file's first time, and before each range the time of the nearest earlier
+/// timestamped line.
+struct DatedRanges {
+    file: std::fs::File,
+    ranges: Vec<Range>,
+    first_us: Option<i64>,
+    before_us: Vec<Option<i64>>,
+}
+
+impl DatedRanges {
+    /// `None` when a walk for those times gives up (a long run of undated lines) or fails:
+    /// the file is then read whole.
+    fn new(file: std::fs::File, ranges: Vec<Range>, records: &mut Records) -> Option<DatedRanges> {
+        let mut time = |line: &[u8]| records.time(trim_cr(line));
+        let found = |walk: io::Result<Walk<i64>>| match walk {
+            Ok(Walk::Found(t)) => Some(Some(t)),
+            Ok(Walk::Nothing) => Some(None),
+            Ok(Walk::TooFar) | Err(_) => None,
+        };
+        let first_us = found(find_from_start(&file, &mut time))?;
+        let before_us = match first_us {
+            // No line of the file has a time: none before any range either.
+            None => vec![None; ranges.len()],
+            Some(_) => ranges
+                .iter()
+                .map(|r| found(find_before(&file, r.start, &mut time)))
+                .collect::<Option<_>>()?,
+        };
+        Some(DatedRanges {
+            file,
+            ranges,
+            first_us,
+            before_us,
+        })
+    }
+}
+
 /// Up to this many hits on a line, [`scan_one`] lists their queries by comparing each with
 /// those listed.
 const FEW_HITS: usize = 16;
@@ -653,6 +706,7 @@ fn scan_one(
     file: usize,
     input: &Input,
     stdin: Option<&Arc<[u8]>>,
+    ranges: Option<DatedRanges>,
     matcher: &Matcher,
     counts: &[AtomicU64],
     on_timeline: &FastSet<(usize, u64)>,
@@ -660,15 +714,20 @@ fn scan_one(
     settings: &ScanSettings,
     progress: &Progress,
 ) -> Option<Notice> {
-    let opened = match (input, stdin) {
-        (Input::Stdin, Some(data)) => {
-            source::decompress(Box::new(io::Cursor::new(Arc::clone(data))))
+    let parts = match ranges {
+        Some(dated) => Parts::Ranges(dated),
+        None => {
+            let opened = match (input, stdin) {
+                (Input::Stdin, Some(data)) => {
+                    source::decompress(Box::new(io::Cursor::new(Arc::clone(data))))
+                }
+                _ => source::open(input, progress.counter()),
+            };
+            match opened {
+                Ok(reader) => Parts::Whole(reader),
+                Err(e) => return Some(Notice::failed(&e)),
+            }
         }
-        _ => source::open(input, progress.counter()),
-    };
-    let mut reader = match opened {
-        Ok(reader) => reader,
-        Err(e) => return Some(Notice::failed(&e)),
     };
     let records = RefCell::new(Records::new(settings.zone.clone(), source::modified(input)));
     let times = RefCell::new(FileTimes::default());
@@ -751,14 +810,48 @@ fn scan_one(
         });
         true
     };
-    let outcome = search::search_with_chunks(
-        matcher,
-        options,
-        &mut reader,
-        scratch,
-        Some(&mut on_chunk),
-        &mut on_line,
-    );
+    let outcome = match parts {
+        Parts::Whole(mut reader) => search::search_with_chunks(
+            matcher,
+            options,
+            &mut reader,
+            scratch,
+            Some(&mut on_chunk),
+            &mut on_line,
+        ),
+        Parts::Ranges(dated) => {
+            // The index found the file not binary, as a whole read would.
+            let options = SearchOptions {
+                text: true,
+                ..options
+            };
+            times.borrow_mut().first_us = dated.first_us;
+            let mut total = search::Outcome::default();
+            for (range, &before_us) in dated.ranges.iter().zip(&dated.before_us) {
+                *times.borrow_mut() = FileTimes {
+                    checked: range.first_line - 1,
+                    last_us: before_us,
+                    chunk_last: None,
+                    first_us: dated.first_us,
+                };
+                let outcome = search::search_part(
+                    matcher,
+                    options,
+                    &mut RangeReader::new(&dated.file, range),
+                    scratch,
+                    range.first_line,
+                    Some(&mut on_chunk),
+                    &mut on_line,
+                );
+                total.matched_lines += outcome.matched_lines;
+                if outcome.error.is_some() {
+                    total.error = outcome.error;
+                    break;
+                }
+            }
+            total
+        }
+    };
     let file_first_us = times.borrow().first_us;
     for found in &mut lines[first_found..] {
         found.file_first_us = file_first_us;

@@ -65,6 +65,27 @@ impl Tree {
         tail.extend_from_slice(b"partial line, no newline ");
         tail.extend_from_slice(form(&mut tree.rng, tree.ids[0]).as_bytes());
         fs::write(tree.logs.join("worker/partial.log"), tail).unwrap();
+        // A file with no time on any line, and one whose first lines are undated and whose
+        // middle holds an undated run longer than a timeline's walk back from a block.
+        let undated: String = tree
+            .lines(300)
+            .lines()
+            .map(|l| format!("- {}\n", l.split_once(' ').map_or(l, |(_, rest)| rest)))
+            .collect();
+        fs::write(tree.logs.join("worker/undated.log"), undated).unwrap();
+        let mut stack = String::from("starting up\nno time yet\n");
+        stack.push_str(&tree.lines(400));
+        for k in 0..16_000 {
+            stack.push_str(&format!(
+                "    at frame{k}(Deep.java:{k}) and some padding text\n"
+            ));
+        }
+        stack.push_str(&format!(
+            "    at last(Deep.java:1) ref={}\n",
+            form(&mut tree.rng, tree.ids[1])
+        ));
+        stack.push_str(&tree.lines(400));
+        fs::write(tree.logs.join("api/stack.log"), stack).unwrap();
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(tree.lines(500).as_bytes()).unwrap();
         fs::write(tree.logs.join("api/old.log.gz"), gz.finish().unwrap()).unwrap();
@@ -88,6 +109,12 @@ impl Tree {
                     i % 60,
                     form(&mut self.rng, a),
                     form(&mut self.rng, b)
+                ),
+                // A continuation line with no time of its own: a timeline dates it by the
+                // nearest earlier timestamped line.
+                3 => format!(
+                    "    at Handler.run(Handler.java:{i}) ref={}\n",
+                    form(&mut self.rng, a)
                 ),
                 2 => format!(
                     "time=2026-11-29T11:{:02}:00Z msg=\"{}\" pad={}\n",
@@ -163,6 +190,17 @@ impl Tree {
             }
             self.agree(
                 &["timeline", id, &logs, "--hops", "2"],
+                what,
+                warning_allowed,
+            );
+        }
+        // Every time a timeline gives a line (its own, the one inferred from an earlier line,
+        // the file's first), for the ID on the line after api/stack.log's long undated run
+        // and for one on a partial last line.
+        for id in [self.ids[1], self.ids[0]] {
+            let id = form(&mut self.rng, id);
+            self.agree(
+                &["timeline", &id, &logs, "--format", "ndjson", "--related"],
                 what,
                 warning_allowed,
             );
@@ -448,7 +486,7 @@ fn two_builds_at_once_leave_a_good_index() {
     assert!(b.wait().unwrap().success());
     let status = tree.run(&["index", "--status", &logs]);
     let text = String::from_utf8_lossy(&status.stdout);
-    assert!(text.contains("6 fresh, 0 grown"), "{text}");
+    assert!(text.contains("8 fresh, 0 grown"), "{text}");
     tree.assert_same_as_scan("after two concurrent builds");
 }
 
@@ -467,7 +505,7 @@ fn status_tells_fresh_grown_changed_new_and_gone() {
     let out = tree.run(&["index", "--status", &logs]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("files    6: 3 fresh, 1 grown (new bytes read), 1 changed and 1 new (read whole); 1 gone"),
+        text.contains("files    8: 5 fresh, 1 grown (new bytes read), 1 changed and 1 new (read whole); 1 gone"),
         "{text}"
     );
 }

@@ -3,14 +3,13 @@
 //! [`crate::writer`] prints the inputs' output in walk order.
 
 use std::fs::File;
-use std::io::Read;
 #[cfg(not(unix))]
 use std::io::{Seek, SeekFrom};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
-use crate::index::{Candidates, Plan, Range};
+use crate::index::{Candidates, Plan, Range, RangeReader};
 use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
@@ -107,14 +106,13 @@ impl SearchJob<'_> {
         let (Some(candidates), Input::File(path)) = (self.candidates, input) else {
             return None;
         };
-        let (plan, file) = candidates.plan_path(path)?;
-        match plan {
-            Plan::Skip => Some(Pruned::Skip),
+        match candidates.plan_path(path)? {
+            (Plan::Skip, _) => Some(Pruned::Skip),
             // Context lines may reach past a range; the whole file places them as a scan does.
-            Plan::Ranges(ranges) if self.options.context == Context::default() => {
+            (Plan::Ranges(ranges), Some(file)) if self.options.context == Context::default() => {
                 Some(Pruned::Ranges(file, ranges))
             }
-            Plan::Ranges(_) | Plan::Whole => None,
+            _ => None,
         }
     }
 }
@@ -136,17 +134,14 @@ fn search_ranges(
     let mut total = search::Outcome::default();
     let mut stopped = false;
     for range in ranges {
-        let mut part = RangeReader {
-            file,
-            pos: range.start,
-            end: range.end,
-        };
+        let mut part = RangeReader::new(file, range);
         let outcome = search::search_part(
             matcher,
             options,
             &mut part,
             scratch,
             range.first_line,
+            None,
             &mut |m| {
                 let go_on = on_line(m);
                 stopped |= !go_on;
@@ -163,40 +158,6 @@ fn search_ranges(
         }
     }
     total
-}
-
-/// Bytes `pos..end` of a file (to its end when `end` is `None`), read with positioned
-/// reads: a range costs no seek, and threads never share a file offset.
-struct RangeReader<'a> {
-    file: &'a File,
-    pos: u64,
-    end: Option<u64>,
-}
-
-impl Read for RangeReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let want = match self.end {
-            Some(end) => end.saturating_sub(self.pos).min(buf.len() as u64) as usize,
-            None => buf.len(),
-        };
-        if want == 0 {
-            return Ok(0);
-        }
-        let n = read_at(self.file, &mut buf[..want], self.pos)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-}
-
-#[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, at)
-}
-
-#[cfg(not(unix))]
-fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    file.seek(SeekFrom::Start(at))?;
-    file.read(buf)
 }
 
 /// What one search thread reuses from input to input.

@@ -145,32 +145,33 @@ pub struct Candidates<'a> {
 }
 
 impl Candidates<'_> {
-    /// What to read of the file at `path`, and the file opened for it; `None`: read it as
-    /// without an index. Only regular files are opened here: opening a FIFO would wait for
-    /// a writer, and take data the search then misses.
-    pub fn plan_path(&self, path: &Path) -> Option<(Plan, File)> {
-        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-            return None;
+    /// What to read of the file at `path`, with the file opened when ranges of it are to be
+    /// read; `None`: read it as without an index. A file with no candidate is judged by its
+    /// metadata alone, so a lookup costs no `open` for each file it skips. Only regular files
+    /// are judged: opening a FIFO would wait for a writer, and take data the search then
+    /// misses.
+    pub fn plan_path(&self, path: &Path) -> Option<(Plan, Option<File>)> {
+        let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
+        let stat = fingerprint::stat_of(&meta);
+        match self.plan(&stat, || File::open(path)) {
+            Plan::Ranges(ranges) => {
+                let file = File::open(path).ok()?;
+                // The ranges are those of the file stat'ed: one put in its place since is read
+                // whole.
+                let now = fingerprint::stat_of(&file.metadata().ok()?);
+                (now == stat).then_some((Plan::Ranges(ranges), Some(file)))
+            }
+            plan => Some((plan, None)),
         }
-        let file = File::open(path).ok()?;
-        Some((self.plan(&file), file))
     }
 
-    /// What to read of the open `file`.
-    pub fn plan(&self, file: &File) -> Plan {
-        let Ok(meta) = file.metadata() else {
-            return Plan::Whole;
-        };
-        if !meta.is_file() {
-            return Plan::Whole;
-        }
-        let stat = fingerprint::stat_of(&meta);
+    /// What to read of the file whose metadata is `stat`; `open` opens it, when its bytes
+    /// must be checked against the fingerprint.
+    fn plan(&self, stat: &fingerprint::Stat, open: impl FnOnce() -> std::io::Result<File>) -> Plan {
         let Some(entry) = self.index.entry_for(stat.dev, stat.ino) else {
             return Plan::Whole;
         };
-        let freshness = fingerprint::check(&entry.fingerprint, entry.indexed, &stat, || {
-            file.try_clone()
-        });
+        let freshness = fingerprint::check(&entry.fingerprint, entry.indexed, stat, open);
         let blocks = self.hits.get(&entry.id);
         match (entry.layout, freshness) {
             (_, Freshness::Changed) | (Layout::Binary, _) => Plan::Whole,

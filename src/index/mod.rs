@@ -13,13 +13,15 @@
 //! - `lock`: held by a build ([`build`]) for its whole run.
 //!
 //! [`read`] reads one log into postings, [`spill`] keeps a build's memory bounded, and
-//! [`lookup`] answers a search; [`status`] tells how fresh an index is.
+//! [`lookup`] answers a search, and [`ranges`] reads what it names; [`status`] tells how fresh
+//! an index is.
 
 mod build;
 mod fingerprint;
 mod format;
 mod lookup;
 mod manifest;
+mod ranges;
 mod read;
 mod segment;
 mod spill;
@@ -31,6 +33,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::{Summary, update};
 pub use lookup::{Candidates, Index, Plan, Range};
+pub use ranges::{RangeReader, Walk, find_before, find_from_start};
 pub use status::{Status, status};
 
 use format::Damage;

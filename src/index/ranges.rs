@@ -1,0 +1,241 @@
+//! Reading the parts of a file the index vouches for: the byte ranges of its candidate
+//! blocks, and the lines around them that a timeline needs to date a line (the nearest
+//! timestamped line before a range, the file's first one).
+//!
+//! The walks for those lines read little (the line before a block is almost always dated)
+//! but give up past [`WALK_LIMIT`] bytes, so that a file of undated lines costs its caller a
+//! whole read, as without the index, and never a walk per range.
+
+use std::fs::File;
+use std::io::{self, Read};
+
+use memchr::{memchr, memrchr};
+
+/// How far back (or, for the first line, forward) a walk reads before giving up.
+pub const WALK_LIMIT: u64 = 1 << 20;
+
+/// The first windows of a walk: most walks end in the first.
+const WINDOWS: [u64; 3] = [4 << 10, 64 << 10, WALK_LIMIT];
+
+/// What a walk found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Walk<T> {
+    Found(T),
+    /// No line gave a value before the file's start (or end).
+    Nothing,
+    /// [`WALK_LIMIT`] bytes gave none: the caller reads the file whole.
+    TooFar,
+}
+
+/// Offers each line that ends before `offset` (a line start) to `find`, nearest first, until
+/// it gives a value. Lines come without their `\n`.
+pub fn find_before<T>(
+    file: &File,
+    offset: u64,
+    mut find: impl FnMut(&[u8]) -> Option<T>,
+) -> io::Result<Walk<T>> {
+    if offset == 0 {
+        return Ok(Walk::Nothing);
+    }
+    let mut buf = Vec::new();
+    for window in WINDOWS {
+        let start = offset.saturating_sub(window);
+        buf.resize((offset - start) as usize, 0);
+        read_exact_at(file, &mut buf, start)?;
+        if buf.last() != Some(&b'\n') {
+            // Not a line start: the index's offsets no longer describe the file.
+            return Ok(Walk::TooFar);
+        }
+        let mut end = buf.len() - 1;
+        loop {
+            match memrchr(b'\n', &buf[..end]) {
+                Some(newline) => {
+                    if let Some(value) = find(&buf[newline + 1..end]) {
+                        return Ok(Walk::Found(value));
+                    }
+                    end = newline;
+                }
+                None if start == 0 => {
+                    return Ok(find(&buf[..end]).map_or(Walk::Nothing, Walk::Found));
+                }
+                // The line goes on before the window: a wider one.
+                None => break,
+            }
+        }
+    }
+    Ok(Walk::TooFar)
+}
+
+/// Offers the file's lines to `find` from its first, until it gives a value.
+pub fn find_from_start<T>(
+    file: &File,
+    mut find: impl FnMut(&[u8]) -> Option<T>,
+) -> io::Result<Walk<T>> {
+    let mut buf = Vec::new();
+    for window in WINDOWS {
+        buf.resize(window as usize, 0);
+        let len = read_up_to_at(file, &mut buf, 0)?;
+        let whole = len < buf.len();
+        let mut start = 0;
+        while start < len {
+            let end = match memchr(b'\n', &buf[start..len]) {
+                Some(i) => start + i,
+                None if whole => len,
+                None => break,
+            };
+            if let Some(value) = find(&buf[start..end]) {
+                return Ok(Walk::Found(value));
+            }
+            start = end + 1;
+        }
+        if whole {
+            return Ok(Walk::Nothing);
+        }
+    }
+    Ok(Walk::TooFar)
+}
+
+/// Bytes `pos..end` of a file (to its end when `end` is `None`), read with positioned
+/// reads: a range costs no seek, and threads never share a file offset.
+pub struct RangeReader<'a> {
+    file: &'a File,
+    pos: u64,
+    end: Option<u64>,
+}
+
+impl<'a> RangeReader<'a> {
+    pub fn new(file: &'a File, range: &super::Range) -> RangeReader<'a> {
+        RangeReader {
+            file,
+            pos: range.start,
+            end: range.end,
+        }
+    }
+}
+
+impl Read for RangeReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let want = match self.end {
+            Some(end) => end.saturating_sub(self.pos).min(buf.len() as u64) as usize,
+            None => buf.len(),
+        };
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = read_at(self.file, &mut buf[..want], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// Fills `buf` from `at`, short only at the end of the file; returns how much was read.
+fn read_up_to_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match read_at(file, &mut buf[n..], at + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
+    if read_up_to_at(file, buf, at)? < buf.len() {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the file is shorter than its index says",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(at))?;
+    file.read(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file_of(text: &[u8]) -> (tempfile::NamedTempFile, File) {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(text).unwrap();
+        let file = File::open(f.path()).unwrap();
+        (f, file)
+    }
+
+    /// The value of lines that start with `t=`.
+    fn dated(line: &[u8]) -> Option<String> {
+        line.strip_prefix(b"t=")
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    }
+
+    #[test]
+    fn the_nearest_line_before_an_offset_is_found_across_windows() {
+        let mut text = b"t=first\nplain\n".to_vec();
+        // 100 KiB of undated lines, then a dated one, more undated, and the offset.
+        for _ in 0..2000 {
+            text.extend_from_slice(b"an undated line of about fifty bytes, padded out.\n");
+        }
+        let far = text.len() as u64;
+        text.extend_from_slice(b"t=near\nx\n");
+        let near = text.len() as u64;
+        let (_keep, file) = file_of(&text);
+        assert_eq!(
+            find_before(&file, near, dated).unwrap(),
+            Walk::Found("near".into())
+        );
+        assert_eq!(
+            find_before(&file, far, dated).unwrap(),
+            Walk::Found("first".into())
+        );
+        assert_eq!(
+            find_before(&file, 8, dated).unwrap(),
+            Walk::Found("first".into())
+        );
+        assert_eq!(find_before(&file, 0, dated).unwrap(), Walk::Nothing);
+        // Not a line start: the index is out of step with the file.
+        assert_eq!(find_before(&file, 3, dated).unwrap(), Walk::TooFar);
+        assert_eq!(
+            find_from_start(&file, |l| dated(l).filter(|v| v == "near")).unwrap(),
+            Walk::Found("near".into())
+        );
+    }
+
+    #[test]
+    fn a_walk_gives_up_past_its_limit_and_stops_at_the_file_edges() {
+        let line = b"undated\n";
+        let text: Vec<u8> = line
+            .iter()
+            .copied()
+            .cycle()
+            .take(line.len() * (WALK_LIMIT as usize / line.len() + 10))
+            .collect();
+        let (_keep, file) = file_of(&text);
+        assert_eq!(
+            find_before(&file, text.len() as u64, dated).unwrap(),
+            Walk::TooFar
+        );
+        assert_eq!(find_from_start(&file, dated).unwrap(), Walk::TooFar);
+        let (_keep, small) = file_of(b"a\nb\nt=last-no-newline");
+        assert_eq!(find_before(&small, 4, dated).unwrap(), Walk::Nothing);
+        assert_eq!(
+            find_from_start(&small, dated).unwrap(),
+            Walk::Found("last-no-newline".into())
+        );
+        let (_keep, empty) = file_of(b"");
+        assert_eq!(find_from_start(&empty, dated).unwrap(), Walk::Nothing);
+    }
+}
