@@ -33,6 +33,7 @@ pub enum Command {
     /// `idgrep timeline --tail`: the text timeline, then new lines as they are written.
     TimelineTail(TimelineConfig, FollowConfig),
     Index(IndexConfig),
+    Merge(MergeConfig),
 }
 
 /// `--tail`: how files are followed.
@@ -88,6 +89,8 @@ pub struct InputConfig {
     /// `--tz`/`--local`: the zone of offset-less log times and of shown times; `None` is UTC.
     pub zone: Option<jiff::tz::TimeZone>,
     pub color: bool,
+    /// `--label`: the name of standard input, and the prefix of every path shown.
+    pub label: Option<String>,
 }
 
 impl InputConfig {
@@ -130,6 +133,16 @@ pub struct SearchConfig {
 #[derive(Debug)]
 pub struct IdsConfig {
     pub input: InputConfig,
+    pub view: IdsView,
+    /// `--partial`: every ID's counts, unfiltered, for `idgrep merge`.
+    pub partial: bool,
+    /// Standard error is a terminal: a progress bar may show.
+    pub progress: bool,
+}
+
+/// Which IDs `ids` and `merge` show, in which order and format.
+#[derive(Debug)]
+pub struct IdsView {
     pub format: inventory::IdsFormat,
     pub sort: SortKey,
     pub top: Option<usize>,
@@ -137,8 +150,32 @@ pub struct IdsConfig {
     pub kind: Option<KindFilter>,
     pub fields: Vec<String>,
     pub all_hex: bool,
-    /// Standard error is a terminal: a progress bar may show.
-    pub progress: bool,
+    /// How times are shown and zone-less log times read: the `--tz`/`--local` zone, or UTC.
+    pub zone: Option<jiff::tz::TimeZone>,
+    pub color: bool,
+    pub threads: usize,
+}
+
+impl IdsView {
+    /// True when a flag narrows, orders or formats the list (not with the defaults).
+    pub fn is_default(&self) -> bool {
+        self.format == inventory::IdsFormat::Table
+            && self.sort == SortKey::Lines
+            && self.top.is_none()
+            && self.min_lines <= 1
+            && self.kind.is_none()
+            && self.fields.is_empty()
+            && !self.all_hex
+    }
+}
+
+/// `idgrep merge`: results of runs over disjoint inputs, as one run over all of them.
+#[derive(Debug)]
+pub struct MergeConfig {
+    /// The results, in the order one run would read their inputs; `-` is standard input.
+    pub files: Vec<PathBuf>,
+    /// How merged `ids --partial` results are shown; line results take no view flag.
+    pub view: IdsView,
 }
 
 #[derive(Debug)]

@@ -9,6 +9,7 @@ mod ids;
 mod index;
 mod inputs;
 mod live;
+mod merge;
 mod oracle;
 mod support;
 mod tail;

@@ -64,6 +64,7 @@ pub fn parse_args() -> Result<Command, UsageError> {
         Some(Sub::Audit(args)) => audit_config(args).map(Command::Audit),
         Some(Sub::Timeline(args)) => timeline_command(args),
         Some(Sub::Index(args)) => Ok(Command::Index(validate::index_config(args))),
+        Some(Sub::Merge(args)) => validate::merge_config(args).map(Command::Merge),
         None => search_command(cli.search),
     }
 }

@@ -7,6 +7,7 @@ mod decode;
 mod generate;
 mod ids;
 pub(crate) mod index;
+mod merge;
 mod search;
 mod tail;
 mod timeline;
@@ -28,11 +29,15 @@ pub fn run(command: Command) -> Exit {
         Command::SearchTail(config, follow) => tail::search(config, follow),
         Command::TimelineTail(config, follow) => tail::timeline(config, follow),
         Command::Index(config) => index::run(config),
+        Command::Merge(config) => merge::run(config),
     }
 }
 
 /// The inputs named by the paths (or standard input); a walk that cannot start is reported.
 pub fn inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
+    if let Some(label) = &config.label {
+        source::set_label(label);
+    }
     if config.paths.is_empty() {
         return Ok(vec![Input::Stdin]);
     }

@@ -20,7 +20,7 @@ mod tally;
 mod tests;
 
 pub use names::{FieldNames, LocalNames};
-pub use tally::{Occurrence, Tallies, Tally};
+pub use tally::{Counts, Occurrence, Tallies, Tally};
 
 use entry::{EntryRef, HOT_FIELDS, NARROW_NONE, NONE};
 use table::{Table, prefetch};
