@@ -156,19 +156,6 @@ pub struct IdsView {
     pub threads: usize,
 }
 
-impl IdsView {
-    /// True when a flag narrows, orders or formats the list (not with the defaults).
-    pub fn is_default(&self) -> bool {
-        self.format == inventory::IdsFormat::Table
-            && self.sort == SortKey::Lines
-            && self.top.is_none()
-            && self.min_lines <= 1
-            && self.kind.is_none()
-            && self.fields.is_empty()
-            && !self.all_hex
-    }
-}
-
 /// `idgrep merge`: results of runs over disjoint inputs, as one run over all of them.
 #[derive(Debug)]
 pub struct MergeConfig {

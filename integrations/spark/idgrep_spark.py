@@ -327,7 +327,9 @@ def run(spark, argv, stdout=None, errors=None):
         else:
             order = {full: (i, name) for i, (name, full, _) in enumerate(files)}
             job = run_streamed(plan.task_args, threads)
-            rdd = sc.binaryFiles(",".join(full for _, full, _ in files), min(tasks, len(files) or 1))
+            # A file a partition: Spark holds each streamed file whole in memory, and a
+            # partition of many held them all at once (a heap of 1 GB ran out on 256 MB).
+            rdd = sc.binaryFiles(",".join(full for _, full, _ in files), len(files))
             results = (rdd.map(lambda kv: (order[kv[0]][0], order[kv[0]][1], kv[1]))
                           .map(job).collect())
     except Exception as e:
