@@ -7,7 +7,7 @@ byte for byte and the exit status; the idgrep messages (`idgrep: PATH: reason`) 
 single run must all be among the job's. The cases run in one Spark session (a session takes
 longer to start than most cases take to run), over the bundled testdata and over a generated
 tree of a few hundred MB with corrupt files among them. The binary is shipped to the
-executors with addFile, as spark-submit --files ships it. Ends with 'N passed, N failed';
+executors with addFile, as spark-submit --files ships it; a last case runs spark-submit itself. Ends with 'N passed, N failed';
 exits 1 when a case failed.
 """
 
@@ -228,6 +228,24 @@ def main():
             check(argv, root)
 
     spark.stop()
+
+    # The command line as users run it: spark-submit, the binary shipped with --files, the
+    # exit status through spark-submit, standard output holding the result alone (spark-submit
+    # merges the Python driver's standard error into it).
+    argv = ["ids", "testdata/logs", "testdata/edge"]
+    submitted = subprocess.run(
+        ["spark-submit", "--master", "local[2]", "--conf", "spark.ui.enabled=false",
+         "--files", binary, os.path.join(HERE, "idgrep_spark.py")] + argv,
+        capture_output=True, stdin=subprocess.DEVNULL)
+    single = subprocess.run(single_argv(binary, argv), capture_output=True,
+                            stdin=subprocess.DEVNULL)
+    ok = (submitted.stdout == single.stdout and submitted.returncode == single.returncode
+          and all(line in submitted.stderr.splitlines() for line in single.stderr.splitlines()))
+    print("%s spark-submit %s (%d bytes, exit %d; one run %d bytes, exit %d)"
+          % ("ok" if ok else "FAILED", " ".join(argv), len(submitted.stdout),
+             submitted.returncode, len(single.stdout), single.returncode))
+    passed += ok
+    failed += not ok
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)
 
