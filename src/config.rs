@@ -34,6 +34,7 @@ pub enum Command {
     TimelineTail(TimelineConfig, FollowConfig),
     Index(IndexConfig),
     Query(QueryConfig),
+    Merge(MergeConfig),
 }
 
 /// `idgrep query`.
@@ -97,6 +98,8 @@ pub struct InputConfig {
     /// `--tz`/`--local`: the zone of offset-less log times and of shown times; `None` is UTC.
     pub zone: Option<jiff::tz::TimeZone>,
     pub color: bool,
+    /// `--label`: the name of standard input, and the prefix of every path shown.
+    pub label: Option<String>,
 }
 
 impl InputConfig {
@@ -139,6 +142,16 @@ pub struct SearchConfig {
 #[derive(Debug)]
 pub struct IdsConfig {
     pub input: InputConfig,
+    pub view: IdsView,
+    /// `--partial`: every ID's counts, unfiltered, for `idgrep merge`.
+    pub partial: bool,
+    /// Standard error is a terminal: a progress bar may show.
+    pub progress: bool,
+}
+
+/// Which IDs `ids` and `merge` show, in which order and format.
+#[derive(Debug)]
+pub struct IdsView {
     pub format: inventory::IdsFormat,
     pub sort: SortKey,
     pub top: Option<usize>,
@@ -146,8 +159,19 @@ pub struct IdsConfig {
     pub kind: Option<KindFilter>,
     pub fields: Vec<String>,
     pub all_hex: bool,
-    /// Standard error is a terminal: a progress bar may show.
-    pub progress: bool,
+    /// How times are shown and zone-less log times read: the `--tz`/`--local` zone, or UTC.
+    pub zone: Option<jiff::tz::TimeZone>,
+    pub color: bool,
+    pub threads: usize,
+}
+
+/// `idgrep merge`: results of runs over disjoint inputs, as one run over all of them.
+#[derive(Debug)]
+pub struct MergeConfig {
+    /// The results, in the order one run would read their inputs; `-` is standard input.
+    pub files: Vec<PathBuf>,
+    /// How merged `ids --partial` results are shown; line results take no view flag.
+    pub view: IdsView,
 }
 
 #[derive(Debug)]

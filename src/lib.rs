@@ -13,7 +13,8 @@
 //! - **model**: [`id`] is the only code that parses, renders and dates IDs; [`scan`] finds
 //!   them in bytes; [`search`] reads inputs in large buffers and finds their lines; [`record`]
 //!   reads a line's fields and time; `inventory` counts every ID (`ids`), `timeline` places
-//!   one ID's lines in time, `audit` judges the ID conventions.
+//!   one ID's lines in time, `audit` judges the ID conventions, `merge` makes the results
+//!   of runs over disjoint inputs one.
 //! - **plumbing and printers**: [`source`] lists and opens inputs, [`par`] scans them on N
 //!   threads, `follow` follows files as they grow (`--tail`), `writer` prints search output in
 //!   walk order, [`exit`] reports errors and the exit status, [`output`] formats every
@@ -32,6 +33,7 @@ pub(crate) mod follow;
 pub mod id;
 pub mod index;
 pub(crate) mod inventory;
+pub(crate) mod merge;
 pub mod output;
 pub mod par;
 pub(crate) mod progress;

@@ -54,12 +54,29 @@ impl Input {
     /// The name shown in output: the path as given, or `<stdin>`. A byte of the path that is
     /// not UTF-8 is written `\xff`, so the name still tells the file apart (a lossy U+FFFD
     /// would not); the printers escape control characters in it.
+    ///
+    /// With `--label NAME`, standard input is `NAME` and a path is `NAME:PATH`.
     pub fn display_name(&self) -> String {
-        match self {
-            Input::Stdin => "<stdin>".to_string(),
-            Input::File(p) | Input::Error(p, _) => path_name(p),
+        match (self, LABEL.get()) {
+            (Input::Stdin, None) => "<stdin>".to_string(),
+            (Input::Stdin, Some(label)) => label.clone(),
+            (Input::File(p) | Input::Error(p, _), None) => path_name(p),
+            (Input::File(p) | Input::Error(p, _), Some(label)) => {
+                format!("{label}:{}", path_name(p))
+            }
         }
     }
+}
+
+/// `--label NAME`, once set. The inputs are named in a dozen places (the printers, the
+/// notices, the exports), and one process has one label, so it is kept here rather than
+/// carried by every input.
+static LABEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Names standard input `label`, and prefixes every path with `label:`, in all that follows;
+/// the first call wins.
+pub fn set_label(label: &str) {
+    let _ = LABEL.set(label.to_string());
 }
 
 /// `path` as text, with each byte that is not UTF-8 written `\xNN`.

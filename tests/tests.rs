@@ -9,6 +9,7 @@ mod ids;
 mod index;
 mod inputs;
 mod live;
+mod merge;
 mod oracle;
 mod query;
 mod support;

@@ -48,6 +48,12 @@ pub(super) enum Sub {
         after_help = "Examples:\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --related\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --hops 2 -o incident.html\n  idgrep timeline 01kb2x1x0m4v6f9a1t8e3q7c5d logs/ --since 2h --format csv -o lines.csv\n\nTime marks: ~ inferred from an earlier line of the file, * the ID's embedded time (the file has no timestamps), ? no time.\nExit status: 0 lines found, 1 none, 2 an error occurred."
     )]
     Timeline(TimelineArgs),
+    /// Merge the results of runs over disjoint inputs (other hosts, Spark tasks) into what one
+    /// run over all of them prints: `ids --partial`, search `--json`, timeline NDJSON
+    #[command(
+        after_help = "Examples:\n  ssh h1 idgrep ids --partial --label h1 /var/log > h1.ids\n  ssh h2 idgrep ids --partial --label h2 /var/log > h2.ids\n  idgrep merge h1.ids h2.ids --top 20\n  idgrep merge h1.json h2.json          # search --json results\n  idgrep merge h1.ndjson h2.ndjson      # timeline --format ndjson results\n\nExit status: 0 something was found, 1 nothing, 2 an error occurred (a result that cannot be read is reported and left out)."
+    )]
+    Merge(MergeArgs),
     /// Build or update the ID index of a log tree, so that searches read only the blocks
     /// that mention an ID; or tell how fresh it is
     #[command(
@@ -118,6 +124,11 @@ pub(super) struct InputArgs {
     /// When to use colour; NO_COLOR in the environment turns auto off
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     pub(super) color: ColorChoice,
+
+    /// Name standard input NAME in the output, and show each path as NAME:PATH, so results
+    /// merged from several hosts say where a line came from
+    #[arg(long, value_name = "NAME")]
+    pub(super) label: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -130,6 +141,18 @@ pub(super) struct IdsArgs {
     #[command(flatten)]
     pub(super) input: InputArgs,
 
+    #[command(flatten)]
+    pub(super) view: IdsViewArgs,
+
+    /// Every ID's counts, unfiltered, as `idgrep merge` reads them (schema in docs/ids.md):
+    /// for runs over disjoint inputs whose results are merged later
+    #[arg(long, conflicts_with_all = ["json", "csv", "sort", "top", "min_lines", "kind", "field", "all_hex"])]
+    pub(super) partial: bool,
+}
+
+/// How the list of IDs is narrowed, ordered and printed: `ids` and `merge`.
+#[derive(Args, Debug)]
+pub(super) struct IdsViewArgs {
     /// One JSON object per ID (schema in docs/ids.md)
     #[arg(long, conflicts_with = "csv")]
     pub(super) json: bool,
@@ -163,6 +186,34 @@ pub(super) struct IdsArgs {
     /// dashed UUID somewhere (trace IDs and digests look the same)
     #[arg(long)]
     pub(super) all_hex: bool,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct MergeArgs {
+    /// Results of idgrep runs over disjoint inputs, in the order one run would read those
+    /// inputs: `ids --partial`, search `--json`, or `timeline --format ndjson`; - for
+    /// standard input
+    #[arg(value_name = "FILE", required = true)]
+    pub(super) files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(super) view: IdsViewArgs,
+
+    /// Time zone for showing times (as the runs' --tz, which read zone-less log times in it)
+    #[arg(long, value_name = "ZONE", conflicts_with = "local")]
+    pub(super) tz: Option<String>,
+
+    /// Like --tz with this machine's time zone
+    #[arg(long)]
+    pub(super) local: bool,
+
+    /// When to use colour; NO_COLOR in the environment turns auto off
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub(super) color: ColorChoice,
+
+    /// Number of threads (default: all cores)
+    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(super) threads: Option<u16>,
 }
 
 #[derive(Args, Debug)]

@@ -65,6 +65,7 @@ pub fn parse_args() -> Result<Command, UsageError> {
         Some(Sub::Timeline(args)) => timeline_command(args),
         Some(Sub::Index(args)) => Ok(Command::Index(validate::index_config(args))),
         Some(Sub::Query(args)) => validate::query_config(args).map(Command::Query),
+        Some(Sub::Merge(args)) => validate::merge_config(args).map(Command::Merge),
         None => search_command(cli.search),
     }
 }

@@ -6,14 +6,14 @@ use std::path::PathBuf;
 
 use super::UsageError;
 use super::args::{
-    AuditArgs, FollowArgs, IdsArgs, IndexArgs, IndexUseArgs, InputArgs, QueryArgs, SearchArgs,
-    TimelineArgs,
+    AuditArgs, FollowArgs, IdsArgs, IdsViewArgs, IndexArgs, IndexUseArgs, InputArgs, MergeArgs,
+    QueryArgs, SearchArgs, TimelineArgs,
 };
 use super::values::{format_of, parse_instant, parse_zone, terminal_width};
 use crate::audit::Rule;
 use crate::config::{
-    AuditConfig, Command, Destination, FollowConfig, IdsConfig, IndexConfig, IndexUse, InputConfig,
-    QueryConfig, SearchConfig, TimelineConfig,
+    AuditConfig, Command, Destination, FollowConfig, IdsConfig, IdsView, IndexConfig, IndexUse,
+    InputConfig, MergeConfig, QueryConfig, SearchConfig, TimelineConfig,
 };
 use crate::id;
 use crate::output::search::OutputMode;
@@ -35,30 +35,17 @@ fn input_config(
     } else {
         paths
     };
-    let zone = if args.local {
-        Some(jiff::tz::TimeZone::try_system().map_err(|_| {
-            UsageError(
-                "--local: this machine's time zone is unknown (set TZ, or give --tz ZONE)"
-                    .to_string(),
-            )
-        })?)
-    } else {
-        match &args.tz {
-            None => None,
-            Some(name) => Some(parse_zone(name).ok_or_else(|| {
-                UsageError(format!(
-                    "unknown time zone {name:?} for --tz: give an IANA name such as \
-                     Europe/Paris or America/New_York, UTC, or a fixed offset from -23:59 to \
-                     +23:59 (+05:30, -0800)"
-                ))
-            })?),
-        }
-    };
+    let zone = zone(args.tz.as_deref(), args.local)?;
+    if let Some(label) = &args.label
+        && (label.is_empty() || label.chars().any(char::is_control))
+    {
+        return Err(UsageError(format!(
+            "invalid --label {label:?}: give a non-empty name without control characters \
+             (a host name, or the path the bytes on standard input come from)"
+        )));
+    }
     let color = args.color.resolve();
-    let threads = match args.threads {
-        Some(n) => n as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = threads(args.threads);
     Ok(InputConfig {
         paths,
         implicit_cwd,
@@ -68,10 +55,47 @@ fn input_config(
         text: args.text,
         zone,
         color: color && color_allowed,
+        label: args.label,
     })
 }
 
-pub(super) fn ids_config(args: IdsArgs) -> Result<IdsConfig, UsageError> {
+/// `--tz` or `--local`: the zone of offset-less log times and of shown times.
+fn zone(tz: Option<&str>, local: bool) -> Result<Option<jiff::tz::TimeZone>, UsageError> {
+    if local {
+        return Ok(Some(jiff::tz::TimeZone::try_system().map_err(|_| {
+            UsageError(
+                "--local: this machine's time zone is unknown (set TZ, or give --tz ZONE)"
+                    .to_string(),
+            )
+        })?));
+    }
+    match tz {
+        None => Ok(None),
+        Some(name) => Ok(Some(parse_zone(name).ok_or_else(|| {
+            UsageError(format!(
+                "unknown time zone {name:?} for --tz: give an IANA name such as \
+                 Europe/Paris or America/New_York, UTC, or a fixed offset from -23:59 to \
+                 +23:59 (+05:30, -0800)"
+            ))
+        })?)),
+    }
+}
+
+/// `-j N`, else every core.
+fn threads(given: Option<u16>) -> usize {
+    match given {
+        Some(n) => n as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
+/// The list flags of `ids` and `merge`, with the zone, colour and threads they show with.
+fn ids_view(
+    args: IdsViewArgs,
+    zone: Option<jiff::tz::TimeZone>,
+    color: bool,
+    threads: usize,
+) -> IdsView {
     let format = if args.json {
         inventory::IdsFormat::Json
     } else if args.csv {
@@ -79,13 +103,7 @@ pub(super) fn ids_config(args: IdsArgs) -> Result<IdsConfig, UsageError> {
     } else {
         inventory::IdsFormat::Table
     };
-    Ok(IdsConfig {
-        input: input_config(
-            args.input,
-            args.paths,
-            false,
-            format == inventory::IdsFormat::Table,
-        )?,
+    IdsView {
         format,
         sort: args.sort,
         top: args.top,
@@ -93,7 +111,28 @@ pub(super) fn ids_config(args: IdsArgs) -> Result<IdsConfig, UsageError> {
         kind: args.kind,
         fields: args.field,
         all_hex: args.all_hex,
+        zone,
+        color: color && format == inventory::IdsFormat::Table,
+        threads,
+    }
+}
+
+pub(super) fn ids_config(args: IdsArgs) -> Result<IdsConfig, UsageError> {
+    let input = input_config(args.input, args.paths, false, true)?;
+    let view = ids_view(args.view, input.zone.clone(), input.color, input.threads);
+    Ok(IdsConfig {
+        input,
+        view,
+        partial: args.partial,
         progress: std::io::stderr().is_terminal(),
+    })
+}
+
+pub(super) fn merge_config(args: MergeArgs) -> Result<MergeConfig, UsageError> {
+    let zone = zone(args.tz.as_deref(), args.local)?;
+    Ok(MergeConfig {
+        files: args.files,
+        view: ids_view(args.view, zone, args.color.resolve(), threads(args.threads)),
     })
 }
 
@@ -198,10 +237,7 @@ pub(super) fn index_config(args: IndexArgs) -> IndexConfig {
         paths: args.paths,
         status: args.status,
         dir: args.place.index_dir,
-        threads: match args.threads {
-            Some(n) => n as usize,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        },
+        threads: threads(args.threads),
         progress: std::io::stderr().is_terminal(),
     }
 }

@@ -1,13 +1,15 @@
 //! `idgrep ids`: builds the ID inventory of the inputs ([`crate::inventory`]), reports what
 //! was left out, keeps and orders the IDs the flags ask for, prints them with
-//! [`crate::output::inventory`] and decides the exit status.
+//! [`crate::output::inventory`] and decides the exit status. `--partial` writes the counts
+//! for `idgrep merge` instead ([`crate::merge::partial`]).
 
 use std::cmp::Reverse;
 
-use crate::config::{IdsConfig, KindFilter, SortKey};
+use crate::config::{IdsConfig, IdsView, KindFilter, SortKey};
 use crate::exit::{Exit, report};
 use crate::id::{Kind, Variant};
 use crate::inventory::{self, Inventory, Summary};
+use crate::merge;
 use crate::output::inventory as printer;
 use crate::par;
 use crate::source::Input;
@@ -20,8 +22,28 @@ pub fn run(config: IdsConfig) -> Exit {
         Err(exit) => return exit,
     };
     let settings = config.input.scan_settings(config.progress);
-    let (mut inventory, notices) = inventory::build(&inputs, &settings, config.all_hex);
+    // A partial keeps the values written only undashed: another run may see them dashed.
+    let count_undashed = config.view.all_hex || config.partial;
+    let (inventory, notices) = inventory::build(&inputs, &settings, count_undashed);
     let errored = par::report_notices(&inputs, &notices);
+    let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
+    if config.partial {
+        let found = !inventory.is_empty();
+        let written = writer::write_stdout(|out| merge::partial::write(out, &inventory, &paths));
+        std::mem::forget(inventory);
+        return Exit::after_report(written, errored, found);
+    }
+    show(inventory, &paths, &config.view, errored)
+}
+
+/// Reports the values left out, keeps and orders the IDs `view` asks for and prints them;
+/// the exit status. `paths`: every input, in walk order.
+pub(super) fn show(
+    mut inventory: Inventory,
+    paths: &[String],
+    view: &IdsView,
+    errored: bool,
+) -> Exit {
     let dropped = inventory.dropped_undashed;
     if dropped > 0 {
         let hint = if dropped == 1 {
@@ -31,13 +53,15 @@ pub fn run(config: IdsConfig) -> Exit {
         };
         report(&format!("{} ({hint})", text::uncounted_hex(dropped)));
     }
-    select(&mut inventory, &config);
+    select(&mut inventory, view);
     // Like a search: 0 when something is shown, after the filters.
     let found = !inventory.is_empty();
 
-    let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
-    let clock = config.input.clock();
-    let written = writer::write_stdout(|out| match config.format {
+    let clock = view
+        .zone
+        .clone()
+        .map_or_else(crate::time::Clock::utc, crate::time::Clock::in_zone);
+    let written = writer::write_stdout(|out| match view.format {
         // Like a search that finds nothing: no output at all, not a bare header.
         printer::IdsFormat::Table if inventory.is_empty() => Ok(()),
         printer::IdsFormat::Table => printer::write_table(
@@ -45,15 +69,11 @@ pub fn run(config: IdsConfig) -> Exit {
             &inventory,
             paths.len(),
             &clock,
-            config.input.color,
-            config.input.threads,
+            view.color,
+            view.threads,
         ),
-        printer::IdsFormat::Json => {
-            printer::write_json(out, &inventory, &paths, config.input.threads)
-        }
-        printer::IdsFormat::Csv => {
-            printer::write_csv(out, &inventory, &paths, config.input.threads)
-        }
+        printer::IdsFormat::Json => printer::write_json(out, &inventory, paths, view.threads),
+        printer::IdsFormat::Csv => printer::write_csv(out, &inventory, paths, view.threads),
     });
     // Freeing a million entries one by one takes longer than the whole heap's release at
     // exit.
@@ -62,19 +82,19 @@ pub fn run(config: IdsConfig) -> Exit {
 }
 
 /// Applies --kind, --field, --min-lines, --sort and --top.
-fn select(inventory: &mut Inventory, config: &IdsConfig) {
-    let fields: Vec<&[u8]> = config.fields.iter().map(|f| f.as_bytes()).collect();
+fn select(inventory: &mut Inventory, view: &IdsView) {
+    let fields: Vec<&[u8]> = view.fields.iter().map(|f| f.as_bytes()).collect();
     // Every entry counts at least one line.
-    if config.min_lines > 1 || config.kind.is_some() || !fields.is_empty() {
+    if view.min_lines > 1 || view.kind.is_some() || !fields.is_empty() {
         inventory.retain(|s| {
-            s.lines() >= config.min_lines
-                && config.kind.is_none_or(|k| kind_matches(&s, k))
+            s.lines() >= view.min_lines
+                && view.kind.is_none_or(|k| kind_matches(&s, k))
                 && (fields.is_empty() || fields.iter().any(|f| s.has_field(f)))
         });
     }
-    let top = config.top;
-    let threads = config.input.threads;
-    match config.sort {
+    let top = view.top;
+    let threads = view.threads;
+    match view.sort {
         SortKey::Lines => inventory.sort_by(|s| Reverse(s.lines()), top, threads),
         SortKey::Id => inventory.sort_by(|_| (), top, threads),
         SortKey::Created => {

@@ -7,6 +7,7 @@ mod decode;
 mod generate;
 mod ids;
 pub(crate) mod index;
+mod merge;
 mod query;
 mod search;
 mod tail;
@@ -30,11 +31,15 @@ pub fn run(command: Command) -> Exit {
         Command::TimelineTail(config, follow) => tail::timeline(config, follow),
         Command::Index(config) => index::run(config),
         Command::Query(config) => query::run(&config),
+        Command::Merge(config) => merge::run(config),
     }
 }
 
 /// The inputs named by the paths (or standard input); a walk that cannot start is reported.
 pub fn inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
+    if let Some(label) = &config.label {
+        source::set_label(label);
+    }
     if config.paths.is_empty() {
         return Ok(vec![Input::Stdin]);
     }

@@ -54,7 +54,11 @@ pub fn run(config: TimelineConfig) -> Exit {
     let stdin = if config.query.hops > 0 && inputs.contains(&Input::Stdin) {
         let mut data = Vec::new();
         if let Err(e) = io::stdin().read_to_end(&mut data) {
-            report(&format!("<stdin>: {}", source::io_reason(&e)));
+            report(&format!(
+                "{}: {}",
+                Input::Stdin.display_name(),
+                source::io_reason(&e)
+            ));
             return Exit::Error;
         }
         Some(Arc::<[u8]>::from(data))

@@ -5,7 +5,8 @@
 //! [`crate::record`], into the sharded counts of [`tally`], whose entries [`entry`] lays out
 //! and [`table`] indexes; they end as an [`Inventory`], which the `ids` driver filters and
 //! sorts and [`crate::output::inventory`] prints. The field names of [`names`] are shared with
-//! `audit`.
+//! `audit`. `idgrep merge` adds the counts of earlier runs whole ([`Tally::add_counts`]), into
+//! the same tables.
 //!
 //! 32-hex tokens are everywhere in logs without being UUIDs (trace IDs, digests), so an
 //! undashed token counts only when the same value is also written as a ULID or a dashed UUID
@@ -20,7 +21,7 @@ mod tally;
 mod tests;
 
 pub use names::{FieldNames, LocalNames};
-pub use tally::{Occurrence, Tallies, Tally};
+pub use tally::{Counts, Occurrence, Tallies, Tally};
 
 use entry::{EntryRef, HOT_FIELDS, NARROW_NONE, NONE};
 use table::{Table, prefetch};

@@ -39,6 +39,56 @@ pub struct Occurrence {
     pub field: Option<FieldId>,
 }
 
+/// What an earlier run counted of one ID over its own inputs (read back by `idgrep merge`),
+/// to be added as a whole: file numbers are already this run's.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    pub lines: u32,
+    pub occurrences: u32,
+    /// File numbers, each holding at least one occurrence.
+    pub files: Vec<u32>,
+    pub fields: Vec<(FieldId, u32)>,
+    /// Occurrences per written form; they add up to `occurrences`.
+    pub forms: Vec<(Form, u32)>,
+    pub first_ms: Option<i64>,
+    pub last_ms: Option<i64>,
+}
+
+impl Counts {
+    /// Whether the counts can be those of a scan: at least one occurrence, the forms adding
+    /// up to the occurrences, the fields to no more, no more lines or files than occurrences.
+    pub fn check(&self) -> Result<(), Inconsistent> {
+        let total = u64::from(self.occurrences);
+        let sum = |counts: &[u32]| counts.iter().map(|&n| u64::from(n)).sum::<u64>();
+        let forms: Vec<u32> = self.forms.iter().map(|&(_, n)| n).collect();
+        let fields: Vec<u32> = self.fields.iter().map(|&(_, n)| n).collect();
+        if total == 0 || self.lines == 0 || u64::from(self.lines) > total {
+            return Err(Inconsistent(
+                "an ID with no occurrence, or more lines than occurrences",
+            ));
+        }
+        if sum(&forms) != total || forms.contains(&0) {
+            return Err(Inconsistent("the forms do not add up to the occurrences"));
+        }
+        if sum(&fields) > total || fields.contains(&0) {
+            return Err(Inconsistent(
+                "the fields add up to more than the occurrences",
+            ));
+        }
+        if self.files.is_empty() || self.files.len() as u64 > total {
+            return Err(Inconsistent("no file, or more files than occurrences"));
+        }
+        if !self.files.windows(2).all(|pair| pair[0] < pair[1]) {
+            return Err(Inconsistent("the files are not in ascending order"));
+        }
+        Ok(())
+    }
+}
+
+/// Why [`Tally::add_counts`] refused an ID's counts.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Inconsistent(pub &'static str);
+
 /// The counts of a whole run, shared by the scan threads.
 pub struct Tallies {
     names: FieldNames,
@@ -197,6 +247,69 @@ impl Tally<'_> {
                 self.push(evicted);
             }
         }
+    }
+
+    /// Adds what an earlier run counted of `id` over inputs of its own. The tables count
+    /// occurrences by (file, field, form); the counts give each of the three only by itself,
+    /// so they are paired off in order, each piece as large as the three allow: every file,
+    /// field and form then ends with its own total (a file one occurrence, the last file the
+    /// rest), and the ID's lines and times come with the first piece.
+    pub fn add_counts(&mut self, id: Id, counts: &Counts) -> Result<(), Inconsistent> {
+        counts.check()?;
+        let total = counts.occurrences;
+        let fields_total: u32 = counts.fields.iter().map(|&(_, n)| n).sum();
+        let mut fields = counts
+            .fields
+            .iter()
+            .map(|&(f, n)| (f.0, n))
+            .chain(std::iter::once((NONE, total - fields_total)))
+            .filter(|&(_, n)| n > 0);
+        let last_file = counts.files.len() - 1;
+        let mut files = counts.files.iter().enumerate().map(|(i, &file)| {
+            let n = if i == last_file {
+                total - last_file as u32
+            } else {
+                1
+            };
+            (file, n)
+        });
+        let mut forms = counts.forms.iter().copied();
+        let (mut field, mut file, mut form) = (fields.next(), files.next(), forms.next());
+        let hash = hash(id.0);
+        let mut first = true;
+        while let (Some((f, fields_left)), Some((file_no, files_left)), Some((w, forms_left))) =
+            (field, file, form)
+        {
+            let n = fields_left.min(files_left).min(forms_left);
+            let (lines, first_ms, last_ms) = if first {
+                let first_ms = counts.first_ms.unwrap_or(i64::MAX);
+                (counts.lines, first_ms, counts.last_ms.unwrap_or(i64::MIN))
+            } else {
+                (0, i64::MAX, i64::MIN)
+            };
+            first = false;
+            self.push(Pending {
+                key: id.0,
+                hash,
+                first_ms,
+                last_ms,
+                file: file_no,
+                field: f,
+                lines,
+                occurrences: n,
+                form: w,
+            });
+            field = Some((f, fields_left - n))
+                .filter(|p| p.1 > 0)
+                .or_else(|| fields.next());
+            file = Some((file_no, files_left - n))
+                .filter(|p| p.1 > 0)
+                .or_else(|| files.next());
+            form = Some((w, forms_left - n))
+                .filter(|p| p.1 > 0)
+                .or_else(|| forms.next());
+        }
+        Ok(())
     }
 
     /// Puts `pending` in its shard's batch, counting the batch when it is full.
