@@ -49,12 +49,16 @@ warm_corpus
 
 names=(idgrep "rg -n -F" "rg -n -i -F")
 
+# A given query may be found by none of the commands (exit 1), which hyperfine counts as a
+# failure; each command then ends in `; true`.
+FOUND_OR_NOT=${QUERY_ID:+; true}
+
 commands_for() {
     local j=$1
     printf '%s\n' \
-        "$IDGREP -j$j --color never $ID $CORPUS > $RESULTS/out.idgrep.j$j" \
-        "$RG -j$j -n -F --color never $ID $CORPUS > $RESULTS/out.rg.j$j" \
-        "$RG -j$j -n -i -F --color never $ID $CORPUS > $RESULTS/out.rgi.j$j"
+        "$IDGREP -j$j --color never $ID $CORPUS > $RESULTS/out.idgrep.j$j$FOUND_OR_NOT" \
+        "$RG -j$j -n -F --color never $ID $CORPUS > $RESULTS/out.rg.j$j$FOUND_OR_NOT" \
+        "$RG -j$j -n -i -F --color never $ID $CORPUS > $RESULTS/out.rgi.j$j$FOUND_OR_NOT"
 }
 
 for j in $THREADS_LIST; do
