@@ -10,6 +10,8 @@
 #   SIZE=1G  SEED=1                corpus size and seed, passed to the generator
 #   DISTINCT_IDS=N                 steer the corpus toward N distinct IDs (default: natural)
 #   QUERY=ulid                     which query ID of the JSON to search for: ulid or uuid
+#   QUERY_ID=...                   search for this string instead (a trace ID, a span ID: the
+#                                  corpus holds none, so this times the scan, not the output)
 #   THREADS_LIST="2 1"             thread counts, one hyperfine run each
 #   RUNS=5                         hyperfine --runs (after one warm-up run)
 #   IDGREP=target/release/idgrep   idgrep command, built here only when left at this default;
@@ -36,6 +38,9 @@ read -r ID EXPECTED DECOYS < <(python3 -c '
 import json, sys
 q = json.load(open(sys.argv[1])); k = sys.argv[2]
 print(q[k], q[k + "_lines"], q[k + "_decoy_lines"])' "$QUERY_JSON" "$QUERY")
+if [[ -n ${QUERY_ID:-} ]]; then
+    read -r QUERY ID EXPECTED DECOYS <<<"given $QUERY_ID n/a n/a"
+fi
 log "query $QUERY: $ID ($EXPECTED lines name it in some form, $DECOYS more only glued into longer tokens)"
 
 # ---- 3. timings ----
@@ -44,12 +49,16 @@ warm_corpus
 
 names=(idgrep "rg -n -F" "rg -n -i -F")
 
+# A given query may be found by none of the commands (exit 1), which hyperfine counts as a
+# failure; each command then ends in `; true`.
+FOUND_OR_NOT=${QUERY_ID:+; true}
+
 commands_for() {
     local j=$1
     printf '%s\n' \
-        "$IDGREP -j$j --color never $ID $CORPUS > $RESULTS/out.idgrep.j$j" \
-        "$RG -j$j -n -F --color never $ID $CORPUS > $RESULTS/out.rg.j$j" \
-        "$RG -j$j -n -i -F --color never $ID $CORPUS > $RESULTS/out.rgi.j$j"
+        "$IDGREP -j$j --color never $ID $CORPUS > $RESULTS/out.idgrep.j$j$FOUND_OR_NOT" \
+        "$RG -j$j -n -F --color never $ID $CORPUS > $RESULTS/out.rg.j$j$FOUND_OR_NOT" \
+        "$RG -j$j -n -i -F --color never $ID $CORPUS > $RESULTS/out.rgi.j$j$FOUND_OR_NOT"
 }
 
 for j in $THREADS_LIST; do

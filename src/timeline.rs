@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memchr::{memchr, memrchr};
 
 use crate::exit;
-use crate::id::{Id, Kind, Shape};
+use crate::id::{self, Id, Kind, Parsed, Shape, Written};
 use crate::index::{Plan, Range, RangeReader, Walk, find_before, find_from_start};
 use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
@@ -104,6 +104,9 @@ pub struct TimelineId {
     pub id: Id,
     /// As the user wrote the root; as first seen for a related ID.
     pub kind: Kind,
+    /// What it is, in words: `uuid v7`, `span`, `uuid v4 layout or trace` for a root
+    /// written as 32 bare hex.
+    pub description: &'static str,
     /// 0 for the root; 1 for an ID on the root's lines, and so on.
     pub hop: u32,
     /// The ID whose line showed this one first (`None` for the root).
@@ -261,7 +264,29 @@ pub fn build(
         // The root is followed whatever its line count.
         let limit = if hop == 0 { u64::MAX } else { query.max_fanout };
         let values: Vec<u128> = ids.iter().map(|id| id.0).collect();
-        let candidates = match ids_index.map(|i| i.candidates(&values)) {
+        // The root as the user wrote it, the IDs found since as they were written: a trace or
+        // span ID is found in its trace spellings too, which the index does not hold.
+        let queries: Vec<Parsed> = if hop == 0 {
+            vec![root]
+        } else {
+            frontier
+                .iter()
+                .map(|&k| Parsed {
+                    id: known[k].id,
+                    kind: known[k].kind,
+                    written: match known[k].kind {
+                        Kind::Ulid => Written::Ulid,
+                        Kind::Span => Written::SpanHex,
+                        Kind::Uuid | Kind::Trace => Written::Uuid,
+                    },
+                })
+                .collect()
+        };
+        let traced = queries
+            .iter()
+            .any(|q| q.kind == Kind::Span || q.may_be_trace());
+        let usable_index = ids_index.filter(|_| !traced);
+        let candidates = match usable_index.map(|i| i.candidates(&values)) {
             Some(Err(warning)) => {
                 exit::report(&warning);
                 ids_index = None;
@@ -274,7 +299,7 @@ pub fn build(
             settings,
             inputs,
             stdin,
-            &ids,
+            &queries,
             &on_timeline,
             limit,
             candidates.as_ref(),
@@ -408,6 +433,11 @@ fn finish(
             ids.push(TimelineId {
                 id: entry.id,
                 kind: entry.kind,
+                description: if k == 0 {
+                    query.root.describe()
+                } else {
+                    entry.id.describe(entry.kind)
+                },
                 hop: entry.hop,
                 found_via: entry.found_via,
                 status: entry.status,
@@ -524,13 +554,13 @@ fn search_pass(
     settings: &ScanSettings,
     inputs: &[Input],
     stdin: Option<&Arc<[u8]>>,
-    ids: &[Id],
+    queries: &[Parsed],
     on_timeline: &FastSet<(usize, u64)>,
     max_fanout: u64,
     candidates: Option<&crate::index::Candidates>,
 ) -> Pass {
-    let matcher = Matcher::new(ids);
-    let counts: Vec<AtomicU64> = ids.iter().map(|_| AtomicU64::new(0)).collect();
+    let matcher = Matcher::for_queries(queries);
+    let counts: Vec<AtomicU64> = queries.iter().map(|_| AtomicU64::new(0)).collect();
     let total = inputs.iter().map(source::size).sum::<Option<u64>>();
     let progress = Progress::start(settings.progress, total);
     let (threads, notices) = par::scan_all(
@@ -777,6 +807,16 @@ fn scan_one(
         }
         tokens.clear();
         scan::for_each_token(m.line, |t| tokens.push(t));
+        // A trace's spans are its related IDs, where a span field names them.
+        id::trace::for_each_field_span(m.line, |start, end, value| {
+            tokens.push(scan::Hit {
+                start,
+                end,
+                shape: Shape::Hex16,
+                id: Id(value.into()),
+                query: 0,
+            })
+        });
         spans.clear();
         spans.extend(tokens.iter().map(|t| (t.start, t.end)));
         let records = &mut records.borrow_mut();

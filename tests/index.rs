@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{Rng, idgrep};
+use crate::support::{Rng, idgrep, testdata};
 
 /// A generated log tree with its index directory.
 struct Tree {
@@ -157,6 +157,14 @@ impl Tree {
         form(&mut self.rng, id)
     }
 
+    /// [`Tree::random_id`] in a form whose search opens the index: not 32 bare hex, which may
+    /// be a trace ID whose other spellings (X-Ray, a decimal) the index does not hold.
+    fn random_indexed_id(&mut self) -> String {
+        std::iter::repeat_with(|| self.random_id())
+            .find(|id| id.len() != 32)
+            .unwrap()
+    }
+
     /// Every search form, for a few random IDs (and one absent ID), agrees with a scan.
     fn assert_same_as_scan(&mut self, what: &str) {
         self.compare_with_scan(what, false);
@@ -295,7 +303,7 @@ impl Tree {
     /// output.
     fn assert_warns_once_and_scans(&mut self, what: &str) {
         let logs = self.logs.to_str().unwrap().to_string();
-        let id = self.random_id();
+        let id = self.random_indexed_id();
         for flags in [&[][..], &["-c"]] {
             let mut args: Vec<&str> = flags.to_vec();
             args.push(&id);
@@ -458,7 +466,7 @@ fn damaged_truncated_and_future_indexes_warn_once_and_scan() {
     future[8..12].copy_from_slice(&99u32.to_le_bytes());
     fs::write(&manifest, &future).unwrap();
     tree.assert_warns_once_and_scans("future version");
-    let id = tree.random_id();
+    let id = tree.random_indexed_id();
     let out = tree.run(&["--json", &id, tree.logs.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("another idgrep version"), "{stderr}");
@@ -523,4 +531,38 @@ fn a_subdirectory_search_uses_the_index_of_its_root_and_agrees() {
         tree.assert_agree(&args, "subdirectory");
     }
     let _: &Path = &sub;
+}
+
+/// A ULID or UUID query is not a trace query: it does not look for the X-Ray or 16-hex
+/// spellings, which the index does not hold, so the index prunes for it without losing a line.
+#[test]
+fn an_index_over_trace_logs_agrees_for_ulid_and_uuid_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("traces");
+    fs::create_dir_all(&logs).unwrap();
+    for file in fs::read_dir(testdata("traces")).unwrap() {
+        let file = file.unwrap().path();
+        fs::copy(&file, logs.join(file.file_name().unwrap())).unwrap();
+    }
+    let cache = dir.path().join("cache");
+    let logs = logs.to_str().unwrap();
+    let run = |args: &[&str]| {
+        idgrep()
+            .args(args)
+            .env("IDGREP_INDEX_DIR", &cache)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["index", logs]).status.success());
+    for id in [
+        "2bz4qkaxxk9pka7kmjkm70whsp",
+        "4bf92f35-77b3-4da6-a3ce-929d0e0e4736",
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+        "1-4bf92f35-77b34da6a3ce929d0e0e4736",
+    ] {
+        let with = run(&["-c", id, logs]);
+        let without = run(&["-c", "--no-index", id, logs]);
+        assert_eq!(with.stdout, without.stdout, "{id}");
+        assert!(!with.stdout.is_empty(), "{id}");
+    }
 }

@@ -16,5 +16,6 @@ mod support;
 mod tail;
 mod timeline;
 mod times;
+mod traces;
 mod usage;
 mod vectors;

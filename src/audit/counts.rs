@@ -58,7 +58,7 @@ impl FieldStats {
         for (form, n) in Form::ALL.iter().zip(self.forms) {
             match form.kind() {
                 Kind::Ulid => ulid += n,
-                Kind::Uuid => uuid += n,
+                Kind::Uuid | Kind::Trace | Kind::Span => uuid += n,
             }
         }
         [ulid, uuid, self.integers]
@@ -495,6 +495,8 @@ impl<'n> AuditCounts<'n> {
                     stats.examples[ExampleSlot::Noncanonical as usize].offer(s.at, example);
                 }
             }
+            // The inventory scan finds ULID and UUID tokens only.
+            Kind::Trace | Kind::Span => {}
         }
         if let Some(skewed) = skew(s.id.unix_ms(s.form.kind()), line_time, limits) {
             stats.skew[skewed.kind as usize] += 1;

@@ -573,6 +573,9 @@ fn form_words(form: Form) -> &'static str {
         Form::UuidUndashed => "undashed",
         Form::UuidBraced => "braced",
         Form::UuidUrn => "urn",
+        Form::Xray => "x-ray",
+        Form::Hex16 => "16-hex",
+        Form::DdDecimal => "decimal",
     }
 }
 

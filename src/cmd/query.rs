@@ -7,8 +7,7 @@ use crate::writer;
 
 /// Prints the query; exit 0, or 2 when it cannot be written.
 pub fn run(config: &QueryConfig) -> Exit {
-    let ids: Vec<_> = config.ids.iter().map(|p| p.id).collect();
-    let text = query::render(config.engine, &ids, &config.target);
+    let text = query::render(config.engine, &config.ids, &config.target);
     let written = writer::write_stdout(|out| out.write_all(text.as_bytes()));
     Exit::after_report(written, false, true)
 }

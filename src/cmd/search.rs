@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
+use crate::id::Kind;
 use crate::index::{Candidates, Plan, Range, RangeReader};
 use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
@@ -40,7 +41,15 @@ pub fn run(config: SearchConfig) -> Exit {
         printer.header(&mut header, &config.queries, &config.input.clock());
         let _ = writer.write(&header);
     }
-    let index = super::index::open_for(&config.input, &config.index);
+    // The index holds ULID and UUID tokens; the trace spellings (X-Ray, a span's 16 hex, a
+    // decimal in a trace field) are not in it, so it may not prune for them.
+    let trace_query = config
+        .queries
+        .iter()
+        .any(|q| q.kind == Kind::Span || q.may_be_trace());
+    let index = (!trace_query)
+        .then(|| super::index::open_for(&config.input, &config.index))
+        .flatten();
     let candidates = index
         .as_ref()
         .and_then(|index| super::index::candidates(index, &ids));
@@ -84,8 +93,7 @@ pub(super) fn printer_and_matcher(config: &SearchConfig) -> (Printer, Matcher) {
         config.line_numbers,
         &config.queries,
     );
-    let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
-    (printer, Matcher::new(&ids))
+    (printer, Matcher::for_queries(&config.queries))
 }
 
 /// What of an input is read.

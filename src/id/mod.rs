@@ -7,6 +7,9 @@
 //! renderings are lowercase: `01kb2x1x0m4v6f9a1t8e3q7c5d` and
 //! `019375b6-0c3a-7b2e-9f41-6d2a8c0e5b13`.
 //!
+//! Trace and span IDs (W3C Trace Context, X-Ray, B3, Datadog) are values of the same kind: a
+//! trace ID is 128 bits like a UUID, a span ID 64; `trace` holds their spellings.
+//!
 //! We decode Crockford base32 and hex ourselves rather than through the `ulid` and `uuid`
 //! crates: the `ulid` decoder accepts a first character above `7` and silently drops the
 //! overflow bits, and the scanner needs to decode straight from a byte slice of known shape
@@ -68,11 +71,15 @@ const GREGORIAN_TO_UNIX_100NS: i64 = 0x01B2_1DD2_1381_4000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Id(pub u128);
 
-/// The two ways of writing an ID.
+/// What an ID is, by the way it is written: a ULID, a UUID, a trace ID (128 bits, written
+/// by a tracer: X-Ray, a `traceparent` or `b3` header) or a span ID (64 bits; also a 64-bit
+/// B3 trace ID).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     Ulid,
     Uuid,
+    Trace,
+    Span,
 }
 
 impl Kind {
@@ -80,8 +87,37 @@ impl Kind {
         match self {
             Kind::Ulid => "ulid",
             Kind::Uuid => "uuid",
+            Kind::Trace => "trace",
+            Kind::Span => "span",
         }
     }
+
+    /// A span ID's 64 bits, against the 128 of the others.
+    pub fn is_64_bit(self) -> bool {
+        self == Kind::Span
+    }
+}
+
+/// How the user wrote a query ID: what it may be follows from it (32 bare hex may be a UUID
+/// or a trace ID).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Written {
+    /// A ULID or a TypeID.
+    Ulid,
+    /// The hex-and-dash form, braced or `urn:uuid:`.
+    Uuid,
+    /// 32 hex digits: a UUID layout, or a W3C / OpenTelemetry trace ID.
+    Hex32,
+    /// `1-<8 hex>-<24 hex>`, or an `X-Amzn-Trace-Id` value.
+    Xray,
+    /// `00-<trace>-<span>-<flags>`.
+    Traceparent,
+    /// The single `b3` header with a 128-bit trace ID.
+    B3,
+    /// The single `b3` header with a 64-bit trace ID.
+    B3Trace64,
+    /// 16 hex digits.
+    SpanHex,
 }
 
 /// The layout of an ID token as written.
@@ -92,6 +128,12 @@ pub enum Shape {
     UuidDashed,
     /// 32 hex digits.
     UuidUndashed,
+    /// An X-Ray trace ID, `1-<8 hex>-<24 hex>`.
+    Xray,
+    /// 16 hex digits: a span ID, or a trace ID's low 64 bits in a trace field.
+    Hex16,
+    /// An unsigned decimal in a trace or span field (Datadog's `dd.trace_id`, `dd.span_id`).
+    Decimal,
 }
 
 impl Shape {
@@ -99,14 +141,20 @@ impl Shape {
         match self {
             Shape::Ulid => Kind::Ulid,
             Shape::UuidDashed | Shape::UuidUndashed => Kind::Uuid,
+            Shape::Xray => Kind::Trace,
+            Shape::Hex16 | Shape::Decimal => Kind::Span,
         }
     }
 
+    /// The token's length; for a decimal, the most digits it may have.
     pub fn width(self) -> usize {
         match self {
             Shape::Ulid => ULID_LEN,
             Shape::UuidDashed => UUID_DASHED_LEN,
             Shape::UuidUndashed => UUID_UNDASHED_LEN,
+            Shape::Xray => trace::XRAY_LEN,
+            Shape::Hex16 => trace::SPAN_HEX_LEN,
+            Shape::Decimal => trace::DECIMAL_MAX_LEN,
         }
     }
 }
@@ -127,10 +175,16 @@ pub enum Form {
     UuidBraced,
     /// `urn:uuid:` before the hex-and-dash form, any case.
     UuidUrn,
+    /// An X-Ray trace ID, `1-<8 hex>-<24 hex>`.
+    Xray,
+    /// 16 hex digits in a trace or span field.
+    Hex16,
+    /// A decimal in a trace or span field, as Datadog writes them.
+    DdDecimal,
 }
 
 impl Form {
-    pub const ALL: [Form; 9] = [
+    pub const ALL: [Form; 12] = [
         Form::UlidLower,
         Form::UlidUpper,
         Form::UlidMixed,
@@ -140,6 +194,9 @@ impl Form {
         Form::UuidUndashed,
         Form::UuidBraced,
         Form::UuidUrn,
+        Form::Xray,
+        Form::Hex16,
+        Form::DdDecimal,
     ];
 
     pub fn name(self) -> &'static str {
@@ -153,12 +210,17 @@ impl Form {
             Form::UuidUndashed => "uuid_undashed",
             Form::UuidBraced => "uuid_braced",
             Form::UuidUrn => "uuid_urn",
+            Form::Xray => "xray",
+            Form::Hex16 => "hex16",
+            Form::DdDecimal => "dd_decimal",
         }
     }
 
     pub fn kind(self) -> Kind {
         match self {
             Form::UlidLower | Form::UlidUpper | Form::UlidMixed => Kind::Ulid,
+            Form::Xray => Kind::Trace,
+            Form::Hex16 | Form::DdDecimal => Kind::Span,
             _ => Kind::Uuid,
         }
     }
@@ -189,6 +251,9 @@ impl Form {
                 _ => Form::UlidLower,
             },
             Shape::UuidUndashed => Form::UuidUndashed,
+            Shape::Xray => Form::Xray,
+            Shape::Hex16 => Form::Hex16,
+            Shape::Decimal => Form::DdDecimal,
             Shape::UuidDashed => {
                 const URN: &[u8] = b"urn:uuid:";
                 if start > 0 && line[start - 1] == b'{' && line.get(end) == Some(&b'}') {
@@ -277,6 +342,20 @@ pub enum ParseError {
         pos: usize,
         ch: char,
     },
+    /// An all-zero trace or span ID, which W3C Trace Context and B3 call invalid.
+    ZeroTrace {
+        what: &'static str,
+    },
+    /// A trace header value of the wrong layout; `what` says the right one.
+    TraceForm {
+        what: &'static str,
+    },
+    /// A non-hex character in a trace or span ID.
+    BadTraceChar {
+        pos: usize,
+        ch: char,
+        kind: &'static str,
+    },
 }
 
 impl fmt::Display for ParseError {
@@ -285,7 +364,8 @@ impl fmt::Display for ParseError {
             ParseError::Empty => write!(f, "empty ID"),
             ParseError::Length(n) => write!(
                 f,
-                "length {n}: a ULID has 26 characters, a UUID 36 (8-4-4-4-12) or 32 hex digits"
+                "length {n}: a ULID has 26 characters, a UUID 36 (8-4-4-4-12) or 32 hex digits, \
+                 a span ID 16 hex digits, an X-Ray trace ID 35 (1-<8 hex>-<24 hex>)"
             ),
             ParseError::BadChar {
                 pos,
@@ -296,11 +376,7 @@ impl fmt::Display for ParseError {
                 "bad character {ch:?} at position {pos}: a ULID uses Crockford base32 \
                  (0-9 and A-Z without I, L, O, U)"
             ),
-            ParseError::BadChar {
-                pos,
-                ch,
-                kind: Kind::Uuid,
-            } => write!(
+            ParseError::BadChar { pos, ch, .. } => write!(
                 f,
                 "bad character {ch:?} at position {pos}: a UUID uses hex digits 0-9, a-f"
             ),
@@ -320,22 +396,73 @@ impl fmt::Display for ParseError {
                 "bad character {ch:?} at position {pos} of a TypeID prefix: a prefix is \
                  lowercase letters a-z and _ (order_01m8...)"
             ),
+            ParseError::ZeroTrace { what } => write!(
+                f,
+                "all-zero {what} ID: W3C Trace Context and B3 call it invalid (no trace or \
+                 span is all zero)"
+            ),
+            ParseError::TraceForm { what } => write!(f, "{what}"),
+            ParseError::BadTraceChar { pos, ch, kind } => write!(
+                f,
+                "bad character {ch:?} at position {pos}: a {kind} ID uses hex digits 0-9, a-f"
+            ),
         }
     }
 }
 
 impl std::error::Error for ParseError {}
 
-/// A parsed argument: the value, and how the user wrote it.
+/// A parsed argument: the value, what it is, and how the user wrote it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parsed {
     pub id: Id,
     pub kind: Kind,
+    pub written: Written,
 }
 
 /// The forms accepted on the command line, for error messages.
 pub const ACCEPTED_FORMS: &str = "a ULID (26 Crockford base32 characters, first 0-7, any case), \
-     a TypeID (prefix_<ulid>), or a UUID (8-4-4-4-12 hex, 32 hex, {braced} or urn:uuid:, any case)";
+     a TypeID (prefix_<ulid>), a UUID (8-4-4-4-12 hex, 32 hex, {braced} or urn:uuid:, any case), \
+     a trace ID (32 hex not all zero, X-Ray 1-<8 hex>-<24 hex>, traceparent \
+     00-<32 hex>-<16 hex>-<2 hex>, b3 <trace>-<span>[-<sampled>[-<parent>]], or the \
+     X-Amzn-Trace-Id value Root=...) or a span ID (16 hex, not all zero)";
+
+impl Parsed {
+    /// The creation time the ID carries: an X-Ray trace ID's seconds, else as [`Id::unix_ms`].
+    pub fn unix_ms(self) -> Option<i64> {
+        match self.written {
+            Written::Xray => Some(self.id.xray_unix_ms()),
+            _ => self.id.unix_ms(self.kind),
+        }
+    }
+
+    /// A short description of what the ID may be: 32 bare hex is a UUID layout or a trace ID
+    /// (`uuid v4 layout or trace`), never plainly a UUID.
+    pub fn describe(self) -> &'static str {
+        match self.written {
+            Written::Hex32 if self.may_be_trace() => match self.id.describe(Kind::Uuid) {
+                "uuid v1" => "uuid v1 layout or trace",
+                "uuid v2" => "uuid v2 layout or trace",
+                "uuid v3" => "uuid v3 layout or trace",
+                "uuid v4" => "uuid v4 layout or trace",
+                "uuid v5" => "uuid v5 layout or trace",
+                "uuid v6" => "uuid v6 layout or trace",
+                "uuid v7" => "uuid v7 layout or trace",
+                "uuid v8" => "uuid v8 layout or trace",
+                "uuid max" => "uuid max layout or trace",
+                _ => "uuid non-rfc layout or trace",
+            },
+            Written::B3Trace64 => "trace (64-bit)",
+            _ => self.id.describe(self.kind),
+        }
+    }
+
+    /// Whether the value may be a trace ID, and so is looked for in the trace spellings too.
+    pub fn may_be_trace(self) -> bool {
+        // All zeros is the nil UUID, and no trace ID.
+        (self.written == Written::Hex32 || self.kind == Kind::Trace) && self.id.0 != 0
+    }
+}
 
 /// Parses an ID the user typed: a ULID, a TypeID (`user_01h455vb4pex5vsknk084sn02q`), or a
 /// UUID in any of its forms. Surrounding whitespace is ignored.
@@ -346,6 +473,9 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
     let offset = lead + offset;
     if body.is_empty() {
         return Err(ParseError::Empty);
+    }
+    if let Some(trace) = trace::parse_trace(body, &|i| offset + i + 1) {
+        return trace;
     }
     let bytes = body.as_bytes();
     // A TypeID is `prefix_suffix` where the suffix is a ULID-style encoding of the 128 bits.
@@ -373,6 +503,7 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
             return decode_ulid_checked(suffix, at).map(|id| Parsed {
                 id,
                 kind: Kind::Ulid,
+                written: Written::Ulid,
             });
         }
     }
@@ -381,15 +512,25 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
         ULID_LEN => decode_ulid_checked(bytes, at).map(|id| Parsed {
             id,
             kind: Kind::Ulid,
+            written: Written::Ulid,
         }),
         UUID_DASHED_LEN => decode_dashed_checked(bytes, at).map(|id| Parsed {
             id,
             kind: Kind::Uuid,
+            written: Written::Uuid,
         }),
         UUID_UNDASHED_LEN if !bytes.contains(&b'-') => {
+            // Braces or `urn:uuid:` around 32 hex make it a UUID, not a trace ID.
+            let unquoted = trimmed.trim_matches(|c| c == '"' || c == '\'');
+            let written = if body.len() == unquoted.len() {
+                Written::Hex32
+            } else {
+                Written::Uuid
+            };
             decode_hex_checked(bytes, at).map(|id| Parsed {
                 id,
                 kind: Kind::Uuid,
+                written,
             })
         }
         n => Err(ParseError::Length(n)),
@@ -608,6 +749,9 @@ pub fn decode_shape(shape: Shape, bytes: &[u8]) -> Option<Id> {
         Shape::Ulid => decode_ulid(bytes),
         Shape::UuidDashed => decode_dashed(bytes),
         Shape::UuidUndashed => decode_hex(bytes),
+        Shape::Xray => trace::decode_xray(bytes),
+        Shape::Hex16 => trace::decode_hex64(bytes).map(|v| Id(v.into())),
+        Shape::Decimal => trace::decode_decimal(bytes).map(|v| Id(v.into())),
     }
 }
 
@@ -690,6 +834,8 @@ impl Id {
         match kind {
             Kind::Ulid => self.ulid(),
             Kind::Uuid => self.uuid(),
+            Kind::Trace => self.hex(),
+            Kind::Span => self.hex16(),
         }
     }
 
@@ -729,8 +875,12 @@ impl Id {
     /// none: v8's layout is application-defined, so we do not guess.
     pub fn unix_ms(self, kind: Kind) -> Option<i64> {
         let v = self.0;
-        if kind == Kind::Ulid {
-            return Some((v >> 80) as i64);
+        match kind {
+            Kind::Ulid => return Some((v >> 80) as i64),
+            // A W3C trace ID is random; only its X-Ray spelling says the first 32 bits are
+            // seconds (see `Parsed::unix_ms`).
+            Kind::Trace | Kind::Span => return None,
+            Kind::Uuid => {}
         }
         if self.uuid_variant() != Variant::Rfc9562 {
             return None;
@@ -757,16 +907,16 @@ impl Id {
     /// The version to report for an ID written as `kind`: ULIDs have none.
     pub fn version(self, kind: Kind) -> Option<u8> {
         match kind {
-            Kind::Ulid => None,
             Kind::Uuid => self.uuid_version(),
+            Kind::Ulid | Kind::Trace | Kind::Span => None,
         }
     }
 
     /// The variant to report for an ID written as `kind`: ULIDs have none.
     pub fn variant(self, kind: Kind) -> Option<Variant> {
         match kind {
-            Kind::Ulid => None,
             Kind::Uuid => Some(self.uuid_variant()),
+            Kind::Ulid | Kind::Trace | Kind::Span => None,
         }
     }
 
@@ -778,6 +928,8 @@ impl Id {
         ];
         match (kind, self.uuid_variant(), self.uuid_version()) {
             (Kind::Ulid, _, _) => "ulid",
+            (Kind::Trace, _, _) => "trace",
+            (Kind::Span, _, _) => "span",
             (Kind::Uuid, Variant::Nil, _) => "uuid nil",
             (Kind::Uuid, Variant::Max, _) => "uuid max",
             (Kind::Uuid, Variant::Rfc9562, Some(v @ 1..=8)) => VERSIONS[usize::from(v)],
@@ -792,6 +944,8 @@ impl Id {
         match kind {
             Kind::Ulid => out.extend_from_slice(&self.ulid_bytes()),
             Kind::Uuid => out.extend_from_slice(&self.uuid_bytes()),
+            Kind::Trace => out.extend_from_slice(&self.hex_bytes()),
+            Kind::Span => out.extend_from_slice(&self.hex_bytes()[UUID_UNDASHED_LEN / 2..]),
         }
     }
 }
@@ -802,6 +956,7 @@ fn ascii(bytes: &[u8]) -> String {
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse41;
+pub mod trace;
 
 #[cfg(test)]
 mod tests;

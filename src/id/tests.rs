@@ -163,9 +163,95 @@ fn uuid_forms_are_one_value() {
         "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8",
         "URN:UUID:67E55044-10B1-426F-9247-BB680E5FE0C8",
     ] {
-        assert_eq!(parse(s).unwrap(), canon, "{s}");
+        let p = parse(s).unwrap();
+        assert_eq!((p.id, p.kind), (canon.id, canon.kind), "{s}");
     }
     assert_eq!(canon.id.uuid(), "67e55044-10b1-426f-9247-bb680e5fe0c8");
+    // Bare hex may be a trace ID; braces and the URN make it a UUID.
+    assert!(
+        parse("67e5504410b1426f9247bb680e5fe0c8")
+            .unwrap()
+            .may_be_trace()
+    );
+    assert!(
+        parse("\"67e5504410b1426f9247bb680e5fe0c8\"")
+            .unwrap()
+            .may_be_trace()
+    );
+    assert!(!canon.may_be_trace());
+}
+
+#[test]
+fn trace_fields_are_recognised_by_name_in_any_case_and_layout() {
+    use trace::{FieldRole, field_before};
+    let role = |line: &str| {
+        let at = line.find('V').unwrap();
+        field_before(line.as_bytes(), at)
+    };
+    for line in [
+        r#"{"trace_id":"V"}"#,
+        r#"{"traceId": "V"}"#,
+        "trace.id=V",
+        "X-B3-TraceId: V",
+        "dd.trace_id=V",
+        r#"{"dd":{"trace_id":V}}"#,
+        r#"msg="{\"otelTraceID\":\"V\"}""#,
+        "TRACE_ID_HEX = V",
+    ] {
+        assert_eq!(role(line), Some(FieldRole::Trace), "{line}");
+    }
+    for line in ["span_id=V", "X-B3-ParentSpanId: V", r#""parentSpanId":"V""#] {
+        assert_eq!(role(line), Some(FieldRole::Span), "{line}");
+    }
+    assert_eq!(role("b3: V"), Some(FieldRole::B3));
+    for line in ["V", "sha=V", "key: V", "trace V", "traces=V", "id=V"] {
+        assert_eq!(role(line), None, "{line}");
+    }
+}
+
+#[test]
+fn trace_shapes_decode_only_their_layout() {
+    let xray = b"1-5759e988-bd862e3fe1be46a994272793";
+    assert_eq!(
+        decode_shape(Shape::Xray, xray).map(|id| id.hex()),
+        Some("5759e988bd862e3fe1be46a994272793".to_string())
+    );
+    assert_eq!(
+        decode_shape(Shape::Xray, b"2-5759e988-bd862e3fe1be46a994272793"),
+        None
+    );
+    assert_eq!(
+        trace::decode_decimal(b"18446744073709551615"),
+        Some(u64::MAX)
+    );
+    assert_eq!(trace::decode_decimal(b"18446744073709551616"), None);
+    assert_eq!(trace::decode_decimal(b"12a"), None);
+    assert_eq!(
+        trace::decode_hex64(b"00F067AA0BA902B7"),
+        Some(0x00f0_67aa_0ba9_02b7)
+    );
+    assert_eq!(Id(0x5759e988 << 96).xray_unix_ms(), 1_465_510_280_000);
+}
+
+#[test]
+fn trace_parse_errors_point_at_the_culprit() {
+    assert_eq!(
+        parse("00-4bf92f3577b34da6a3ce929d0e0e473g-00f067aa0ba902b7-01"),
+        Err(ParseError::BadTraceChar {
+            pos: 35,
+            ch: 'g',
+            kind: "trace"
+        })
+    );
+    assert_eq!(
+        parse("0000000000000000"),
+        Err(ParseError::ZeroTrace { what: "span" })
+    );
+    let b3_64 = parse("a3ce929d0e0e4736-00f067aa0ba902b7-1").unwrap();
+    assert_eq!(
+        (b3_64.kind, b3_64.describe()),
+        (Kind::Span, "trace (64-bit)")
+    );
 }
 
 #[test]

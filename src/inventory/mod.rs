@@ -155,7 +155,7 @@ impl<'a> Summary<'a> {
         for (form, count) in Form::ALL.iter().zip(self.entry.form_counts()) {
             match form.kind() {
                 Kind::Ulid => ulid += count as u64,
-                Kind::Uuid => uuid += count as u64,
+                Kind::Uuid | Kind::Trace | Kind::Span => uuid += count as u64,
             }
         }
         if ulid >= uuid { Kind::Ulid } else { Kind::Uuid }

@@ -219,21 +219,21 @@ impl Printer {
     /// The terminal header: one line per query ID with its canonical form, kind and time.
     pub fn header(&self, out: &mut Vec<u8>, queries: &[Parsed], clock: &crate::time::Clock) {
         for q in queries {
-            let created =
-                q.id.unix_ms(q.kind)
-                    .map_or("no embedded time".to_string(), |ms| {
-                        format!("created {}", clock.format(ms))
-                    });
+            let created = q.unix_ms().map_or("no embedded time".to_string(), |ms| {
+                format!("created {}", clock.format(ms))
+            });
             let other = match q.kind {
                 Kind::Ulid => format!("uuid {}", q.id.uuid()),
                 Kind::Uuid => format!("ulid {}", q.id.ulid()),
+                Kind::Trace => format!("xray {}", q.id.xray()),
+                Kind::Span => format!("decimal {}", q.id.low64()),
             };
             paint(out, self.color, HEADER_COLOR, |out| {
                 let _ = write!(
                     out,
                     "# {}  {}  {}  ({})",
                     q.id.canonical(q.kind),
-                    q.id.describe(q.kind),
+                    q.describe(),
                     created,
                     other
                 );

@@ -257,10 +257,7 @@ fn summary(
     precision: Precision,
 ) -> Vec<(&'static str, String)> {
     let root = &timeline.ids[0];
-    let mut rows = vec![(
-        "id",
-        format!("{} ({})", canonical(root), root.id.describe(root.kind)),
-    )];
+    let mut rows = vec![("id", format!("{} ({})", canonical(root), root.description))];
     rows.push((
         "created",
         root.id.unix_ms(root.kind).map_or_else(
@@ -384,7 +381,7 @@ fn write_text(
             row,
             "          {:<36}  {:<8}  ",
             canonical(entry),
-            entry.id.describe(entry.kind)
+            entry.description
         );
         // The field comes from the logs: escaped, then cut and padded.
         let mut field = Vec::new();
@@ -801,7 +798,7 @@ fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Resu
             s.push_str(&format!(
                 "| `{}` | {} | {} | {} | {} | {} | {} |\n",
                 canonical(e),
-                e.id.describe(e.kind),
+                e.description,
                 md_text(e.field.as_deref().unwrap_or("-").as_bytes()),
                 e.lines,
                 time(e.first_us),

@@ -8,7 +8,9 @@
 //!   `keyword` field holds whole), allowing any non-alphanumeric character and anything beyond
 //!   it on either side within the term;
 //! - a `span_near` of the five dashed groups in order and adjacent, the first and last as
-//!   `regexp`s for the same reason.
+//!   `regexp`s for the same reason (and, for a trace ID, one of the X-Ray form's three).
+//!
+//! A span ID is one term: its 16 hex digits.
 //!
 //! Lucene regexps are anchored to the whole term, so the token boundary is written as an
 //! optional prefix ending in a non-alphanumeric character and an optional suffix starting with
@@ -16,7 +18,7 @@
 
 use serde_json::{Value, json};
 
-use crate::id::Id;
+use crate::id::{Id, Kind, Parsed};
 
 /// Any prefix of a term that ends where an ID may start.
 const BEFORE: &str = "(.*[^0-9A-Za-z])?";
@@ -24,14 +26,25 @@ const BEFORE: &str = "(.*[^0-9A-Za-z])?";
 const AFTER: &str = "([^0-9A-Za-z].*)?";
 
 /// The request body, pretty-printed, ending in a newline.
-pub(super) fn request(ids: &[Id], field: &str) -> String {
+pub(super) fn request(ids: &[Parsed], field: &str) -> String {
+    // One pair of clauses per value, whatever the order or repeats of the IDs given.
     let mut ids = ids.to_vec();
-    ids.sort();
-    ids.dedup();
-    let should: Vec<Value> = ids
-        .iter()
-        .flat_map(|&id| [whole_term(id, field), dashed_groups(id, field)])
-        .collect();
+    ids.sort_by_key(|p| (p.id, p.kind == Kind::Span, p.may_be_trace()));
+    ids.dedup_by_key(|p| (p.id, p.kind == Kind::Span, p.may_be_trace()));
+    let mut should: Vec<Value> = Vec::new();
+    for parsed in &ids {
+        let id = parsed.id;
+        if parsed.kind == Kind::Span {
+            should.push(regexp(field, format!("{BEFORE}{}{AFTER}", id.hex16())));
+            continue;
+        }
+        should.push(whole_term(id, field));
+        should.push(groups(&id.uuid(), field));
+        if parsed.may_be_trace() {
+            should.push(groups(&id.xray(), field));
+        }
+    }
+
     let body = json!({
         "query": {
             "bool": {
@@ -59,9 +72,9 @@ fn whole_term(id: Id, field: &str) -> Value {
     )
 }
 
-/// The dashed form as the standard analyzer indexes it: five terms in a row.
-fn dashed_groups(id: Id, field: &str) -> Value {
-    let dashed = id.uuid();
+/// A dashed form (a UUID's five groups, an X-Ray ID's three) as the standard analyzer
+/// indexes it: its groups as terms in a row.
+fn groups(dashed: &str, field: &str) -> Value {
     let groups: Vec<&str> = dashed.split('-').collect();
     let last = groups.len() - 1;
     let clauses: Vec<Value> = groups

@@ -4,15 +4,18 @@
 //!
 //! Every engine gets the same definition of a match as the scanner's: any written form of the
 //! value (the ULID, the dashed and undashed hex, any case; the braced, `urn:uuid:` and TypeID
-//! spellings contain one of these), as a whole token, that is with no ASCII letter or digit
-//! just before or after it. The renderings come from [`crate::id`]; this module only spells
-//! them in each engine's syntax.
+//! spellings contain one of these; for a trace ID the X-Ray layout too, and the `traceparent`
+//! and `b3` headers hold its 32 hex digits as a token; a span ID's 16 hex digits), as a whole
+//! token, that is with no ASCII letter or digit just before or after it. The spellings idgrep
+//! finds only after a field that names a trace (the low 64 bits of a trace as 16 hex or as a
+//! Datadog decimal, a span's decimal) are not in these queries. The renderings come from
+//! [`crate::id`]; this module only spells them in each engine's syntax.
 
 mod elasticsearch;
 
 use clap::ValueEnum;
 
-use crate::id::Id;
+use crate::id::{Kind, Parsed};
 
 /// The engines a query is written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -40,12 +43,22 @@ pub struct Target {
 }
 
 /// The lowercase renderings of the IDs that a match may be written as (any case), sorted and
-/// without repeats, so that one query reads the same whatever the order of the IDs given.
-pub fn renderings(ids: &[Id]) -> Vec<String> {
-    let mut out: Vec<String> = ids
-        .iter()
-        .flat_map(|id| [id.ulid(), id.uuid(), id.hex()])
-        .collect();
+/// without repeats, so that one query reads the same whatever the order of the IDs given: a
+/// 128-bit value as a ULID and a UUID (dashed and not), and also in the X-Ray layout when it
+/// may be a trace ID; a span (or 64-bit trace) ID as its 16 hex digits.
+pub fn renderings(ids: &[Parsed]) -> Vec<String> {
+    let mut out = Vec::new();
+    for parsed in ids {
+        let id = parsed.id;
+        if parsed.kind == Kind::Span {
+            out.push(id.hex16());
+            continue;
+        }
+        out.extend([id.ulid(), id.uuid(), id.hex()]);
+        if parsed.may_be_trace() {
+            out.push(id.xray());
+        }
+    }
     out.sort();
     out.dedup();
     out
@@ -62,7 +75,7 @@ pub fn line_regex(renderings: &[String]) -> String {
 }
 
 /// The query for `engine`, as the engine takes it (ending in a newline).
-pub fn render(engine: Engine, ids: &[Id], target: &Target) -> String {
+pub fn render(engine: Engine, ids: &[Parsed], target: &Target) -> String {
     let renderings = renderings(ids);
     let regex = line_regex(&renderings);
     match engine {

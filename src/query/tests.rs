@@ -1,12 +1,22 @@
 use regex::bytes::Regex;
 
 use super::*;
+use crate::id::{Id, Written};
 use crate::scan::Matcher;
 
 const ULID: &str = "01m8kbygm5ng2pshny302zvwbs";
 
-fn id() -> Id {
-    crate::id::parse(ULID).unwrap().id
+fn id() -> Parsed {
+    crate::id::parse(ULID).unwrap()
+}
+
+/// A value given as a dashed UUID: not a trace ID.
+fn uuid(id: Id) -> Parsed {
+    Parsed {
+        id,
+        kind: Kind::Uuid,
+        written: Written::Uuid,
+    }
 }
 
 fn target() -> Target {
@@ -19,13 +29,48 @@ fn target() -> Target {
 
 #[test]
 fn the_regex_names_each_rendering_once_whole_tokens_any_case() {
-    let second = crate::id::parse("01a226bf-4285-ac05-6cc6-be1805fdf179")
-        .unwrap()
-        .id;
+    let second = crate::id::parse("01a226bf-4285-ac05-6cc6-be1805fdf179").unwrap();
     assert_eq!(
         render(Engine::Regex, &[id(), second, id()], &target()),
         "(?i)(?:^|[^0-9A-Za-z])(?:01a226bf-4285-ac05-6cc6-be1805fdf179|\
          01a226bf4285ac056cc6be1805fdf179|01m8kbygm5ng2pshny302zvwbs)(?:[^0-9A-Za-z]|$)\n"
+    );
+}
+
+#[test]
+fn a_trace_id_adds_its_xray_form_and_a_span_is_its_16_hex() {
+    let trace = crate::id::parse("4BF92F3577B34DA6A3CE929D0E0E4736").unwrap();
+    let span = crate::id::parse("00f067aa0ba902b7").unwrap();
+    assert_eq!(
+        ulid::Ulid(trace.id.0).to_string().to_lowercase(),
+        "2bz4qkaxxk9pka7kmjkm70whsp"
+    );
+    assert_eq!(
+        renderings(&[trace, span]),
+        [
+            "00f067aa0ba902b7",
+            "1-4bf92f35-77b34da6a3ce929d0e0e4736",
+            "2bz4qkaxxk9pka7kmjkm70whsp",
+            "4bf92f35-77b3-4da6-a3ce-929d0e0e4736",
+            "4bf92f3577b34da6a3ce929d0e0e4736",
+        ]
+    );
+    let body: serde_json::Value =
+        serde_json::from_str(&render(Engine::Elasticsearch, &[trace, span], &target())).unwrap();
+    let should = body["query"]["bool"]["should"].as_array().unwrap();
+    // The span's term, then the trace's whole term, its dashed groups and its X-Ray groups.
+    assert_eq!(should.len(), 4);
+    let xray = should
+        .iter()
+        .find(|c| {
+            c["span_near"]["clauses"]
+                .as_array()
+                .is_some_and(|c| c.len() == 3)
+        })
+        .expect("the X-Ray form's three groups");
+    assert_eq!(
+        xray["span_near"]["clauses"][1]["span_term"]["message"],
+        "4bf92f35"
     );
 }
 
@@ -56,7 +101,8 @@ fn the_regex_matches_the_lines_the_scanner_matches() {
             .map(|_| Id(u128::from(rng.next()) << 64 | u128::from(rng.next())))
             .collect();
         let decoy = Id(wanted[0].0 ^ 1);
-        let pattern = render(Engine::Regex, &wanted, &target());
+        let given: Vec<Parsed> = wanted.iter().map(|&id| uuid(id)).collect();
+        let pattern = render(Engine::Regex, &given, &target());
         let re = Regex::new(&format!("(?-u){}", pattern.trim_end())).unwrap();
         let matcher = Matcher::new(&wanted);
         let separators: &[&[u8]] = &[
@@ -144,7 +190,7 @@ fn clickhouse_is_a_whole_statement_with_quoted_names() {
 
 #[test]
 fn clickhouse_splits_the_prefilter_at_its_needle_limit() {
-    let ids: Vec<Id> = (1..=100u128).map(|i| Id(i << 80)).collect();
+    let ids: Vec<Parsed> = (1..=100u128).map(|i| uuid(Id(i << 80))).collect();
     let sql = render(Engine::Clickhouse, &ids, &target());
     // 300 renderings: two calls, 255 and 45 needles.
     assert_eq!(sql.matches("multiSearchAnyCaseInsensitive").count(), 2);

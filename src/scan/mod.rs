@@ -44,13 +44,13 @@ mod token_tests;
 
 use std::collections::HashMap;
 
-use crate::id::{self, Id, Shape};
+use crate::id::{self, Id, Kind, Parsed, Shape, trace};
 
 pub use numbering::Numbering;
 pub use tokens::{for_each_token, for_each_token_scalar};
 
 use numbering::count_newlines;
-use pairs::PairSearcher;
+use pairs::{DECIMAL_MIN_LEN, Entry, PairSearcher, Tail};
 use sampled::SampledSearcher;
 use simd::Simd;
 use tokens::for_each_token_at;
@@ -83,6 +83,9 @@ pub struct Matcher {
 #[derive(Clone, Debug)]
 enum Strategy {
     Pairs(PairSearcher),
+    /// Trace and span queries beyond one pair searcher's capacity: one searcher per group
+    /// of entries, each over the whole buffer.
+    PairGroups(Vec<PairSearcher>),
     Sampled(SampledSearcher),
     Tokens(HashMap<u128, usize, foldhash::fast::RandomState>),
     /// No query: every ID token is a hit (the inventory views).
@@ -103,11 +106,80 @@ impl Matcher {
         } else if first_index.len() <= MAX_PAIR_QUERIES {
             let mut distinct: Vec<(u128, usize)> = first_index.into_iter().collect();
             distinct.sort_by_key(|&(_, i)| i);
-            Strategy::Pairs(PairSearcher::new(&distinct))
+            let entries: Vec<Entry> = distinct
+                .into_iter()
+                .map(|(value, query)| Entry {
+                    value,
+                    query,
+                    tails: [Tail::Ulid, Tail::Uuid],
+                    wide64: false,
+                    trace: false,
+                })
+                .collect();
+            Strategy::Pairs(PairSearcher::new(&entries))
         } else if first_index.len() <= MAX_SAMPLED_QUERIES {
             Strategy::Sampled(SampledSearcher::new(first_index))
         } else {
             Strategy::Tokens(first_index)
+        };
+        Matcher { strategy }
+    }
+
+    /// Finds the query IDs as the user wrote them: a ULID or UUID in every form, as
+    /// [`Matcher::new`]; a value that may be a trace ID also in its trace spellings (X-Ray,
+    /// the low 64 bits as 16 hex or a decimal in a trace field); a span ID as 16 hex and as a
+    /// decimal in a trace or span field.
+    pub fn for_queries(queries: &[Parsed]) -> Matcher {
+        if !queries
+            .iter()
+            .any(|q| q.kind == Kind::Span || q.may_be_trace())
+        {
+            let ids: Vec<Id> = queries.iter().map(|q| q.id).collect();
+            return Matcher::new(&ids);
+        }
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (query, q) in queries.iter().enumerate() {
+            if !seen.insert((q.id, q.kind.is_64_bit(), q.may_be_trace())) {
+                continue;
+            }
+            let value = q.id.0;
+            let decimal_fits = trace::decimal_bytes(q.id.low64()).len() >= DECIMAL_MIN_LEN;
+            let decimal = if decimal_fits {
+                Tail::Decimal
+            } else {
+                Tail::Repeat
+            };
+            let trace = q.kind == Kind::Trace || q.may_be_trace();
+            let mut push = |tails, wide64| {
+                entries.push(Entry {
+                    value,
+                    query,
+                    tails,
+                    wide64,
+                    trace,
+                })
+            };
+            if q.kind.is_64_bit() {
+                push([Tail::Span, decimal], true);
+            } else if q.kind == Kind::Trace {
+                push([Tail::Uuid, decimal], false);
+            } else {
+                push([Tail::Ulid, Tail::Uuid], false);
+                if q.may_be_trace() && decimal_fits {
+                    push([Tail::Decimal, Tail::Repeat], false);
+                }
+            }
+        }
+        let strategy = if entries.len() <= MAX_PAIR_QUERIES {
+            Strategy::Pairs(PairSearcher::new(&entries))
+        } else {
+            Strategy::PairGroups(
+                entries
+                    .chunks(MAX_PAIR_QUERIES)
+                    .map(PairSearcher::new)
+                    .collect(),
+            )
         };
         Matcher { strategy }
     }
@@ -158,7 +230,19 @@ impl Matcher {
                 let counted = p.find(simd, hay, hits, numbering);
                 // Each needle's hits come in order, the two tails' interleaved.
                 hits.sort_unstable_by_key(|h| h.start);
+                // A value asked for twice (as a UUID and as a trace ID) is found twice.
+                hits.dedup_by_key(|h| (h.start, h.end));
                 counted
+            }
+            Strategy::PairGroups(groups) => {
+                let mut group_hits = Vec::new();
+                for group in groups {
+                    group.find(simd, hay, &mut group_hits, None);
+                    hits.append(&mut group_hits);
+                }
+                hits.sort_unstable_by_key(|h| (h.start, h.end));
+                hits.dedup_by_key(|h| (h.start, h.end));
+                None
             }
             Strategy::Sampled(sampled) => sampled.find(simd, hay, hits, numbering),
             Strategy::Tokens(map) => {

@@ -212,17 +212,42 @@ fn every_vector_path_agrees_with_the_scalar_one() {
         state
     };
     for queries in 1..=MAX_PAIR_QUERIES {
-        let ids: Vec<(u128, usize)> = (0..queries)
-            .map(|q| (((next() as u128) << 64) | next() as u128, q))
+        // Every kind of tail: a UUID query, a trace query, a span query, a repeated needle.
+        let tails = [
+            [Tail::Ulid, Tail::Uuid],
+            [Tail::Uuid, Tail::Decimal],
+            [Tail::Span, Tail::Decimal],
+            [Tail::Decimal, Tail::Repeat],
+        ];
+        let entries: Vec<Entry> = (0..queries)
+            .map(|q| {
+                let wide64 = q % tails.len() == 2;
+                let value = if wide64 {
+                    next() as u128
+                } else {
+                    ((next() as u128) << 64) | next() as u128
+                };
+                Entry {
+                    value,
+                    query: q,
+                    tails: tails[q % tails.len()],
+                    wide64,
+                    trace: q % 2 == 0,
+                }
+            })
             .collect();
-        let searcher = PairSearcher::new(&ids);
+        let searcher = PairSearcher::new(&entries);
         let mut hay = Vec::new();
         while hay.len() < 20_000 {
-            let id = Id(ids[(next() % queries as u64) as usize].0);
-            let text = match next() % 4 {
+            let id = Id(entries[(next() % queries as u64) as usize].value);
+            let text = match next() % 8 {
                 0 => id.ulid(),
                 1 => id.uuid().to_uppercase(),
                 2 => id.hex(),
+                3 => id.xray(),
+                4 => format!("trace_id={}", id.hex16()),
+                5 => format!("dd.span_id={}", id.low64()),
+                6 => format!("\"trace_id\":\"{}\"", id.low64()),
                 _ => "padding text, 0123456789 abcdef".to_string(),
             };
             hay.extend_from_slice(text.as_bytes());

@@ -152,7 +152,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Res
                 "<tr data-id=\"{k}\"><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
                  <td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
                 esc_str(&canonical(e)),
-                esc_str(e.id.describe(e.kind)),
+                esc_str(e.description),
                 esc_str(e.field.as_deref().unwrap_or("-")),
                 e.lines,
                 time(e.first_us),
@@ -424,7 +424,7 @@ fn chart(
              <text class=\"span-label\" x=\"16\" y=\"{:.1}\">{}</text>\
              <rect x=\"{x1:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"10\" rx=\"3\"/></g>",
             esc_str(&canonical(e)),
-            esc_str(e.id.describe(e.kind)),
+            esc_str(e.description),
             e.lines,
             crate::text::plural(e.lines),
             clock.format_micros(f, precision),

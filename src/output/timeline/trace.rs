@@ -146,7 +146,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
         events.push(meta("thread_name", 2, k + 1, "name", name.clone().into()));
         events.push(meta("thread_sort_index", 2, k + 1, "sort_index", k.into()));
         let args = BTreeMap::from([
-            ("kind", e.id.describe(e.kind).into()),
+            ("kind", e.description.into()),
             ("lines", e.lines.into()),
             ("hop", e.hop.into()),
             ("status", status_text(e, timeline).into()),

@@ -12,6 +12,7 @@ mod avx512;
 mod x86;
 
 use super::{Hit, Numbering, is_whole};
+use crate::id::trace::{self, FieldRole};
 use crate::id::{self, Id, Shape, ULID_LEN, UUID_UNDASHED_LEN};
 
 /// Which rendering a needle is the tail of.
@@ -19,12 +20,40 @@ use crate::id::{self, Id, Shape, ULID_LEN, UUID_UNDASHED_LEN};
 pub(super) enum Tail {
     /// The last 16 characters of the ULID rendering: exactly the 80 random bits.
     Ulid,
-    /// The last 12 hex digits of the UUID rendering, the same in dashed and undashed forms.
+    /// The last 12 hex digits of the 128-bit hex rendering: the same in the dashed and
+    /// undashed UUID forms, the X-Ray form, and the low 64 bits as 16 hex.
     Uuid,
+    /// The last 12 hex digits of a 64-bit value (a span ID) as 16 hex.
+    Span,
+    /// The last (at most 12) digits of the low 64 bits as a decimal, in a trace field; or,
+    /// for a 64-bit value, in a trace or span field.
+    Decimal,
+    /// A second copy of the needle before it: a query with one tail fills its pair with it,
+    /// and its candidates are not checked twice.
+    Repeat,
+}
+
+/// What the pair searcher looks for of one query: two tails of one value.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Entry {
+    pub value: u128,
+    pub query: usize,
+    pub tails: [Tail; 2],
+    /// A 64-bit value (span ID): its decimal may stand in a span field too.
+    pub wide64: bool,
+    /// A value that may be a trace ID: its `Uuid` tail also stands for the X-Ray form and,
+    /// in a trace field, the low 64 bits as 16 hex. A ULID or UUID query leaves these out, as
+    /// the index (which holds neither) must be able to prune for it.
+    pub trace: bool,
 }
 
 const ULID_TAIL_LEN: usize = 16;
 const UUID_TAIL_LEN: usize = 12;
+const DECIMAL_TAIL_LEN: usize = 12;
+
+/// Shortest decimal a decimal needle is made for: the AVX-512 prefilter compares three bytes.
+/// A low 64 bits below 100 is no random ID.
+pub(super) const DECIMAL_MIN_LEN: usize = SHARED_PROBES;
 
 #[derive(Clone, Debug)]
 pub(super) struct Needle {
@@ -33,6 +62,8 @@ pub(super) struct Needle {
     tail: Tail,
     id: Id,
     query: usize,
+    wide64: bool,
+    trace: bool,
     /// Offsets within `bytes` of the two bytes the SSE2 and AVX2 prefilter compares.
     pub(super) i1: usize,
     pub(super) i2: usize,
@@ -59,7 +90,9 @@ pub(super) struct PairSearcher {
 /// messages; the rare letters make the best prefilter bytes.
 fn frequency_rank(b: u8) -> u8 {
     match b {
-        b'0'..=b'9' => 250,
+        // Dates and times are full of 0, 1 and 2.
+        b'0'..=b'2' => 250,
+        b'3'..=b'9' => 245,
         b'e' => 240,
         b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' => 220,
         b'h' | b'l' | b'd' | b'c' | b'u' | b'm' => 180,
@@ -122,27 +155,43 @@ pub(super) fn pick_shared(ulid_tail: &[u8], uuid_tail: &[u8]) -> [usize; SHARED_
 }
 
 impl PairSearcher {
-    pub(super) fn new(ids: &[(u128, usize)]) -> PairSearcher {
+    pub(super) fn new(entries: &[Entry]) -> PairSearcher {
         let mut needles = Vec::new();
         let mut shared = Vec::new();
-        for &(value, query) in ids {
-            let id = Id(value);
+        for entry in entries {
+            let id = Id(entry.value);
             let ulid = id.ulid_bytes();
             let hex = id.hex_bytes();
-            let ulid_tail = &ulid[ULID_LEN - ULID_TAIL_LEN..];
-            let uuid_tail = &hex[UUID_UNDASHED_LEN - UUID_TAIL_LEN..];
-            for (tail, bytes) in [(Tail::Ulid, ulid_tail), (Tail::Uuid, uuid_tail)] {
+            let decimal = trace::decimal_bytes(id.low64());
+            let tail_bytes = |tail: Tail| -> Vec<u8> {
+                match tail {
+                    Tail::Ulid => ulid[ULID_LEN - ULID_TAIL_LEN..].to_vec(),
+                    Tail::Uuid | Tail::Span => hex[UUID_UNDASHED_LEN - UUID_TAIL_LEN..].to_vec(),
+                    Tail::Decimal => {
+                        decimal[decimal.len().saturating_sub(DECIMAL_TAIL_LEN)..].to_vec()
+                    }
+                    Tail::Repeat => Vec::new(),
+                }
+            };
+            let first = tail_bytes(entry.tails[0]);
+            let second = match entry.tails[1] {
+                Tail::Repeat => first.clone(),
+                tail => tail_bytes(tail),
+            };
+            for (tail, bytes) in [(entry.tails[0], &first), (entry.tails[1], &second)] {
                 let (i1, i2) = pick_pair(bytes);
                 needles.push(Needle {
-                    bytes: bytes.to_vec(),
+                    bytes: bytes.clone(),
                     tail,
                     id,
-                    query,
+                    query: entry.query,
+                    wide64: entry.wide64,
+                    trace: entry.trace,
                     i1,
                     i2,
                 });
             }
-            shared.push(pick_shared(ulid_tail, uuid_tail));
+            shared.push(pick_shared(&first, &second));
         }
         let reach = needles
             .iter()
@@ -223,13 +272,62 @@ impl PairSearcher {
                 }
             }
             Tail::Uuid => {
-                for shape in [Shape::UuidDashed, Shape::UuidUndashed] {
+                let shapes: &[Shape] = if needle.trace {
+                    &[Shape::UuidDashed, Shape::UuidUndashed, Shape::Xray]
+                } else {
+                    &[Shape::UuidDashed, Shape::UuidUndashed]
+                };
+                for &shape in shapes {
                     let before = shape.width() - UUID_TAIL_LEN;
                     if let Some(start) = p.checked_sub(before) {
                         self.try_token(needle, hay, start, shape, hits);
                     }
                 }
+                // The low 64 bits, only where a field names a trace.
+                if needle.trace
+                    && let Some(start) = p.checked_sub(trace::SPAN_HEX_LEN - UUID_TAIL_LEN)
+                {
+                    let end = start + trace::SPAN_HEX_LEN;
+                    if is_whole(hay, start, end)
+                        && trace::decode_hex64(&hay[start..end]) == Some(needle.id.low64())
+                        && trace::field_before(hay, start).is_some_and(FieldRole::holds_trace)
+                    {
+                        push(needle, start, end, Shape::Hex16, hits);
+                    }
+                }
             }
+            Tail::Span => {
+                if let Some(start) = p.checked_sub(trace::SPAN_HEX_LEN - UUID_TAIL_LEN) {
+                    let end = start + trace::SPAN_HEX_LEN;
+                    if is_whole(hay, start, end)
+                        && trace::decode_hex64(&hay[start..end]) == Some(needle.id.low64())
+                    {
+                        push(needle, start, end, Shape::Hex16, hits);
+                    }
+                }
+            }
+            Tail::Decimal => self.try_decimal(needle, hay, p, hits),
+            Tail::Repeat => {}
+        }
+    }
+
+    /// A decimal whose last digits are at `p`: the whole run of digits must be the value, and
+    /// the field before it must name a trace (or, for a 64-bit value, a trace or a span).
+    fn try_decimal(&self, needle: &Needle, hay: &[u8], p: usize, hits: &mut Vec<Hit>) {
+        let end = p + needle.bytes.len();
+        let floor = end.saturating_sub(trace::DECIMAL_MAX_LEN + 1);
+        let mut start = p;
+        while start > floor && hay[start - 1].is_ascii_digit() {
+            start -= 1;
+        }
+        if !is_whole(hay, start, end)
+            || trace::decode_decimal(&hay[start..end]) != Some(needle.id.low64())
+        {
+            return;
+        }
+        let field = trace::field_before(hay, start);
+        if field.is_some_and(|role| needle.wide64 || role.holds_trace()) {
+            push(needle, start, end, Shape::Decimal, hits);
         }
     }
 
@@ -247,13 +345,17 @@ impl PairSearcher {
             return;
         }
         if id::decode_shape(shape, &hay[start..end]) == Some(needle.id) {
-            hits.push(Hit {
-                start,
-                end,
-                shape,
-                id: needle.id,
-                query: needle.query,
-            });
+            push(needle, start, end, shape, hits);
         }
     }
+}
+
+fn push(needle: &Needle, start: usize, end: usize, shape: Shape, hits: &mut Vec<Hit>) {
+    hits.push(Hit {
+        start,
+        end,
+        shape,
+        id: needle.id,
+        query: needle.query,
+    });
 }

@@ -1,0 +1,327 @@
+//! Trace and span IDs: the 128-bit trace ID of W3C Trace Context / OpenTelemetry, AWS X-Ray,
+//! B3 and Datadog, and the 64-bit span ID, in every spelling those write them.
+//!
+//! A trace ID is one 128-bit [`Id`], the same value as a UUID written as 32 hex: W3C writes it
+//! as 32 lowercase hex, X-Ray as `1-<8 hex>-<24 hex>` (the first 8 hex are epoch seconds), B3
+//! as 32 hex or, for a 64-bit trace ID, 16 hex, and Datadog the low 64 bits as an unsigned
+//! decimal. A span ID is 64 bits: 16 hex, or a decimal in Datadog's `dd.span_id`. Header
+//! values carry them inside: `traceparent: 00-<trace>-<span>-<flags>`, the single `b3` header
+//! `<trace>-<span>-<sampled>-<parent>`, and `X-Amzn-Trace-Id: Root=1-...;Parent=<span>`.
+//!
+//! Bare 16 hex and decimals are everywhere in logs (hashes, addresses, counters), so they
+//! count as trace or span IDs only in a field whose name says so: [`field_before`] reads the
+//! key written before a value.
+
+use super::{HEX_DECODE, INVALID, Id, Kind, ParseError, Parsed, Written};
+
+/// Length of an X-Ray trace ID: `1-` 8 hex `-` 24 hex.
+pub const XRAY_LEN: usize = 35;
+/// Length of a span ID (and a 64-bit trace ID) in hex.
+pub const SPAN_HEX_LEN: usize = 16;
+/// The most digits of a 64-bit unsigned decimal.
+pub const DECIMAL_MAX_LEN: usize = 20;
+
+/// What a field holds, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldRole {
+    /// `trace_id`, `traceId`, `trace.id`, `X-B3-TraceId`, `dd.trace_id`, `otelTraceID`, ...
+    Trace,
+    /// `span_id`, `spanId`, `parent_span_id`, `X-B3-SpanId`, `dd.span_id`, ...
+    Span,
+    /// The single `b3` header: the value starts with the trace ID.
+    B3,
+}
+
+impl FieldRole {
+    /// Whether a trace ID's low 64 bits (16 hex or a decimal) may stand here.
+    pub fn holds_trace(self) -> bool {
+        matches!(self, FieldRole::Trace | FieldRole::B3)
+    }
+}
+
+/// The role of a field named `key` (any case; `_`, `-`, `.` and `/` ignored), if it names a
+/// trace or span ID.
+pub fn field_role(key: &[u8]) -> Option<FieldRole> {
+    const MAX: usize = 48;
+    let mut folded = [0u8; MAX];
+    let mut n = 0;
+    for &b in key {
+        if b.is_ascii_alphanumeric() {
+            if n == MAX {
+                return None;
+            }
+            folded[n] = b.to_ascii_lowercase();
+            n += 1;
+        }
+    }
+    let name = &folded[..n];
+    if name == b"b3" {
+        Some(FieldRole::B3)
+    } else if name.ends_with(b"traceid") || name.ends_with(b"traceidhex") {
+        Some(FieldRole::Trace)
+    } else if name.ends_with(b"spanid") || name == b"xdatadogparentid" {
+        Some(FieldRole::Span)
+    } else {
+        None
+    }
+}
+
+/// The role of the field whose value starts at `line[start]`: the key before it in JSON
+/// (`"trace_id":"..."`, also escaped inside a string), logfmt (`trace_id=...`) or text
+/// (`X-B3-TraceId: ...`), with quotes and blanks around the `:` or `=`.
+pub fn field_before(line: &[u8], start: usize) -> Option<FieldRole> {
+    const GAP: usize = 4;
+    const KEY_MAX: usize = 64;
+    let skippable = |b: u8| matches!(b, b'"' | b'\'' | b' ' | b'\t' | b'\\');
+    let mut i = start;
+    let floor = start.saturating_sub(GAP);
+    while i > floor && skippable(line[i - 1]) {
+        i -= 1;
+    }
+    if i == 0 || !matches!(line[i - 1], b':' | b'=') {
+        return None;
+    }
+    i -= 1;
+    let floor = i.saturating_sub(GAP);
+    while i > floor && skippable(line[i - 1]) {
+        i -= 1;
+    }
+    let end = i;
+    let floor = end.saturating_sub(KEY_MAX);
+    while i > floor && (line[i - 1].is_ascii_alphanumeric() || b"_.-/@".contains(&line[i - 1])) {
+        i -= 1;
+    }
+    field_role(&line[i..end])
+}
+
+/// Calls `f(start, end, value)` for each span ID of `line` that stands as the value of a span
+/// field (`span_id`, `parent_span_id`, `X-B3-SpanId`, ...): 16 hex digits, a whole token, not
+/// all zero.
+pub fn for_each_field_span(line: &[u8], mut f: impl FnMut(usize, usize, u64)) {
+    let mut at = 0;
+    while at < line.len() {
+        if HEX_DECODE[line[at] as usize] == INVALID
+            || (at > 0 && line[at - 1].is_ascii_alphanumeric())
+        {
+            at += 1;
+            continue;
+        }
+        let run = line[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        let end = at + run;
+        if run == SPAN_HEX_LEN
+            && let Some(value) = decode_hex64(&line[at..end]).filter(|&v| v != 0)
+            && field_before(line, at) == Some(FieldRole::Span)
+        {
+            f(at, end, value);
+        }
+        at = end;
+    }
+}
+
+/// Decodes 16 hex digits (either case) to a 64-bit value.
+#[inline]
+pub fn decode_hex64(bytes: &[u8]) -> Option<u64> {
+    if bytes.len() != SPAN_HEX_LEN {
+        return None;
+    }
+    let mut value = 0u64;
+    let mut bad = 0u8;
+    for &b in bytes {
+        let d = HEX_DECODE[b as usize];
+        bad |= d;
+        value = (value << 4) | (d & 0xf) as u64;
+    }
+    (bad & 0x80 == 0).then_some(value)
+}
+
+/// Decodes an X-Ray trace ID, `1-<8 hex>-<24 hex>` (either case), to its 128-bit value.
+#[inline]
+pub fn decode_xray(bytes: &[u8]) -> Option<Id> {
+    if bytes.len() != XRAY_LEN || &bytes[..2] != b"1-" || bytes[10] != b'-' {
+        return None;
+    }
+    let mut hex = [0u8; 32];
+    hex[..8].copy_from_slice(&bytes[2..10]);
+    hex[8..].copy_from_slice(&bytes[11..]);
+    super::decode_hex(&hex)
+}
+
+/// Decodes an unsigned decimal of at most 20 digits that fits in 64 bits.
+#[inline]
+pub fn decode_decimal(bytes: &[u8]) -> Option<u64> {
+    if bytes.is_empty() || bytes.len() > DECIMAL_MAX_LEN {
+        return None;
+    }
+    bytes.iter().try_fold(0u64, |acc, &b| {
+        let d = b.checked_sub(b'0').filter(|&d| d < 10)?;
+        acc.checked_mul(10)?.checked_add(u64::from(d))
+    })
+}
+
+/// The decimal digits of `value`, as Datadog writes a 64-bit ID.
+pub fn decimal_bytes(value: u64) -> Vec<u8> {
+    value.to_string().into_bytes()
+}
+
+impl Id {
+    /// The low 64 bits: what a 64-bit B3 trace ID or a Datadog `dd.trace_id` holds.
+    pub fn low64(self) -> u64 {
+        self.0 as u64
+    }
+
+    /// The X-Ray rendering, `1-<8 hex>-<24 hex>`, lowercase.
+    pub fn xray(self) -> String {
+        let hex = self.hex();
+        format!("1-{}-{}", &hex[..8], &hex[8..])
+    }
+
+    /// The time an X-Ray trace ID carries: its first 32 bits are epoch seconds.
+    pub fn xray_unix_ms(self) -> i64 {
+        ((self.0 >> 96) as i64) * 1000
+    }
+
+    /// A 64-bit value (span ID) as 16 lowercase hex.
+    pub fn hex16(self) -> String {
+        format!("{:016x}", self.low64())
+    }
+}
+
+/// Parses the trace and span spellings of `body` (quotes and blanks already removed), or
+/// `None` when `body` is none of them and the ULID and UUID forms should be tried. `at`
+/// maps a byte offset in `body` to a 1-based position in the input.
+pub(super) fn parse_trace(
+    body: &str,
+    at: &dyn Fn(usize) -> usize,
+) -> Option<Result<Parsed, ParseError>> {
+    let bytes = body.as_bytes();
+    // An X-Amzn-Trace-Id value: `Root=1-...;Parent=...;Sampled=1`, or its Root field alone.
+    if let Some(root) = xray_root(body) {
+        let offset = root.as_ptr() as usize - body.as_ptr() as usize;
+        return Some(parse_xray(root.as_bytes(), &|i| at(offset + i)));
+    }
+    if bytes.len() == XRAY_LEN && bytes.starts_with(b"1-") && bytes[10] == b'-' {
+        return Some(parse_xray(bytes, at));
+    }
+    let parts: Vec<&[u8]> = bytes.split(|&b| b == b'-').collect();
+    let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
+    match lens.as_slice() {
+        [16] => Some(hex_part(bytes, 0, at, "span").and_then(|v| {
+            nonzero(v, "span")?;
+            Ok(Parsed {
+                id: Id(v),
+                kind: Kind::Span,
+                written: Written::SpanHex,
+            })
+        })),
+        // traceparent: version, trace, parent span, flags (a future version may add fields).
+        [2, 32, 16, 2, ..] if lens.len() == 4 || parts[0] != b"00" => {
+            Some(parse_traceparent(&parts, at))
+        }
+        // b3: trace (16 or 32 hex), span, then optionally sampled (`0`, `1`, `d`) and parent.
+        [32 | 16, 16] | [32 | 16, 16, 1] | [32 | 16, 16, 1, 16] => Some(parse_b3(&parts, at)),
+        _ => None,
+    }
+}
+
+/// The `Root=` field of an X-Ray header value, when `body` is one.
+fn xray_root(body: &str) -> Option<&str> {
+    body.split(';').find_map(|field| {
+        let (key, value) = field.split_once('=')?;
+        key.trim()
+            .eq_ignore_ascii_case("root")
+            .then(|| value.trim())
+    })
+}
+
+fn parse_xray(bytes: &[u8], at: &dyn Fn(usize) -> usize) -> Result<Parsed, ParseError> {
+    if bytes.len() != XRAY_LEN || !bytes.starts_with(b"1-") || bytes[10] != b'-' {
+        return Err(ParseError::TraceForm {
+            what: "an X-Ray trace ID is 1-<8 hex>-<24 hex>",
+        });
+    }
+    let high = hex_part(&bytes[2..10], 2, at, "trace")?;
+    let low = hex_part(&bytes[11..], 11, at, "trace")?;
+    let id = Id((high << 96) | low);
+    nonzero(id.0, "trace")?;
+    Ok(Parsed {
+        id,
+        kind: Kind::Trace,
+        written: Written::Xray,
+    })
+}
+
+fn parse_traceparent(parts: &[&[u8]], at: &dyn Fn(usize) -> usize) -> Result<Parsed, ParseError> {
+    let version = hex_part(parts[0], 0, at, "trace")?;
+    if version == 0xff {
+        return Err(ParseError::TraceForm {
+            what: "traceparent version ff is invalid (W3C Trace Context)",
+        });
+    }
+    let trace = hex_part(parts[1], 3, at, "trace")?;
+    nonzero(trace, "trace")?;
+    nonzero(hex_part(parts[2], 36, at, "span")?, "parent span")?;
+    hex_part(parts[3], 53, at, "trace")?;
+    Ok(Parsed {
+        id: Id(trace),
+        kind: Kind::Trace,
+        written: Written::Traceparent,
+    })
+}
+
+fn parse_b3(parts: &[&[u8]], at: &dyn Fn(usize) -> usize) -> Result<Parsed, ParseError> {
+    let trace = hex_part(parts[0], 0, at, "trace")?;
+    nonzero(trace, "trace")?;
+    let span_at = parts[0].len() + 1;
+    nonzero(hex_part(parts[1], span_at, at, "span")?, "span")?;
+    if let Some(sampled) = parts.get(2)
+        && !matches!(sampled, [b'0' | b'1' | b'd'])
+    {
+        return Err(ParseError::TraceForm {
+            what: "a b3 header's sampled field is 0, 1 or d",
+        });
+    }
+    if let Some(parent) = parts.get(3) {
+        let parent_at = span_at + SPAN_HEX_LEN + 3;
+        nonzero(hex_part(parent, parent_at, at, "span")?, "parent span")?;
+    }
+    let (kind, written) = if parts[0].len() == SPAN_HEX_LEN {
+        (Kind::Span, Written::B3Trace64)
+    } else {
+        (Kind::Trace, Written::B3)
+    };
+    Ok(Parsed {
+        id: Id(trace),
+        kind,
+        written,
+    })
+}
+
+/// The value of hex digits `part`, which starts at byte `offset` of the input.
+fn hex_part(
+    part: &[u8],
+    offset: usize,
+    at: &dyn Fn(usize) -> usize,
+    kind: &'static str,
+) -> Result<u128, ParseError> {
+    if let Some(i) = part.iter().position(|&b| HEX_DECODE[b as usize] == INVALID) {
+        return Err(ParseError::BadTraceChar {
+            pos: at(offset + i),
+            ch: super::char_at(part, i),
+            kind,
+        });
+    }
+    Ok(part.iter().fold(0u128, |acc, &b| {
+        (acc << 4) | u128::from(HEX_DECODE[b as usize])
+    }))
+}
+
+fn nonzero(value: u128, what: &'static str) -> Result<(), ParseError> {
+    if value == 0 {
+        Err(ParseError::ZeroTrace { what })
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,402 @@
+//! Trace and span IDs: the W3C Trace Context, X-Ray and B3 vectors in `tests/data/`, `decode`
+//! of each spelling, a search of `testdata/traces/` (one trace written by five kinds of logs)
+//! for every spelling of it, and the matcher against a regex oracle on generated haystacks
+//! full of digests, addresses and numbers that must not match.
+
+use std::collections::BTreeSet;
+use std::process::{Output, Stdio};
+
+use idgrep::id::{self, Id, Kind, Parsed};
+use idgrep::scan::Matcher;
+use regex::bytes::Regex;
+use serde_json::Value;
+
+use crate::support::{Rng, idgrep};
+
+fn load(name: &str) -> Vec<Value> {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn run(args: &[&str]) -> Output {
+    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn every_trace_vector_parses_to_its_value_kind_and_time() {
+    let vectors = load("trace_vectors.json");
+    assert_eq!(vectors.len(), 11);
+    for v in &vectors {
+        let input = v["input"].as_str().unwrap();
+        let parsed = id::parse(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+        let value = v["value_hex"].as_str().unwrap();
+        let kind = match v["kind"].as_str().unwrap() {
+            "trace" => Kind::Trace,
+            "span" => Kind::Span,
+            _ => Kind::Uuid,
+        };
+        assert_eq!(parsed.kind, kind, "{input}");
+        assert_eq!(parsed.id.canonical(kind).replace('-', ""), value, "{input}");
+        assert_eq!(parsed.unix_ms(), v["unix_ms"].as_i64(), "{input}");
+        if let Some(decimal) = v["dd_decimal"].as_str() {
+            assert_eq!(parsed.id.low64().to_string(), decimal, "{input}");
+        }
+        if v["may_be_trace"].as_bool() == Some(true) {
+            assert!(parsed.may_be_trace(), "{input}");
+        }
+        // The span a header carries is its own ID too.
+        if let Some(span) = v["span_hex"].as_str() {
+            let p = id::parse(span).unwrap();
+            assert_eq!((p.kind, p.id.hex16()), (Kind::Span, span.to_string()));
+        }
+    }
+}
+
+#[test]
+fn every_invalid_trace_vector_is_refused_naming_what_is_accepted() {
+    for v in load("trace_invalid_vectors.json") {
+        let input = v["input"].as_str().unwrap();
+        let why = v["why"].as_str().unwrap();
+        let err = id::parse(input).expect_err(input).to_string();
+        let fits = match why {
+            w if w.starts_with("all-zero") => err.contains("all-zero"),
+            "version ff" => err.contains("version ff"),
+            "non-hex character" => err.contains("bad character 'g'"),
+            "length" => err.starts_with("length 34"),
+            "sampled field" => err.contains("0, 1 or d"),
+            other => panic!("no expectation for {other}"),
+        };
+        assert!(fits, "{input}: {err}, vector says {why}");
+        let out = run(&["decode", input]);
+        assert_eq!(out.status.code(), Some(2), "{input}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("accepted forms:") && stderr.contains("traceparent"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn decode_calls_bare_hex_a_uuid_layout_or_a_trace_never_plainly_uuid_v4() {
+    let text = stdout(&run(&["decode", "4bf92f3577b34da6a3ce929d0e0e4736"]));
+    assert!(
+        text.contains("kind     uuid v4 layout or trace\n"),
+        "{text}"
+    );
+    assert!(text.contains("xray     1-4bf92f35-77b34da6a3ce929d0e0e4736\n"));
+    assert!(text.contains("dd       11803532876627986230 (dd.trace_id)\n"));
+    let json: Value = serde_json::from_slice(
+        &run(&["decode", "--json", "4bf92f3577b34da6a3ce929d0e0e4736"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(json["kind"], "uuid");
+    assert_eq!(json["version"], 4);
+    assert_eq!(json["trace"]["b3_64"], "a3ce929d0e0e4736");
+    // A UUID written with dashes stays a UUID.
+    let dashed = stdout(&run(&["decode", "4bf92f35-77b3-4da6-a3ce-929d0e0e4736"]));
+    assert!(dashed.contains("kind     uuid\n"), "{dashed}");
+}
+
+#[test]
+fn decode_of_an_xray_id_says_trace_and_shows_its_time() {
+    let text = stdout(&run(&["decode", "1-5759e988-bd862e3fe1be46a994272793"]));
+    assert!(text.contains("kind     trace\n"), "{text}");
+    assert!(text.contains("time     2016-06-09T22:11:20.000Z"), "{text}");
+    assert!(text.contains("hex      5759e988bd862e3fe1be46a994272793\n"));
+    let span = stdout(&run(&["decode", "--json", "00f067aa0ba902b7"]));
+    let json: Value = serde_json::from_str(&span).unwrap();
+    assert_eq!(json["kind"], "span");
+    assert_eq!(json["span"]["dd_decimal"], "67667974448284343");
+    assert!(json.get("uuid").is_none());
+}
+
+/// `path:line` of every line a search prints, with file names forced on.
+fn found(query: &str) -> BTreeSet<String> {
+    let out = run(&["-H", "--color", "never", query, "testdata/traces"]);
+    assert!(
+        out.status.code() == Some(0),
+        "{query}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(&out)
+        .lines()
+        .map(|l| {
+            let mut parts = l.splitn(3, ':');
+            let path = parts.next().unwrap().replace('\\', "/");
+            format!("{path}:{}", parts.next().unwrap())
+        })
+        .collect()
+}
+
+fn set(lines: &[&str]) -> BTreeSet<String> {
+    lines
+        .iter()
+        .map(|l| format!("testdata/traces/{l}"))
+        .collect()
+}
+
+#[test]
+fn one_trace_is_found_in_every_log_whichever_spelling_is_asked() {
+    // The lines that hold the trace: OTLP's traceId, ECS's trace.id, a traceparent, a b3
+    // header, the low 64 bits in X-B3-TraceId, the X-Ray header of nginx, the Datadog
+    // decimal. Not: the same 16 hex as a span.id, as a cache key, as 0x..., glued to more
+    // hex, nor the decimal in a field that names no trace.
+    let expected = set(&[
+        "access.log:1",
+        "app.logfmt:1",
+        "app.logfmt:2",
+        "app.logfmt:3",
+        "datadog.json:1",
+        "ecs.json:1",
+        "otlp.json:1",
+        "otlp.json:2",
+    ]);
+    for query in [
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+        "4BF92F3577B34DA6A3CE929D0E0E4736",
+        "1-4bf92f35-77b34da6a3ce929d0e0e4736",
+        "Root=1-4bf92f35-77b34da6a3ce929d0e0e4736;Parent=53995c3f42cd8ad8;Sampled=1",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "4bf92f3577b34da6a3ce929d0e0e4736-e457b5a2e4d86bd1-1-53995c3f42cd8ad8",
+    ] {
+        assert_eq!(found(query), expected, "{query}");
+    }
+}
+
+#[test]
+fn a_span_is_found_as_16_hex_anywhere_and_as_a_decimal_in_a_span_field() {
+    assert_eq!(
+        found("00f067aa0ba902b7"),
+        set(&["app.logfmt:1", "otlp.json:1"])
+    );
+    assert_eq!(
+        found("e457b5a2e4d86bd1"),
+        set(&["app.logfmt:2", "app.logfmt:3", "datadog.json:1"])
+    );
+    // A 16-hex span inside a 32-hex trace ID is no whole token.
+    let out = run(&["77b34da6a3ce929d", "testdata/traces"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}
+
+/// A key a log might write a trace ID's low 64 bits under, and one it might not.
+const TRACE_KEYS: &[&str] = &[
+    "\"trace_id\":\"",
+    "\"traceId\": \"",
+    "X-B3-TraceId: ",
+    "dd.trace_id=",
+    "trace.id=",
+    "\"dd\":{\"trace_id\":",
+    "b3=",
+];
+const OTHER_KEYS: &[&str] = &["\"span_id\":\"", "sha=", "key: ", "count=", "0x", ""];
+
+/// A haystack with `target` in every trace spelling, the low 64 bits (16 hex, decimal) under
+/// trace keys and under other keys, near misses and random digests.
+fn trace_haystack(rng: &mut Rng, target: Id, len: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let cased = |s: String, rng: &mut Rng| {
+        if rng.below(2) == 0 {
+            s.to_uppercase()
+        } else {
+            s
+        }
+    };
+    while out.len() < len {
+        let value = match rng.below(4) {
+            0 => target,
+            1 => Id(target.0 ^ (1 << rng.below(128))),
+            _ => Id(rng.u128()),
+        };
+        let low = value.low64();
+        let text = match rng.below(11) {
+            0 => cased(value.hex(), rng),
+            1 => cased(value.uuid(), rng),
+            2 => cased(value.xray(), rng),
+            3 => format!("traceparent: 00-{}-{:016x}-01", value.hex(), rng.next()),
+            4 => format!("Root={};Parent={:016x}", value.xray(), rng.next()),
+            5 => format!("{}{:016x}", rng.pick(TRACE_KEYS), low),
+            6 => format!("{}{}", rng.pick(TRACE_KEYS), low),
+            7 => format!("{}{:016x}", rng.pick(OTHER_KEYS), low),
+            8 => format!("{}{}", rng.pick(OTHER_KEYS), low),
+            9 => format!("md5 {:032x}", rng.u128()),
+            _ => format!("{}a", value.hex()),
+        };
+        out.extend_from_slice(text.as_bytes());
+        out.extend_from_slice(if rng.below(3) == 0 { b"\n" } else { b" " });
+    }
+    out
+}
+
+/// The spans where `target` stands, found the obvious way: each spelling's regex at each
+/// token start, and the low 64 bits only right after one of the trace keys.
+fn trace_oracle(hay: &[u8], target: Id) -> Vec<(usize, usize)> {
+    let hex = target.hex();
+    let low = target.low64();
+    let anywhere = [
+        Regex::new(&format!("(?i-u)^{hex}")).unwrap(),
+        Regex::new(&format!("(?i-u)^{}", target.uuid())).unwrap(),
+        Regex::new(&format!("(?i-u)^{}", target.xray())).unwrap(),
+        Regex::new(&format!("(?i-u)^{}", target.ulid())).unwrap(),
+    ];
+    let keys = TRACE_KEYS
+        .iter()
+        .map(|k| regex::escape(k))
+        .collect::<Vec<_>>()
+        .join("|");
+    let in_field = Regex::new(&format!("(?i-u)(?:{keys})({low:016x}|{low})")).unwrap();
+    let alnum = |b: u8| b.is_ascii_alphanumeric();
+    let whole =
+        |s: usize, e: usize| (s == 0 || !alnum(hay[s - 1])) && (e == hay.len() || !alnum(hay[e]));
+    let mut found = BTreeSet::new();
+    for start in 0..hay.len() {
+        for re in &anywhere {
+            if let Some(m) = re.find(&hay[start..])
+                && whole(start, start + m.end())
+            {
+                found.insert((start, start + m.end()));
+            }
+        }
+    }
+    for c in in_field.captures_iter(hay) {
+        let m = c.get(1).unwrap();
+        if whole(m.start(), m.end()) {
+            found.insert((m.start(), m.end()));
+        }
+    }
+    found.into_iter().collect()
+}
+
+#[test]
+fn trace_matcher_agrees_with_a_regex_scan_and_skips_digests_and_addresses() {
+    let mut rng = Rng(2020);
+    for round in 0..40 {
+        let target = Id(rng.u128());
+        let len = 3000 + rng.below(5000);
+        let hay = trace_haystack(&mut rng, target, len);
+        let expected = trace_oracle(&hay, target);
+        assert!(
+            expected.len() > 5,
+            "round {round}: the generator planted little"
+        );
+        let query = id::parse(&target.hex()).unwrap();
+        for queries in [
+            vec![query],
+            vec![Parsed {
+                kind: Kind::Trace,
+                ..query
+            }],
+        ] {
+            let mut hits = Vec::new();
+            Matcher::for_queries(&queries).find(&hay, &mut hits);
+            let got: Vec<(usize, usize)> = hits.iter().map(|h| (h.start, h.end)).collect();
+            // A query written as a trace ID does not look for the ULID rendering.
+            let expected: Vec<_> = if queries[0].kind == Kind::Trace {
+                let ulid = target.ulid();
+                expected
+                    .iter()
+                    .copied()
+                    .filter(|&(s, e)| !hay[s..e].eq_ignore_ascii_case(ulid.as_bytes()))
+                    .collect()
+            } else {
+                expected.clone()
+            };
+            assert_eq!(got, expected, "round {round}, {:?}", queries[0].kind);
+        }
+    }
+}
+
+#[test]
+fn span_matcher_agrees_with_a_regex_scan() {
+    let mut rng = Rng(2021);
+    for round in 0..40 {
+        let span = rng.next() | 1 << 60;
+        let mut hay = Vec::new();
+        while hay.len() < 4000 {
+            let value = match rng.below(3) {
+                0 => span,
+                1 => span ^ (1 << rng.below(64)),
+                _ => rng.next(),
+            };
+            let text = match rng.below(7) {
+                0 => format!("{value:016x}"),
+                1 => format!("{value:016X}"),
+                2 => format!("\"dd\":{{\"span_id\":\"{value}\"}}"),
+                3 => format!("count={value}"),
+                4 => format!("0x{value:016x}"),
+                5 => format!("{:016x}{value:016x}", rng.next()),
+                _ => format!("traceparent=00-{:032x}-{value:016x}-01", rng.u128()),
+            };
+            hay.extend_from_slice(text.as_bytes());
+            hay.push(if rng.below(3) == 0 { b'\n' } else { b' ' });
+        }
+        let hex = Regex::new(&format!(r"(?i-u)\b{span:016x}\b")).unwrap();
+        let decimal = Regex::new(&format!(r#""span_id":"({span})""#)).unwrap();
+        let alnum = |b: u8| b.is_ascii_alphanumeric();
+        let mut expected: Vec<(usize, usize)> = hex
+            .find_iter(&hay)
+            .map(|m| (m.start(), m.end()))
+            .filter(|&(s, e)| (s == 0 || !alnum(hay[s - 1])) && (e == hay.len() || !alnum(hay[e])))
+            .chain(decimal.captures_iter(&hay).map(|c| {
+                let m = c.get(1).unwrap();
+                (m.start(), m.end())
+            }))
+            .collect();
+        expected.sort();
+        assert!(!expected.is_empty(), "round {round}");
+        let mut hits = Vec::new();
+        Matcher::for_queries(&[id::parse(&format!("{span:016x}")).unwrap()]).find(&hay, &mut hits);
+        let got: Vec<(usize, usize)> = hits.iter().map(|h| (h.start, h.end)).collect();
+        assert_eq!(got, expected, "round {round}");
+    }
+}
+
+#[test]
+fn a_trace_timeline_lists_its_spans_as_related_ids_and_follows_them_with_hops() {
+    let listed = stdout(&run(&[
+        "timeline",
+        "--color",
+        "never",
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+        "testdata/traces",
+    ]));
+    assert!(
+        listed.starts_with(
+            "id        4bf92f35-77b3-4da6-a3ce-929d0e0e4736 (uuid v4 layout or trace)\n"
+        ),
+        "{listed}"
+    );
+    assert!(listed.contains("lines     8 "), "{listed}");
+    for span in [
+        "53995c3f42cd8ad8",
+        "00f067aa0ba902b7",
+        "7a085853722dc6d2",
+        "05e3ac9a4f6e3b90",
+        "e457b5a2e4d86bd1",
+    ] {
+        let row = listed
+            .lines()
+            .find(|l| l.trim_start().starts_with(span))
+            .unwrap_or_else(|| panic!("{span} not related: {listed}"));
+        assert!(row.contains(" span "), "{row}");
+    }
+    // The span on the ECS decoy line is no related ID: that line is not on the timeline.
+    assert!(!listed.contains("a3ce929d0e0e4736  "), "{listed}");
+    // One hop follows the spans: the Datadog line that writes e457b5a2e4d86bd1 as a decimal
+    // span_id is on the trace already; nothing else in these logs names the spans.
+    let followed = stdout(&run(&[
+        "timeline",
+        "--color",
+        "never",
+        "--hops",
+        "1",
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+        "testdata/traces",
+    ]));
+    assert!(followed.contains("lines     8 "), "{followed}");
+    assert!(followed.contains("followed (3 lines)"), "{followed}");
+}
