@@ -10,6 +10,7 @@ mod index;
 mod inputs;
 mod live;
 mod oracle;
+mod replay;
 mod support;
 mod tail;
 mod timeline;
