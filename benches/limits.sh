@@ -31,7 +31,7 @@ measure() {
     local label=$1
     shift
     /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err" || true
-    read -r secs kib <"$WORK/time"
+    read -r secs kib < <(tail -n 1 "$WORK/time")
     awk -v l="$label" -v s="$secs" -v k="$kib" 'BEGIN { printf "%-44s %8s s %9.1f MiB\n", l, s, k / 1024 }'
 }
 

@@ -1,6 +1,7 @@
-//! Faults that lose nothing: a full disk and a closed pipe on standard output, symbolic link
-//! loops, deep trees, file names that could drive a terminal, and time zones' daylight saving
-//! gaps. Each run reports what went wrong as `idgrep: ...` and keeps what it could read.
+//! Faults that lose nothing: a full disk and a closed pipe on standard output, files truncated
+//! or deleted while read, an unreadable directory, input/output errors, a 2 GB line, symbolic
+//! link loops, deep trees, file names that could drive a terminal, and time zones' daylight
+//! saving gaps. Each run reports what went wrong as `idgrep: ...` and keeps what it could read.
 
 use std::io::{Read, Write};
 use std::path::Path;

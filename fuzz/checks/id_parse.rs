@@ -58,18 +58,16 @@ pub fn check(data: &[u8]) {
             );
         }
         Kind::Uuid => {
-            let mut lowered = trimmed.to_string();
-            if lowered.len() > 9 && lowered[..9].eq_ignore_ascii_case("urn:uuid:") {
-                lowered.replace_range(..9, "urn:uuid:");
+            // The wrappers are idgrep's to read (`{...}`, `urn:uuid:` in any case, around
+            // either form); the uuid crate reads the 36 or 32 characters inside.
+            let mut inner = trimmed;
+            if let Some(braced) = inner.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                inner = braced;
             }
-            // The uuid crate does not take `{urn:uuid:...}`; idgrep reads it as the braced
-            // URN it is. Compare on the inner text then.
-            let inner = lowered
-                .strip_prefix('{')
-                .and_then(|s| s.strip_suffix('}'))
-                .filter(|s| s.starts_with("urn:uuid:") || s.len() == 32)
-                .unwrap_or(&lowered);
-            let oracle = uuid::Uuid::parse_str(inner).expect("the uuid crate reads it");
+            if inner.len() > 9 && inner[..9].eq_ignore_ascii_case("urn:uuid:") {
+                inner = &inner[9..];
+            }
+            let oracle = uuid::Uuid::try_parse(inner).expect("the uuid crate reads it");
             assert_eq!(oracle.as_u128(), value.0, "{text:?}");
             let oracle_ms = oracle.get_timestamp().map(|t| {
                 let (s, ns) = t.to_unix();

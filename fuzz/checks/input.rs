@@ -25,8 +25,8 @@ const MAGICS: [&[u8]; 9] = [
 ];
 
 /// Decompressed bytes read at most: a small input can expand without end (a bomb is not a
-/// fault of the reader).
-const LIMIT: u64 = 8 << 20;
+/// fault of the reader), and the oracle is slow.
+const LIMIT: u64 = 1 << 20;
 
 pub fn check(data: &[u8]) {
     let mut input = Bytes::new(data);
@@ -50,12 +50,15 @@ pub fn check(data: &[u8]) {
 
     let mut expected = Vec::new();
     let tokens = oracle_tokens(&plain);
+    // Tokens come in order and hold no newline: each line's are the next ones before its end.
+    let mut next = tokens.iter().peekable();
     for (no, start, line) in lines(&plain) {
         let end = start + line.len();
-        if tokens
-            .iter()
-            .any(|t| t.start >= start && t.end <= end && !super::is_number(t, &plain))
-        {
+        let mut found = false;
+        while let Some(t) = next.next_if(|t| t.start < end + 1) {
+            found |= t.start >= start && t.end <= end && !super::is_number(t, &plain);
+        }
+        if found {
             expected.push((no, line.to_vec()));
         }
     }

@@ -1,14 +1,15 @@
 //! `ids` and `audit` over a small tree made from fuzzer bytes (up to four files, some in a
 //! subdirectory, IDs from a pool of three planted in any form): no panic, exit 0 or 1, no
 //! error line, and the counts equal a naive count over the oracle's tokens. `ids --all-hex`:
-//! per ID, its occurrences, lines and files; `audit`: the occurrences, the lines with an ID
-//! and the distinct IDs.
+//! per ID, its occurrences, lines and files; `audit`, which leaves out a 32-hex token whose
+//! value is written in no other form anywhere (a trace ID or digest): the occurrences, the
+//! lines with an ID token, the distinct IDs and the 32-hex tokens left out.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use idgrep::id::{self, Id};
+use idgrep::id::{self, Id, Shape};
 
 use super::{Bytes, Output, Run, lines, oracle_tokens, plant};
 
@@ -27,7 +28,8 @@ pub fn check(data: &[u8], run: Run) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut paths = Vec::new();
     let mut counts: HashMap<u128, Count> = HashMap::new();
-    let (mut occurrences, mut id_lines) = (0u64, 0u64);
+    // Every counted token: its value, whether it is 32 hex digits, its file and line.
+    let mut written: Vec<(u128, bool, usize, u64)> = Vec::new();
     for (file, raw) in input.rest().split(|&b| b == 0xFE).take(4).enumerate() {
         // A fixed first byte: no compression magic or byte-order mark.
         let mut content = b"> ".to_vec();
@@ -43,19 +45,16 @@ pub fn check(data: &[u8], run: Run) {
         let tokens = oracle_tokens(&content);
         for (no, start, line) in lines(&content) {
             let end = start + line.len();
-            let mut any = false;
             for t in tokens.iter().filter(|t| t.start >= start && t.end <= end) {
                 if super::is_number(t, &content) {
                     continue;
                 }
-                any = true;
-                occurrences += 1;
+                written.push((t.id.0, t.shape == Shape::UuidUndashed, file, no));
                 let count = counts.entry(t.id.0).or_default();
                 count.occurrences += 1;
                 count.lines.insert((file, no));
                 count.files.insert(file);
             }
-            id_lines += u64::from(any);
         }
     }
     let root = dir.path().as_os_str().to_owned();
@@ -87,13 +86,38 @@ pub fn check(data: &[u8], run: Run) {
     let audit = run(&args(&["audit", "--json", "-a"]));
     clean(&audit, true, "audit");
     let report: serde_json::Value = serde_json::from_slice(&audit.stdout).expect("a JSON report");
+    let written_otherwise: HashSet<u128> = written
+        .iter()
+        .filter(|&&(_, hex, _, _)| !hex)
+        .map(|&(value, _, _, _)| value)
+        .collect();
+    let counted: Vec<_> = written
+        .iter()
+        .filter(|&&(value, hex, _, _)| !hex || written_otherwise.contains(&value))
+        .collect();
+    // A line counts with any ID token on it, a 32-hex one left out too.
+    let id_lines: HashSet<(usize, u64)> = written.iter().map(|t| (t.2, t.3)).collect();
+    let distinct: HashSet<u128> = counted.iter().map(|t| t.0).collect();
     let totals = &report["totals"];
     assert_eq!(totals["inputs"], paths.len() as u64);
-    assert_eq!(totals["occurrences"], occurrences, "audit occurrences");
-    assert_eq!(totals["lines_with_ids"], id_lines, "audit lines with IDs");
+    assert_eq!(
+        totals["occurrences"],
+        counted.len() as u64,
+        "audit occurrences"
+    );
+    assert_eq!(
+        totals["undashed_ignored"],
+        (written.len() - counted.len()) as u64,
+        "audit 32-hex tokens left out"
+    );
+    assert_eq!(
+        totals["lines_with_ids"],
+        id_lines.len() as u64,
+        "audit lines with IDs"
+    );
     assert_eq!(
         totals["distinct_ids"],
-        counts.len() as u64,
+        distinct.len() as u64,
         "audit distinct IDs"
     );
 }
