@@ -319,7 +319,7 @@ pub fn glob_filter(globs: &[String]) -> Result<impl Fn(&Path) -> bool + use<>, S
 pub fn open(input: &Input, progress: Option<&Arc<AtomicU64>>) -> io::Result<Box<dyn Read + Send>> {
     let raw: Box<dyn Read + Send> = match input {
         Input::Stdin => Box::new(io::stdin()),
-        Input::File(path) => Box::new(File::open(path)?),
+        Input::File(path) => Box::new(Shrinking::new(File::open(path)?)),
         Input::Error(_, reason) => return Err(io::Error::other(reason.clone())),
     };
     match progress {
@@ -344,6 +344,48 @@ pub fn modified(input: &Input) -> Option<std::time::SystemTime> {
     match input {
         Input::File(path) => std::fs::metadata(path).and_then(|m| m.modified()).ok(),
         _ => None,
+    }
+}
+
+/// A file that tells when it ended early because it shrank while it was read (truncated by
+/// `logrotate`'s copytruncate, or by hand): a read that finds the end before the size the file
+/// had when opened fails once, if the file is now smaller, instead of passing for the end.
+/// The lines read before are kept, as for any read error. A file whose size says nothing of
+/// its content (under `/proc` or `/sys`) does not shrink, so it never fails here.
+struct Shrinking {
+    file: File,
+    size_at_open: u64,
+    read: u64,
+    reported: bool,
+}
+
+impl Shrinking {
+    fn new(file: File) -> Shrinking {
+        let size_at_open = file.metadata().map_or(0, |m| m.len());
+        Shrinking {
+            file,
+            size_at_open,
+            read: 0,
+            reported: false,
+        }
+    }
+}
+
+impl Read for Shrinking {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.read += n as u64;
+        if n == 0 && !buf.is_empty() && self.read < self.size_at_open && !self.reported {
+            let now = self.file.metadata().map_or(self.size_at_open, |m| m.len());
+            if now < self.size_at_open {
+                self.reported = true;
+                return Err(io::Error::other(format!(
+                    "the file shrank while it was read, from {} to {now} bytes; {} bytes read",
+                    self.size_at_open, self.read
+                )));
+            }
+        }
+        Ok(n)
     }
 }
 

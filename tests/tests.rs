@@ -12,6 +12,7 @@ mod live;
 mod merge;
 mod oracle;
 mod query;
+mod replay;
 mod support;
 mod tail;
 mod timeline;

@@ -230,3 +230,55 @@ fn microsecond_times_from_two_files_sort_in_order() {
         ]
     );
 }
+
+/// Times before 1970 and at the ends of the four-digit years, in IDs and in logs: a UUIDv1
+/// of the Gregorian epoch (1582) decodes with a negative Unix time; lines of the years 1,
+/// 1969 and 9999 are placed in order by their own times; a line of the year 10000 has no time
+/// of its own (RFC 3339 has four-digit years): `null` in search JSON, and the timeline infers
+/// it from the line before and places it there.
+#[test]
+fn dates_before_1970_and_after_9999_in_logs_and_ids() {
+    const GREGORIAN: &str = "00000000-0000-1000-8000-000000000000";
+    let decoded = &json_lines(&run(&["decode", "--json", GREGORIAN]))[0];
+    assert_eq!(decoded["time"], "1582-10-15T00:00:00.000Z");
+    assert_eq!(decoded["unix_ms"], -12_219_292_800_000i64);
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "old.log",
+        &format!(
+            "9999-12-31T23:59:59.999Z last {GREGORIAN}\n\
+             0001-01-01T00:00:00Z first {GREGORIAN}\n\
+             1969-12-31T23:59:59.999Z before {GREGORIAN}\n\
+             10000-01-01T00:00:00Z beyond {GREGORIAN}\n"
+        ),
+    );
+    let ids = json_lines(&run(&["ids", "--json", &path]));
+    assert_eq!(ids[0]["created"], "1582-10-15T00:00:00.000Z");
+    assert_eq!(ids[0]["first_seen"], "0001-01-01T00:00:00.000Z");
+    assert_eq!(ids[0]["last_seen"], "9999-12-31T23:59:59.999Z");
+
+    let found: Vec<Value> = json_lines(&run(&["--json", GREGORIAN, &path]))
+        .into_iter()
+        .map(|l| l["ts"].clone())
+        .collect();
+    assert_eq!(
+        found,
+        [
+            Value::from("9999-12-31T23:59:59.999Z"),
+            Value::from("0001-01-01T00:00:00.000Z"),
+            Value::from("1969-12-31T23:59:59.999Z"),
+            Value::Null
+        ]
+    );
+    assert_eq!(
+        timeline(GREGORIAN, &[&path]),
+        [
+            row("old.log", 2, "line", "0001-01-01T00:00:00.000Z"),
+            row("old.log", 3, "line", "1969-12-31T23:59:59.999Z"),
+            row("old.log", 4, "inferred", "1969-12-31T23:59:59.999Z"),
+            row("old.log", 1, "line", "9999-12-31T23:59:59.999Z"),
+        ]
+    );
+}

@@ -44,7 +44,13 @@ pub struct UsageError(pub String);
 
 /// Parses the process arguments. `--help` and `--version` print and exit from inside.
 pub fn parse_args() -> Result<Command, UsageError> {
-    let cli = match Cli::try_parse_from(command_first(std::env::args_os().collect())) {
+    parse_from(std::env::args_os().collect())
+}
+
+/// [`parse_args`] over `args` (the program name first) instead of the process's: what the
+/// fuzz targets use to run a command in their own process.
+pub fn parse_from(args: Vec<OsString>) -> Result<Command, UsageError> {
+    let cli = match Cli::try_parse_from(command_first(args)) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(),
         Err(e) => return Err(UsageError(one_line(&e.render().to_string()))),

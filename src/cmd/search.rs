@@ -11,7 +11,7 @@ use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
 use crate::id::Kind;
 use crate::index::{Candidates, Plan, Range, RangeReader};
-use crate::output::search::{OutputMode, Printer};
+use crate::output::search::{Name, OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
 use crate::search::{self, Context, Scratch, SearchOptions};
@@ -202,7 +202,7 @@ impl writer::Job for SearchJob<'_> {
         scratch: &mut ThreadScratch,
         flush: &mut dyn FnMut(&mut Vec<u8>) -> bool,
     ) -> Done {
-        let name = input.display_name();
+        let name = Name::of(input);
         let mut out = Vec::new();
         let parts = match self.pruned(input) {
             Some(Pruned::Skip) => {

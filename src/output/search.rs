@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::id::{Kind, Parsed};
 use crate::record::Analysis;
 use crate::search::{LineMatch, Outcome};
+use crate::source::Input;
 use crate::text::{
     HEADER_COLOR, LINE_NO_COLOR, MATCH_COLOR, PATH_COLOR, escape_into, paint, withheld_lines,
 };
@@ -39,9 +40,29 @@ pub struct Printer {
     pub canonical: Vec<String>,
 }
 
+/// An input's name as the printers give it.
+pub struct Name {
+    /// In text: the path as given, a byte that is not UTF-8 written `\xNN`; `<stdin>`.
+    pub shown: String,
+    /// In JSON: the path's bytes as the file system has them.
+    bytes: Vec<u8>,
+}
+
+impl Name {
+    pub fn of(input: &Input) -> Name {
+        let shown = input.display_name();
+        let bytes = match input {
+            Input::Stdin => shown.as_bytes().to_vec(),
+            Input::File(p) | Input::Error(p, _) => p.as_os_str().as_encoded_bytes().to_vec(),
+        };
+        Name { shown, bytes }
+    }
+}
+
 #[derive(Serialize)]
 struct JsonLine<'a> {
-    path: &'a str,
+    /// A path that is not UTF-8 comes as `{"bytes": base64}`, as ripgrep writes it.
+    path: JsonText<'a>,
     line: u64,
     /// The line's own time, RFC 3339 UTC; null when it has none.
     ts: Option<String>,
@@ -84,7 +105,7 @@ struct JsonMatch<'a> {
 
 #[derive(Serialize)]
 struct JsonBinary<'a> {
-    path: &'a str,
+    path: JsonText<'a>,
     binary_file_matches: u64,
 }
 
@@ -107,10 +128,10 @@ impl Printer {
 
     /// One matching line, in the `Lines` or `Json` modes.
     /// `record`: the line read as a record (JSON mode only), for fields and the line time.
-    pub fn line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch, record: Option<&Analysis>) {
+    pub fn line(&self, out: &mut Vec<u8>, name: &Name, m: &LineMatch, record: Option<&Analysis>) {
         match self.mode {
-            OutputMode::Lines => self.text_line(out, path, m),
-            OutputMode::Json => self.json_line(out, path, m, record),
+            OutputMode::Lines => self.text_line(out, &name.shown, m),
+            OutputMode::Json => self.json_line(out, name, m, record),
             _ => {}
         }
     }
@@ -145,9 +166,9 @@ impl Printer {
         out.push(b'\n');
     }
 
-    fn json_line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch, record: Option<&Analysis>) {
+    fn json_line(&self, out: &mut Vec<u8>, name: &Name, m: &LineMatch, record: Option<&Analysis>) {
         let record = JsonLine {
-            path,
+            path: JsonText::of(&name.bytes),
             line: m.line_no,
             ts: record
                 .and_then(Analysis::time)
@@ -172,7 +193,8 @@ impl Printer {
     }
 
     /// What follows the lines of one input: the count, the name, or the binary notice.
-    pub fn input_end(&self, out: &mut Vec<u8>, path: &str, outcome: &Outcome) {
+    pub fn input_end(&self, out: &mut Vec<u8>, name: &Name, outcome: &Outcome) {
+        let path = &name.shown;
         let (matched_lines, withheld) = (outcome.matched_lines, outcome.withheld_lines);
         if matched_lines == 0 {
             return;
@@ -205,7 +227,7 @@ impl Printer {
             }
             OutputMode::Json if withheld > 0 => {
                 let record = JsonBinary {
-                    path,
+                    path: JsonText::of(&name.bytes),
                     binary_file_matches: withheld,
                 };
                 serde_json::to_writer(&mut *out, &record)
@@ -258,7 +280,7 @@ mod tests {
                 ..Outcome::default()
             };
             let mut out = Vec::new();
-            printer.input_end(&mut out, "p", &outcome);
+            printer.input_end(&mut out, &Name::of(&Input::File("p".into())), &outcome);
             String::from_utf8(out).unwrap()
         };
         for (mode, matched, withheld, expected) in [

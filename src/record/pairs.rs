@@ -142,7 +142,10 @@ fn text_pairs(line: &[u8], text: &mut Vec<u8>, f: &mut impl FnMut(&[u8], Value<'
             } else {
                 close
             };
-            if a >= b || line[a..b].iter().any(|&c| !is_word_byte(c) && c != b'@') {
+            if a >= b
+                || b - a > MAX_FIELD
+                || line[a..b].iter().any(|&c| !is_word_byte(c) && c != b'@')
+            {
                 continue;
             }
             (a, b)

@@ -683,6 +683,23 @@ fn plain_pairs() {
     );
 }
 
+/// A quoted `"key":` in plain text longer than a field name may be is left out, as JSON and
+/// logfmt keys are (found by the `record` fuzzer: an 836-byte key).
+#[test]
+fn plain_pairs_leave_out_keys_longer_than_a_field() {
+    for (len, kept) in [(MAX_FIELD, true), (MAX_FIELD + 1, false), (836, false)] {
+        let key = "k".repeat(len);
+        let line = format!(r#"text "{key}": 1 "id": "{ULID}""#);
+        let mut want = Vec::new();
+        if kept {
+            want.push((key.as_str(), "int 1"));
+        }
+        let id = format!("str {ULID}");
+        want.push(("id", id.as_str()));
+        assert_eq!(pairs(&line), expect(&want), "a key of {len} bytes");
+    }
+}
+
 // ----- Formats of other loggers and servers
 
 mod times;

@@ -47,6 +47,7 @@ use std::collections::HashMap;
 use crate::id::{self, Id, Kind, Parsed, Shape, trace};
 
 pub use numbering::Numbering;
+pub use simd::Level;
 pub use tokens::{for_each_token, for_each_token_scalar};
 
 use numbering::count_newlines;
@@ -78,6 +79,8 @@ const MAX_SAMPLED_QUERIES: usize = 16_384;
 #[derive(Clone, Debug)]
 pub struct Matcher {
     strategy: Strategy,
+    /// The dispatch level [`Matcher::at_level`] fixed; else [`Simd::current`].
+    simd: Option<Simd>,
 }
 
 #[derive(Clone, Debug)]
@@ -122,7 +125,10 @@ impl Matcher {
         } else {
             Strategy::Tokens(first_index)
         };
-        Matcher { strategy }
+        Matcher {
+            strategy,
+            simd: None,
+        }
     }
 
     /// Finds the query IDs as the user wrote them: a ULID or UUID in every form, as
@@ -181,24 +187,44 @@ impl Matcher {
                     .collect(),
             )
         };
-        Matcher { strategy }
+        Matcher {
+            strategy,
+            simd: None,
+        }
     }
 
     /// A matcher that reports every ID token, whatever its value, with query index 0.
     pub fn every_id() -> Matcher {
         Matcher {
             strategy: Strategy::Every,
+            simd: None,
         }
+    }
+
+    /// This matcher with its vector loops at `level` whatever `IDGREP_SIMD` says, or `None`
+    /// when the CPU lacks that level's features: how the fuzz targets and the corpus replay
+    /// hold every level to the same answers in one process.
+    pub fn at_level(self, level: Level) -> Option<Matcher> {
+        let simd = Simd::supported(level)?;
+        Some(Matcher {
+            simd: Some(simd),
+            ..self
+        })
+    }
+
+    #[inline]
+    fn simd(&self) -> Simd {
+        self.simd.unwrap_or_else(Simd::current)
     }
 
     /// [`Matcher::find`], also counting the newlines before each hit and in all of `hay`.
     pub fn find_numbered(&self, hay: &[u8], hits: &mut Vec<Hit>, numbering: &mut Numbering) {
-        self.find_numbered_with(Simd::current(), hay, hits, numbering);
+        self.find_numbered_with(self.simd(), hay, hits, numbering);
     }
 
     /// Fills `hits` with every hit in `hay`, in order of position.
     pub fn find(&self, hay: &[u8], hits: &mut Vec<Hit>) {
-        self.search(Simd::current(), hay, hits, None);
+        self.search(self.simd(), hay, hits, None);
     }
 
     /// [`Matcher::find_numbered`] at the dispatch level `simd`.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// The dispatch levels, narrowest first. Each level's CPU features include the ones of the
 /// levels below it on every real CPU; [`Simd::supported`] checks them all the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Level {
+pub enum Level {
     /// Byte-at-a-time loops, on every target.
     Scalar,
     /// 16-byte vectors, on every x86_64 CPU.
@@ -21,10 +21,10 @@ pub(crate) enum Level {
 
 impl Level {
     /// Every level, widest first.
-    pub(crate) const ALL: [Level; 4] = [Level::Avx512, Level::Avx2, Level::Sse2, Level::Scalar];
+    pub const ALL: [Level; 4] = [Level::Avx512, Level::Avx2, Level::Sse2, Level::Scalar];
 
     /// The name `IDGREP_SIMD` and `IDGREP_REQUIRE_SIMD` use.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Level::Scalar => "scalar",
             Level::Sse2 => "sse2",

@@ -148,6 +148,7 @@ fn the_sampled_filter_finds_what_the_token_walk_finds() {
     let sampled = Matcher::new(&ids);
     let walk = Matcher {
         strategy: Strategy::Tokens(ids.iter().enumerate().map(|(i, id)| (id.0, i)).collect()),
+        simd: None,
     };
     let Strategy::Sampled(searcher) = &sampled.strategy else {
         unreachable!()
@@ -259,6 +260,7 @@ fn every_vector_path_agrees_with_the_scalar_one() {
         assert!(!expected.is_empty());
         let matcher = Matcher {
             strategy: Strategy::Pairs(searcher.clone()),
+            simd: None,
         };
         for &simd in &levels {
             let name = simd.level().name();

@@ -11,7 +11,7 @@ use std::path::Path;
 use crate::config::{FollowConfig, SearchConfig};
 use crate::exit::{Exit, report};
 use crate::follow::{self, Batch, Sink};
-use crate::output::search::{OutputMode, Printer};
+use crate::output::search::{Name, OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
 use crate::search::{self, LineMatch, Outcome, Scratch, SearchOptions};
@@ -92,7 +92,7 @@ struct SearchSink<'a> {
 }
 
 impl SearchSink<'_> {
-    fn print_line(&mut self, name: &str, m: &LineMatch, context: Option<&TimeContext>) {
+    fn print_line(&mut self, name: &Name, m: &LineMatch, context: Option<&TimeContext>) {
         let record = context.map(|context| {
             crate::record::analyse_hits(m.line, m.hits, context, &mut self.analysis);
             &self.analysis
@@ -103,7 +103,7 @@ impl SearchSink<'_> {
 
 impl Sink for SearchSink<'_> {
     fn lines(&mut self, path: &Path, batch: &Batch) -> bool {
-        let name = path.display().to_string();
+        let name = Name::of(&Input::File(path.to_path_buf()));
         // Followed lines are being written now: their times are read as of now.
         let context = (self.printer.mode == OutputMode::Json)
             .then(|| TimeContext::for_file(self.zone.as_ref(), None));
@@ -146,7 +146,7 @@ impl Sink for SearchSink<'_> {
 
     fn whole(&mut self, path: &Path) {
         let input = Input::File(path.to_path_buf());
-        let name = input.display_name();
+        let name = Name::of(&input);
         let mut reader = match source::open(&input, None) {
             Ok(reader) => reader,
             Err(e) => return self.problem(path, &source::io_reason(&e)),

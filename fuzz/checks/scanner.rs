@@ -1,0 +1,136 @@
+//! The scanner, differentially: over fuzzer bytes with query IDs planted in any form and case,
+//! every matcher (one to four IDs: the pair prefilter; more: the sampled filter; none: the
+//! token walk of the inventories) at every SIMD level the CPU has finds exactly the tokens of
+//! the plain oracle ([`super::oracle_tokens`]), and a search through it, read in pieces of
+//! two sizes the input picks and whole, reports exactly the oracle's lines.
+
+use idgrep::id::Id;
+use idgrep::scan::{Hit, Level, Matcher};
+use idgrep::search::{self, Scratch, SearchOptions};
+
+use super::{Bytes, Pieces, Token, lines, oracle_tokens, plant};
+
+pub fn check(data: &[u8]) {
+    let mut input = Bytes::new(data);
+    let flags = input.u8();
+    let mut queries: Vec<Id> = (0..1 + flags % 4).map(|_| Id(input.u128())).collect();
+    if flags & 0x10 != 0 {
+        // Enough IDs for the sampled filter; only the first ones are planted.
+        let seed = queries[0].0;
+        queries.extend((1..=12u128).map(|k| Id(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ k)));
+    }
+    let sizes = [
+        1 + usize::from(input.u16() % 4096),
+        1 + usize::from(input.u8()),
+    ];
+    let hay = plant(input.rest(), &queries[..queries.len().min(4)]);
+    let tokens = oracle_tokens(&hay);
+
+    let wanted: Vec<(usize, usize, usize)> = tokens
+        .iter()
+        .filter_map(|t| {
+            let q = queries.iter().position(|&q| q == t.id)?;
+            Some((t.start, t.end, q))
+        })
+        .collect();
+    let every: Vec<Token> = tokens
+        .iter()
+        .copied()
+        .filter(|t| !super::is_number(t, &hay))
+        .collect();
+
+    let mut hits = Vec::new();
+    for level in Level::ALL {
+        let Some(matcher) = Matcher::new(&queries).at_level(level) else {
+            continue;
+        };
+        matcher.find(&hay, &mut hits);
+        let got: Vec<(usize, usize, usize)> =
+            hits.iter().map(|h| (h.start, h.end, h.query)).collect();
+        assert_eq!(got, wanted, "{} IDs at {}", queries.len(), level.name());
+        for h in &hits {
+            assert_eq!(h.id, queries[h.query]);
+        }
+        same_lines(
+            &matcher,
+            &hay,
+            &sizes,
+            |t| queries.contains(&t.id),
+            &tokens,
+            level,
+        );
+
+        let walk = Matcher::every_id()
+            .at_level(level)
+            .expect("supported above");
+        walk.find(&hay, &mut hits);
+        let got: Vec<Token> = hits.iter().map(token_of).collect();
+        assert_eq!(got, every, "the token walk at {}", level.name());
+        same_lines(
+            &walk,
+            &hay,
+            &sizes,
+            |t| !super::is_number(t, &hay),
+            &tokens,
+            level,
+        );
+    }
+}
+
+fn token_of(h: &Hit) -> Token {
+    Token {
+        start: h.start,
+        end: h.end,
+        shape: h.shape,
+        id: h.id,
+    }
+}
+
+/// A search with `matcher`, fed in pieces of each of `sizes` and whole, reports the lines
+/// that hold a token `counts`, with their numbers and their hits.
+fn same_lines(
+    matcher: &Matcher,
+    hay: &[u8],
+    sizes: &[usize],
+    counts: impl Fn(&Token) -> bool,
+    tokens: &[Token],
+    level: Level,
+) {
+    let mut expected = Vec::new();
+    for (no, start, line) in lines(hay) {
+        let spans: Vec<(usize, usize)> = tokens
+            .iter()
+            .filter(|t| t.start >= start && t.end <= start + line.len() && counts(t))
+            .map(|t| (t.start - start, t.end - start))
+            .collect();
+        if !spans.is_empty() {
+            expected.push((no, line.to_vec(), spans));
+        }
+    }
+    let options = SearchOptions {
+        line_numbers: true,
+        text: true,
+        ..SearchOptions::default()
+    };
+    for &size in sizes.iter().chain(&[usize::MAX]) {
+        let mut got = Vec::new();
+        let outcome = search::search(
+            matcher,
+            options,
+            &mut Pieces { data: hay, size },
+            &mut Scratch::default(),
+            &mut |m| {
+                let spans = m.hits.iter().map(|h| (h.start, h.end)).collect();
+                got.push((m.line_no, m.line.to_vec(), spans));
+                true
+            },
+        );
+        assert!(outcome.error.is_none());
+        assert_eq!(outcome.matched_lines as usize, expected.len());
+        assert!(
+            got == expected,
+            "read in pieces of {size} at {}: {got:?} != {expected:?}",
+            level.name()
+        );
+    }
+}

@@ -1,0 +1,9 @@
+//! The scanner at every SIMD level against a plain oracle: see `checks/scanner.rs`.
+#![no_main]
+
+// Each target calls one of the shared checks.
+#[allow(dead_code)]
+#[path = "../checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::scanner::check(data));
