@@ -42,6 +42,8 @@ pub mod record;
 pub mod scan;
 pub mod search;
 pub mod source;
+#[cfg(test)]
+mod testing;
 pub mod text;
 pub(crate) mod time;
 pub(crate) mod timeline;

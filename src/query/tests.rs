@@ -3,6 +3,7 @@ use regex::bytes::Regex;
 use super::*;
 use crate::id::{Id, Written};
 use crate::scan::Matcher;
+use crate::testing::Rng;
 
 const ULID: &str = "01m8kbygm5ng2pshny302zvwbs";
 
@@ -72,21 +73,6 @@ fn a_trace_id_adds_its_xray_form_and_a_span_is_its_16_hex() {
         xray["span_near"]["clauses"][1]["span_term"]["message"],
         "4bf92f35"
     );
-}
-
-/// A tiny generator, so that the property below is reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[(self.next() % items.len() as u64) as usize]
-    }
 }
 
 /// The lines the scanner matches are the lines the regex matches, on lines full of near

@@ -9,6 +9,7 @@ use super::json::find_quote_or_backslash;
 use super::logfmt::{blank_at_or_after, key_end};
 use super::*;
 use crate::scan;
+use crate::testing::Rng;
 
 const ULID: &str = "01m8kbygm5ng2pshny302zvwbs";
 const ULID2: &str = "01kb5v3q8m0c7rj2e9wqz4xnyd";
@@ -447,22 +448,6 @@ fn huge_lines() {
     assert_eq!(g.fields, vec![None]);
     let unclosed = format!(r#"{{"a":{}"{ULID}"}}"#, "[".repeat(depth));
     assert_eq!(got(&unclosed).format, LineFormat::Plain);
-}
-
-/// Deterministic xorshift, so a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 #[test]
