@@ -289,6 +289,17 @@ impl Tree {
         entries.into_iter().next().unwrap()
     }
 
+    /// The one file of the index whose name starts with `prefix`.
+    fn file_named(&self, prefix: &str) -> PathBuf {
+        let found: Vec<PathBuf> = fs::read_dir(self.index_dir())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(prefix))
+            .collect();
+        assert_eq!(found.len(), 1, "one {prefix} file: {found:?}");
+        found.into_iter().next().unwrap()
+    }
+
     fn segments(&self) -> Vec<PathBuf> {
         let mut segs: Vec<PathBuf> = fs::read_dir(self.index_dir())
             .unwrap()
@@ -356,6 +367,12 @@ fn an_append_is_found_before_and_after_the_update() {
         "{summary}"
     );
     tree.assert_same_as_scan("appended, updated index");
+    // The update wrote new block tables and removed the old ones.
+    let tables = tree.file_named("blocks-");
+    tree.append("api/app.log", 5);
+    tree.build();
+    assert_ne!(tree.file_named("blocks-"), tables);
+    tree.assert_same_as_scan("appended twice, updated twice");
 }
 
 #[test]
@@ -452,6 +469,25 @@ fn damaged_truncated_and_future_indexes_warn_once_and_scan() {
     fs::write(&segment, &good[..good.len() / 2]).unwrap();
     tree.assert_warns_once_and_scans("segment truncated");
     fs::write(&segment, &good).unwrap();
+
+    // The block tables likewise: a flipped byte is found by the lookup that reads its chunk.
+    let blocks = tree.file_named("blocks-");
+    let good = fs::read(&blocks).unwrap();
+    for at in (0..good.len()).step_by(good.len() / 7 + 1) {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        fs::write(&blocks, &bad).unwrap();
+        tree.assert_same_as_scan_or_warned(&format!("block tables byte {at} flipped"));
+    }
+    let mut bad = good.clone();
+    bad[9] ^= 0x10; // the header's version
+    fs::write(&blocks, &bad).unwrap();
+    tree.assert_warns_once_and_scans("block tables header damaged");
+    fs::write(&blocks, &good[..good.len() - 3]).unwrap();
+    tree.assert_warns_once_and_scans("block tables truncated");
+    fs::remove_file(&blocks).unwrap();
+    tree.assert_warns_once_and_scans("block tables removed");
+    fs::write(&blocks, &good).unwrap();
 
     let manifest = tree.index_dir().join("manifest");
     let good_manifest = fs::read(&manifest).unwrap();

@@ -1,9 +1,9 @@
 //! The index reader: a search with an index answers exactly as one without it, whatever has
 //! happened to the index or the logs since it was built. Over a small tree made from fuzzer
-//! bytes (files repeated to span several 16 KiB blocks, IDs from a pool of three planted in
+//! bytes (files repeated to span several 4 KiB blocks, IDs from a pool of three planted in
 //! any form), an index is built, then damaged as the input says: the manifest replaced by
-//! fuzzer bytes, bytes of the manifest or of a segment flipped, either cut short, a log
-//! grown or rewritten in place. Each pool ID is then searched with the index and with
+//! fuzzer bytes, bytes of the manifest, of a segment or of the block tables flipped, one of
+//! them cut short, a log grown or rewritten in place. Each pool ID is then searched with the index and with
 //! `--no-index`: the same output and status, byte for byte, no panic, and nothing on standard
 //! error but the one warning that the index is not used.
 
@@ -56,20 +56,21 @@ pub fn check(data: &[u8], run: Run) {
     );
     let index_dir = only_entry(&base);
     let manifest = index_dir.join("manifest");
-    let segment = fs::read_dir(&index_dir)
-        .expect("the index directory")
-        .map(|e| e.expect("an entry").path())
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("seg-"))
-        });
-
-    let target = if damage & 1 == 0 {
-        Some(manifest.clone())
-    } else {
-        segment
+    let named = |prefix: &str| {
+        fs::read_dir(&index_dir)
+            .expect("the index directory")
+            .map(|e| e.expect("an entry").path())
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+            })
     };
-    match (damage >> 1) % 6 {
+    let target = match damage % 3 {
+        0 => Some(manifest.clone()),
+        1 => named("seg-"),
+        _ => named("blocks-"),
+    };
+    match (damage / 3) % 6 {
         0 => {}
         1 => fs::write(&manifest, raw).expect("written"),
         2 => {

@@ -16,8 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
+use super::blocks::{self, Blocks};
 use super::fingerprint::{self, Freshness, Stat};
-use super::manifest::{FileEntry, Layout, Manifest, SegmentRef};
+use super::format::Damage;
+use super::manifest::{BlockTable, BlocksRef, FileEntry, Layout, Manifest, SegmentRef};
 use super::read::{self, Continuation};
 use super::segment::{self, Posting, Segment};
 use super::spill::{self, Merge, RunDir, Spiller};
@@ -57,7 +59,7 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
     fs::create_dir_all(dir).map_err(|e| format!("{}: {}", dir.display(), source::io_reason(&e)))?;
     let _lock = lock(dir, true)?;
     let mut summary = Summary::default();
-    let old = match load_manifest(dir) {
+    let old = match load_manifest(dir).and_then(|m| m.map(|m| load_tables(dir, m)).transpose()) {
         Ok(Some(m)) if m.root == root => m,
         Ok(Some(m)) => {
             summary.rebuilt_because = Some(format!("it was built for {}", m.root.display()));
@@ -268,6 +270,8 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
         });
     }
     summary.segments = segments.len();
+    let blocks =
+        store_tables(dir, &format!("blocks-{stamp}"), &mut files).map_err(|e| io_error(dir, &e))?;
     let now = now_secs();
     let manifest = Manifest {
         root: root.to_path_buf(),
@@ -279,11 +283,47 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
         },
         updated_secs: now,
         segments,
+        blocks,
         files,
     };
     write_manifest(dir, &manifest).map_err(|e| io_error(dir, &e))?;
     remove_unnamed(dir, &manifest);
     Ok(summary)
+}
+
+/// `manifest` with every block table read from its blocks file, for an update to continue
+/// or copy.
+fn load_tables(dir: &Path, mut manifest: Manifest) -> Result<Manifest, Damage> {
+    let named = &manifest.blocks;
+    let blocks = Blocks::open(&dir.join(&named.name), named.len, named.table_crc)
+        .map_err(|d| Damage(format!("{}: {d}", named.name)))?;
+    for f in &mut manifest.files {
+        f.blocks = BlockTable::Loaded(f.blocks.load(&blocks)?);
+    }
+    Ok(manifest)
+}
+
+/// Writes every file's block table to a new blocks file `name` in `dir`, and points each
+/// entry at its place there.
+fn store_tables(dir: &Path, name: &str, files: &mut [FileEntry]) -> io::Result<BlocksRef> {
+    let mut all = Vec::new();
+    for f in files.iter_mut() {
+        let first = all.len() as u64;
+        let BlockTable::Loaded(table) = &f.blocks else {
+            return Err(io::Error::other("a block table to store was not loaded"));
+        };
+        all.extend_from_slice(table);
+        let count = u32::try_from(table.len())
+            .map_err(|_| io::Error::other("a file has more than 2^32 blocks"))?;
+        let last = table.last().copied().unwrap_or((0, 0));
+        f.blocks = BlockTable::Stored { first, count, last };
+    }
+    let written = blocks::write(&dir.join(name), &all)?;
+    Ok(BlocksRef {
+        name: name.to_string(),
+        len: written.len,
+        table_crc: written.table_crc,
+    })
 }
 
 fn run_task(
@@ -357,7 +397,7 @@ fn write_manifest(dir: &Path, manifest: &Manifest) -> io::Result<()> {
     let tmp = dir.join(format!(".manifest-{}", unique_stamp()));
     let result = (|| {
         let mut file = File::create(&tmp)?;
-        file.write_all(&manifest.encode())?;
+        file.write_all(&manifest.encode().map_err(|d| io::Error::other(d.0))?)?;
         file.sync_all()?;
         fs::rename(&tmp, dir.join(MANIFEST))?;
         if let Ok(d) = File::open(dir) {
@@ -380,6 +420,7 @@ fn remove_unnamed(dir: &Path, manifest: &Manifest) {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let stray = (name.starts_with("seg-") && !manifest.segments.iter().any(|s| s.name == name))
+            || (name.starts_with("blocks-") && manifest.blocks.name != name)
             || name.starts_with(".manifest-")
             || spill::is_run(&entry.path());
         if stray {

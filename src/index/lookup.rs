@@ -11,9 +11,10 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use super::blocks::Blocks;
 use super::fingerprint::{self, Freshness};
-use super::format::key_of;
-use super::manifest::{FileEntry, Layout, Manifest, block};
+use super::format::{Damage, key_of};
+use super::manifest::{BlockTable, FileEntry, Layout, Manifest};
 use super::segment::Segment;
 use super::{MANIFEST, dir_for, load_manifest};
 use crate::search::BUFFER_SIZE;
@@ -23,7 +24,9 @@ pub struct Index {
     pub dir: PathBuf,
     manifest: Manifest,
     segments: Mutex<Vec<Segment>>,
+    blocks: Blocks,
     by_inode: HashMap<(u64, u64), usize>,
+    by_id: HashMap<u32, usize>,
 }
 
 impl Index {
@@ -67,17 +70,39 @@ impl Index {
                 .map_err(|d| unusable(format!("segment {}: {d}", s.name)))?;
             segments.push(segment);
         }
+        let named = &manifest.blocks;
+        let blocks = Blocks::open(&dir.join(&named.name), named.len, named.table_crc)
+            .map_err(|d| unusable(format!("{}: {d}", named.name)))?;
+        let outside = manifest.files.iter().find(|f| match f.blocks {
+            BlockTable::Stored { first, count, .. } => first + u64::from(count) > blocks.len(),
+            BlockTable::Loaded(_) => false,
+        });
+        if let Some(f) = outside {
+            return Err(unusable(format!(
+                "the block table of {} lies outside {}",
+                f.path.display(),
+                named.name
+            )));
+        }
         let by_inode = manifest
             .files
             .iter()
             .enumerate()
             .map(|(i, f)| ((f.fingerprint.dev, f.fingerprint.ino), i))
             .collect();
+        let by_id = manifest
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.id, i))
+            .collect();
         Ok(Index {
             dir: dir.to_path_buf(),
             manifest,
             segments: Mutex::new(segments),
+            blocks,
             by_inode,
+            by_id,
         })
     }
 
@@ -108,7 +133,29 @@ impl Index {
             blocks.sort_unstable();
             blocks.dedup();
         }
-        Ok(Candidates { index: self, hits })
+        // Every range is resolved now, before anything is printed, so damaged block tables
+        // give the warning and a scan rather than half an answer.
+        let mut ranges = HashMap::with_capacity(hits.len());
+        for (file, blocks) in &hits {
+            let Some(entry) = self.by_id.get(file).map(|&i| &self.manifest.files[i]) else {
+                continue; // a file no longer indexed
+            };
+            if entry.layout == Layout::Blocks {
+                let resolved = ranges_of(entry, &self.blocks, blocks).map_err(|d| {
+                    format!(
+                        "index {}: {}: {d}; searching without it",
+                        self.dir.display(),
+                        self.manifest.blocks.name
+                    )
+                })?;
+                ranges.insert(*file, resolved);
+            }
+        }
+        Ok(Candidates {
+            index: self,
+            hits,
+            ranges,
+        })
     }
 
     fn entry_for(&self, dev: u64, ino: u64) -> Option<&FileEntry> {
@@ -141,7 +188,10 @@ pub struct Range {
 /// The postings of one query, ready to plan each file's reading.
 pub struct Candidates<'a> {
     index: &'a Index,
+    /// Block numbers by file id.
     hits: HashMap<u32, Vec<u32>>,
+    /// The byte ranges of those blocks, for the files stored in blocks.
+    ranges: HashMap<u32, Vec<Range>>,
 }
 
 impl Candidates<'_> {
@@ -190,9 +240,7 @@ impl Candidates<'_> {
                     // binary: only a whole read decides that as a scan would.
                     return Plan::Whole;
                 }
-                let Some(mut ranges) = ranges_of(entry, blocks.map_or(&[][..], |b| b)) else {
-                    return Plan::Whole;
-                };
+                let mut ranges = self.ranges.get(&entry.id).cloned().unwrap_or_default();
                 if grown {
                     ranges.push(Range {
                         start: entry.indexed,
@@ -210,16 +258,12 @@ impl Candidates<'_> {
     }
 }
 
-/// The byte ranges of `blocks` in `entry`, neighbours joined; `None` if its block table is
-/// damaged.
-fn ranges_of(entry: &FileEntry, blocks: &[u32]) -> Option<Vec<Range>> {
+/// The byte ranges of `hits` (block numbers, ascending) in `entry`, neighbours joined;
+/// `Err` if its block table is damaged where they are.
+fn ranges_of(entry: &FileEntry, blocks: &Blocks, hits: &[u32]) -> Result<Vec<Range>, Damage> {
     let mut ranges: Vec<Range> = Vec::new();
-    if blocks.is_empty() {
-        return Some(ranges);
-    }
-    let table = entry.blocks.decode(entry.indexed).ok()?;
-    for &b in blocks {
-        let Some((start, end, line)) = block(&table, entry.indexed, b) else {
+    for &b in hits {
+        let Some((start, end, line)) = entry.blocks.block(blocks, entry.indexed, b)? else {
             continue;
         };
         match ranges.last_mut() {
@@ -231,5 +275,5 @@ fn ranges_of(entry: &FileEntry, blocks: &[u32]) -> Option<Vec<Range>> {
             }),
         }
     }
-    Some(ranges)
+    Ok(ranges)
 }

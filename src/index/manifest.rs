@@ -9,11 +9,12 @@
 
 use std::path::{Path, PathBuf};
 
+use super::blocks::Blocks;
 use super::format::{Damage, Reader, Writer, crc};
 
 const MAGIC: &[u8; 8] = b"IDGRPMAN";
 /// Bumped whenever any index file changes shape or meaning; another value is refused.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER_LEN: usize = 8 + 4 + 8 + 4;
 
 /// How an indexed file's postings point into it.
@@ -91,64 +92,100 @@ pub struct FileEntry {
     pub blocks: BlockTable,
 }
 
-/// A file's block table, kept encoded (offset and line deltas as varints) until a search
-/// reads that file: decoding every table of a 10 GB tree took a fifth of a lookup.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BlockTable {
-    count: u32,
-    /// The last block's start and first line, where the next delta starts from.
-    last: (u64, u64),
-    encoded: Vec<u8>,
+/// A file's block table: each block's start offset and the number of its first line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BlockTable {
+    /// Entries `first..first + count` of the index's blocks file ([`super::blocks`]), as a
+    /// manifest read from disk names them; `last` is the last block's start and first line.
+    Stored {
+        first: u64,
+        count: u32,
+        last: (u64, u64),
+    },
+    /// Every block in order: a table being built, or one loaded for an update.
+    Loaded(Vec<(u64, u64)>),
+}
+
+impl Default for BlockTable {
+    fn default() -> Self {
+        BlockTable::Loaded(Vec::new())
+    }
 }
 
 impl BlockTable {
     pub fn count(&self) -> u32 {
-        self.count
+        match self {
+            BlockTable::Stored { count, .. } => *count,
+            BlockTable::Loaded(blocks) => blocks.len() as u32,
+        }
     }
 
     /// The last block's start offset, if there is a block.
     pub fn last_start(&self) -> Option<u64> {
-        (self.count > 0).then_some(self.last.0)
+        match self {
+            BlockTable::Stored { count: 0, .. } => None,
+            BlockTable::Stored { last, .. } => Some(last.0),
+            BlockTable::Loaded(blocks) => blocks.last().map(|b| b.0),
+        }
     }
 
-    /// Adds a block after the others.
-    pub fn push(&mut self, start: u64, line: u64) {
-        let (previous_start, previous_line) = if self.count == 0 { (0, 0) } else { self.last };
-        super::format::push_varint(&mut self.encoded, start.wrapping_sub(previous_start));
-        super::format::push_varint(&mut self.encoded, line.wrapping_sub(previous_line));
-        self.count += 1;
-        self.last = (start, line);
-    }
-
-    /// Every block's start and first line, checked against the file's `indexed` length.
-    pub fn decode(&self, indexed: u64) -> Result<Vec<(u64, u64)>, Damage> {
-        let bad = || Damage("a block table is inconsistent".to_string());
-        let mut r = Reader::new(&self.encoded);
-        let mut blocks = Vec::with_capacity(self.count as usize);
-        let mut previous = (0u64, 0u64);
-        for i in 0..self.count {
-            let start = previous.0.checked_add(r.varint()?).ok_or_else(bad)?;
-            let line = previous.1.checked_add(r.varint()?).ok_or_else(bad)?;
-            if (i > 0 && start <= previous.0) || start >= indexed {
-                return Err(bad());
+    /// The bytes and first line number of block `b`: `Ok(None)` if there is no such block,
+    /// `Err` if the table is damaged there. `blocks`: the index's blocks file, for a stored
+    /// table.
+    pub fn block(
+        &self,
+        blocks: &Blocks,
+        indexed: u64,
+        b: u32,
+    ) -> Result<Option<(u64, u64, u64)>, Damage> {
+        if b >= self.count() {
+            return Ok(None);
+        }
+        let entry = |i: u32| -> Result<(u64, u64), Damage> {
+            match self {
+                BlockTable::Stored { first, .. } => blocks.entry(first + u64::from(i)),
+                BlockTable::Loaded(table) => Ok(table[i as usize]),
             }
-            blocks.push((start, line));
-            previous = (start, line);
+        };
+        let (start, line) = entry(b)?;
+        let end = if b + 1 < self.count() {
+            entry(b + 1)?.0
+        } else {
+            indexed
+        };
+        if start >= end || end > indexed {
+            return Err(Damage("a block table is inconsistent".to_string()));
         }
-        if !r.at_end() || (self.count > 0 && previous != self.last) {
-            return Err(bad());
+        Ok(Some((start, end, line)))
+    }
+
+    /// The table as a list, reading a stored one from `blocks` (checked as it is read).
+    pub fn load(&self, blocks: &Blocks) -> Result<Vec<(u64, u64)>, Damage> {
+        match self {
+            BlockTable::Loaded(table) => Ok(table.clone()),
+            BlockTable::Stored { first, count, last } => {
+                let table = (0..u64::from(*count))
+                    .map(|i| blocks.entry(first + i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let ordered = table
+                    .windows(2)
+                    .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1);
+                if !ordered || table.last().is_some_and(|l| l != last) {
+                    return Err(Damage("a block table is inconsistent".to_string()));
+                }
+                Ok(table)
+            }
         }
-        Ok(blocks)
     }
 }
 
-/// The bytes and first line number of block `b` of a decoded table: `None` if there is no
-/// such block.
-pub fn block(table: &[(u64, u64)], indexed: u64, b: u32) -> Option<(u64, u64, u64)> {
-    let b = b as usize;
-    let &(start, line) = table.get(b)?;
-    let end = table.get(b + 1).map_or(indexed, |&(s, _)| s);
-    Some((start, end, line))
+/// The index's blocks file, as the manifest names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlocksRef {
+    pub name: String,
+    pub len: u64,
+    /// CRC of the file's chunk checksum table: ties it to this manifest.
+    pub table_crc: u32,
 }
 
 /// One segment file of postings.
@@ -168,6 +205,7 @@ pub struct Manifest {
     pub built_secs: i64,
     pub updated_secs: i64,
     pub segments: Vec<SegmentRef>,
+    pub blocks: BlocksRef,
     pub files: Vec<FileEntry>,
 }
 
@@ -179,11 +217,17 @@ impl Manifest {
             built_secs: 0,
             updated_secs: 0,
             segments: Vec::new(),
+            blocks: BlocksRef {
+                name: String::new(),
+                len: 0,
+                table_crc: 0,
+            },
             files: Vec::new(),
         }
     }
 
-    pub fn encode(&self) -> Vec<u8> {
+    /// The manifest's bytes. `Err`: a block table was not stored in the blocks file first.
+    pub fn encode(&self) -> Result<Vec<u8>, Damage> {
         let mut w = Writer::default();
         w.bytes(path_bytes(&self.root));
         w.u32(self.next_file_id);
@@ -195,6 +239,9 @@ impl Manifest {
             w.u64(s.len);
             w.u32(s.table_crc);
         }
+        w.bytes(self.blocks.name.as_bytes());
+        w.u64(self.blocks.len);
+        w.u32(self.blocks.table_crc);
         w.varint(self.files.len() as u64);
         for f in &self.files {
             w.u32(f.id);
@@ -216,10 +263,16 @@ impl Manifest {
             w.u32(p.last_crc);
             w.u32(p.sample_crc);
             w.u64(p.sample_span);
-            w.u32(f.blocks.count);
-            w.u64(f.blocks.last.0);
-            w.u64(f.blocks.last.1);
-            w.bytes(&f.blocks.encoded);
+            let BlockTable::Stored { first, count, last } = f.blocks else {
+                return Err(Damage(format!(
+                    "the block table of {} was not stored",
+                    f.path.display()
+                )));
+            };
+            w.u64(first);
+            w.u32(count);
+            w.u64(last.0);
+            w.u64(last.1);
         }
         let body = w.bytes;
         let mut out = Vec::with_capacity(HEADER_LEN + body.len());
@@ -228,7 +281,7 @@ impl Manifest {
         out.extend_from_slice(&(body.len() as u64).to_le_bytes());
         out.extend_from_slice(&crc(&body).to_le_bytes());
         out.extend_from_slice(&body);
-        out
+        Ok(out)
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Manifest, Damage> {
@@ -264,17 +317,17 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
     let n = r.count(13)?;
     let mut segments = Vec::with_capacity(n);
     for _ in 0..n {
-        let name = String::from_utf8(r.bytes()?.to_vec())
-            .map_err(|_| Damage("a segment name is not UTF-8".to_string()))?;
-        if name.contains('/') || name.starts_with('.') {
-            return Err(Damage(format!("bad segment name {name:?}")));
-        }
         segments.push(SegmentRef {
-            name,
+            name: segment_name(r.bytes()?)?,
             len: r.u64()?,
             table_crc: r.u32()?,
         });
     }
+    let blocks = BlocksRef {
+        name: segment_name(r.bytes()?)?,
+        len: r.u64()?,
+        table_crc: r.u32()?,
+    };
     let n = r.count(100)?;
     let mut files = Vec::with_capacity(n);
     for _ in 0..n {
@@ -305,10 +358,10 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
             sample_crc: r.u32()?,
             sample_span: r.u64()?,
         };
+        let first = r.u64()?;
         let count = r.u32()?;
         let last = (r.u64()?, r.u64()?);
-        let encoded = r.bytes()?.to_vec();
-        if u64::from(count) * 2 > encoded.len() as u64
+        if first.checked_add(u64::from(count)).is_none()
             || indexed > len
             || fingerprint.sample_span > len
             || fingerprint.last_start > indexed
@@ -316,11 +369,7 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
         {
             return Err(Damage(format!("file {id} is described inconsistently")));
         }
-        let blocks = BlockTable {
-            count,
-            last,
-            encoded,
-        };
+        let blocks = BlockTable::Stored { first, count, last };
         files.push(FileEntry {
             id,
             path,
@@ -340,8 +389,19 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
         built_secs,
         updated_secs,
         segments,
+        blocks,
         files,
     })
+}
+
+/// The name of a file beside the manifest: no path separator, not hidden.
+fn segment_name(bytes: &[u8]) -> Result<String, Damage> {
+    let name = String::from_utf8(bytes.to_vec())
+        .map_err(|_| Damage("a file name in the manifest is not UTF-8".to_string()))?;
+    if name.contains('/') || name.starts_with('.') {
+        return Err(Damage(format!("bad file name {name:?} in the manifest")));
+    }
+    Ok(name)
 }
 
 #[cfg(unix)]
@@ -370,14 +430,6 @@ fn path_from(bytes: &[u8]) -> PathBuf {
 mod tests {
     use super::*;
 
-    fn table(blocks: &[(u64, u64)]) -> BlockTable {
-        let mut t = BlockTable::default();
-        for &(start, line) in blocks {
-            t.push(start, line);
-        }
-        t
-    }
-
     pub(crate) fn sample() -> Manifest {
         Manifest {
             root: PathBuf::from("/var/log/app"),
@@ -389,6 +441,11 @@ mod tests {
                 len: 4096,
                 table_crc: 77,
             }],
+            blocks: BlocksRef {
+                name: "blocks-1-0".to_string(),
+                len: 80,
+                table_crc: 78,
+            },
             files: vec![FileEntry {
                 id: 2,
                 path: PathBuf::from("/var/log/app/a.log"),
@@ -408,7 +465,11 @@ mod tests {
                     sample_crc: 11,
                     sample_span: 200_010,
                 },
-                blocks: table(&[(0, 1), (65_600, 400), (131_072, 800)]),
+                blocks: BlockTable::Stored {
+                    first: 0,
+                    count: 3,
+                    last: (131_072, 800),
+                },
             }],
         }
     }
@@ -416,12 +477,12 @@ mod tests {
     #[test]
     fn a_manifest_reads_back_as_written() {
         let m = sample();
-        assert_eq!(Manifest::decode(&m.encode()), Ok(m));
+        assert_eq!(Manifest::decode(&m.encode().unwrap()), Ok(m));
     }
 
     #[test]
     fn every_cut_and_every_flipped_byte_is_refused_without_panic() {
-        let bytes = sample().encode();
+        let bytes = sample().encode().unwrap();
         for cut in 0..bytes.len() {
             assert!(Manifest::decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }
@@ -437,7 +498,7 @@ mod tests {
         // What a fuzz target would feed the reader: garbage, and a good manifest with random
         // bytes overwritten and its checksum made right again, so the body parser itself
         // meets damaged counts, lengths and offsets.
-        let good = sample().encode();
+        let good = sample().encode().unwrap();
         let mut seed = 0x1234_5678_u64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -462,24 +523,41 @@ mod tests {
 
     #[test]
     fn another_version_is_named_in_the_refusal() {
-        let mut bytes = sample().encode();
+        let mut bytes = sample().encode().unwrap();
         bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
         let err = Manifest::decode(&bytes).unwrap_err();
         assert!(err.0.contains("another idgrep version"), "{err}");
     }
 
     #[test]
+    fn a_table_not_stored_in_the_blocks_file_is_not_written() {
+        let mut m = sample();
+        m.files[0].blocks = BlockTable::Loaded(vec![(0, 1)]);
+        assert!(m.encode().is_err());
+    }
+
+    #[test]
     fn a_block_spans_to_the_next_or_to_the_indexed_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blocks");
+        let table = [(0, 1), (65_600, 400), (131_072, 800)];
+        let w = super::super::blocks::write(&path, &table).unwrap();
+        let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
         let m = sample();
         let f = &m.files[0];
-        let t = f.blocks.decode(f.indexed).unwrap();
-        assert_eq!(t, vec![(0, 1), (65_600, 400), (131_072, 800)]);
-        assert_eq!(block(&t, f.indexed, 0), Some((0, 65_600, 1)));
-        assert_eq!(block(&t, f.indexed, 2), Some((131_072, 200_000, 800)));
-        assert_eq!(block(&t, f.indexed, 3), None);
-        assert!(
-            f.blocks.decode(100_000).is_err(),
-            "a block past the indexed end"
-        );
+        let loaded = BlockTable::Loaded(table.to_vec());
+        for t in [&f.blocks, &loaded] {
+            assert_eq!(t.load(&blocks), Ok(table.to_vec()));
+            assert_eq!(t.block(&blocks, f.indexed, 0), Ok(Some((0, 65_600, 1))));
+            assert_eq!(
+                t.block(&blocks, f.indexed, 2),
+                Ok(Some((131_072, 200_000, 800)))
+            );
+            assert_eq!(t.block(&blocks, f.indexed, 3), Ok(None));
+            assert!(
+                t.block(&blocks, 100_000, 2).is_err(),
+                "a block past the indexed end"
+            );
+        }
     }
 }

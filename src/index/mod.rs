@@ -7,7 +7,8 @@
 //! `$IDGREP_INDEX_DIR`, else `$XDG_CACHE_HOME/idgrep`, else `~/.cache/idgrep`), named after
 //! the canonical root it was built for. It holds:
 //! - `manifest` ([`manifest`]): the files, each with its fingerprint ([`fingerprint`]) and
-//!   block table, and the segments; replaced whole by rename;
+//!   where its block table is, and the segments; replaced whole by rename;
+//! - `blocks-*` ([`blocks`]): every file's block table, fixed-width, memory-mapped;
 //! - `seg-*` ([`segment`]): immutable sorted postings, ID key -> (file, block), with chunk
 //!   checksums;
 //! - `lock`: held by a build ([`build`]) for its whole run.
@@ -16,6 +17,7 @@
 //! [`lookup`] answers a search, and [`ranges`] reads what it names; [`status`] tells how fresh
 //! an index is.
 
+mod blocks;
 mod build;
 mod fingerprint;
 mod format;

@@ -20,10 +20,11 @@ use crate::scan::for_each_token;
 use crate::search::BUFFER_SIZE;
 use crate::source::{self, Input};
 
-/// Target size of a block: a hit costs reading about this much. An ID on 2,000 lines of a
-/// 1 GiB corpus hits about as many blocks; at 16 KiB that is 3% of the bytes (12% at 64 KiB),
-/// for an index 15% larger than at 64 KiB (43.9 against 38.2 MiB, benches/index.sh).
-pub const BLOCK: u64 = 16 * 1024;
+/// Target size of a block: a hit costs reading about this much. An ID on 3,000 lines of a
+/// 10 GiB corpus hits about as many blocks: 12 MiB to read and scan at 4 KiB, 48 MiB at
+/// 16 KiB, for an index 7% larger (benches/index.sh). Block tables are fixed-width entries
+/// in their own memory-mapped file, so more blocks cost a lookup nothing.
+pub const BLOCK: u64 = 4 * 1024;
 const READ: usize = 1 << 20;
 
 /// Bytes read, for the progress bar.
@@ -209,11 +210,18 @@ pub fn blocks(
         flush_block(&mut block_keys, block_id - 1, spill)?;
     }
     let indexed = base;
-    let mut blocks = previous.map_or_else(BlockTable::default, |p| p.blocks.clone());
+    let mut blocks = match previous.map(|p| &p.blocks) {
+        None => Vec::new(),
+        Some(BlockTable::Loaded(earlier)) => earlier.clone(),
+        Some(BlockTable::Stored { .. }) => {
+            return Err(io::Error::other(
+                "the block table to continue was not loaded",
+            ));
+        }
+    };
     let had_blocks = !table.is_empty();
-    for &(start, line) in &table {
-        blocks.push(start, line);
-    }
+    blocks.extend_from_slice(&table);
+    let blocks = BlockTable::Loaded(blocks);
     let fingerprint = match previous {
         Some(p) => {
             let mut fp = p.fingerprint.clone();

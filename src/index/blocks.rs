@@ -1,0 +1,238 @@
+//! The block tables file: every indexed file's blocks (start offset and first line number),
+//! fixed-width and memory-mapped, so a lookup turns a posting into bytes by reading one entry
+//! instead of decoding a whole table. A hot ID names thousands of blocks across hundreds of
+//! files; decoding those files' delta-encoded tables cost more than reading the blocks.
+//!
+//! Layout: a 32-byte header (magic, format version, chunk size, entry count, header CRC);
+//! the entries, 16 bytes each (start, first line; little-endian); a CRC-32 for every
+//! [`CHUNK`] bytes of entries. The manifest holds the CRC of that table, as it does for a
+//! segment, and each file's first entry and count. A lookup checks a chunk the first time it
+//! reads from it, so it reads a few KiB per file, not the file's table.
+//!
+//! Like a segment, the file is written once under a fresh name (`blocks-*`), before the
+//! manifest that names it is renamed into place.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use memmap2::Mmap;
+
+use super::format::{Damage, crc};
+use super::manifest::FORMAT_VERSION;
+
+const MAGIC: &[u8; 8] = b"IDGRPBLK";
+const HEADER_LEN: usize = 32;
+const ENTRY: usize = 16;
+/// Bytes of entries under one CRC: 64 entries, so a lookup checks about 1 KiB per block it
+/// reads.
+const CHUNK: usize = 1024;
+
+/// The length and the chunk table's CRC of a written blocks file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub len: u64,
+    pub table_crc: u32,
+}
+
+/// Writes `entries` (every file's table, one after another) to `path` and syncs it.
+pub fn write(path: &Path, entries: &[(u64, u64)]) -> io::Result<Written> {
+    let mut body = Vec::with_capacity(entries.len() * ENTRY);
+    for &(start, line) in entries {
+        body.extend_from_slice(&start.to_le_bytes());
+        body.extend_from_slice(&line.to_le_bytes());
+    }
+    let mut table = Vec::with_capacity(body.len().div_ceil(CHUNK) * 4);
+    for chunk in body.chunks(CHUNK) {
+        table.extend_from_slice(&crc(chunk).to_le_bytes());
+    }
+    let mut header = [0u8; HEADER_LEN];
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    header[12..16].copy_from_slice(&(CHUNK as u32).to_le_bytes());
+    header[16..24].copy_from_slice(&(entries.len() as u64).to_le_bytes());
+    let c = crc(&header[..24]);
+    header[24..28].copy_from_slice(&c.to_le_bytes());
+    let mut file = File::create(path)?;
+    let mut out = io::BufWriter::with_capacity(1 << 20, &mut file);
+    out.write_all(&header)?;
+    out.write_all(&body)?;
+    out.write_all(&table)?;
+    out.flush()?;
+    drop(out);
+    file.sync_all()?;
+    Ok(Written {
+        len: (HEADER_LEN + body.len() + table.len()) as u64,
+        table_crc: crc(&table),
+    })
+}
+
+/// A blocks file opened for reading; shared by the search threads.
+pub struct Blocks {
+    map: Mmap,
+    entries: u64,
+    crcs: Vec<u32>,
+    verified: Vec<AtomicBool>,
+}
+
+impl Blocks {
+    /// Maps the blocks file at `path`, expected to be `len` bytes with a chunk table whose
+    /// CRC is `table_crc` (what the manifest says).
+    pub fn open(path: &Path, len: u64, table_crc: u32) -> Result<Blocks, Damage> {
+        let file = File::open(path).map_err(|e| Damage(crate::source::io_reason(&e)))?;
+        // SAFETY: a blocks file is never written after a manifest names it: an update writes
+        // a new one under a new name and renames a new manifest into place. A file truncated
+        // under the map by something else would fault; idgrep itself never does that.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Damage(crate::source::io_reason(&e)))?;
+        Blocks::from_map(map, len, table_crc)
+    }
+
+    fn from_map(map: Mmap, len: u64, table_crc: u32) -> Result<Blocks, Damage> {
+        let bytes: &[u8] = &map;
+        if bytes.len() as u64 != len {
+            return Err(Damage(format!(
+                "the block tables are {} bytes, the manifest says {len}",
+                bytes.len()
+            )));
+        }
+        let h = bytes.get(..HEADER_LEN).ok_or_else(Damage::truncated)?;
+        if &h[..8] != MAGIC {
+            return Err(Damage("not an idgrep block tables file".to_string()));
+        }
+        let half = |at: usize| u32::from_le_bytes(h[at..at + 4].try_into().expect("4 bytes"));
+        if half(8) != FORMAT_VERSION || half(12) as usize != CHUNK {
+            return Err(Damage("block tables of another idgrep version".to_string()));
+        }
+        if half(24) != crc(&h[..24]) {
+            return Err(Damage(
+                "the block tables' header checksum does not match".to_string(),
+            ));
+        }
+        let entries = u64::from_le_bytes(h[16..24].try_into().expect("8 bytes"));
+        let body_len = entries
+            .checked_mul(ENTRY as u64)
+            .ok_or_else(Damage::truncated)?;
+        let chunks = body_len.div_ceil(CHUNK as u64);
+        if (HEADER_LEN as u64)
+            .checked_add(body_len)
+            .and_then(|b| b.checked_add(chunks * 4))
+            != Some(len)
+        {
+            return Err(Damage("the block tables' sizes do not add up".to_string()));
+        }
+        let table = &bytes[HEADER_LEN + body_len as usize..];
+        if crc(table) != table_crc {
+            return Err(Damage(
+                "the block tables' checksums do not match the manifest".to_string(),
+            ));
+        }
+        let crcs = table
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        let verified = (0..chunks).map(|_| AtomicBool::new(false)).collect();
+        Ok(Blocks {
+            map,
+            entries,
+            crcs,
+            verified,
+        })
+    }
+
+    /// How many entries the file holds.
+    pub fn len(&self) -> u64 {
+        self.entries
+    }
+
+    /// Entry `i`: a block's start offset and first line, its chunk checked once.
+    pub fn entry(&self, i: u64) -> Result<(u64, u64), Damage> {
+        if i >= self.entries {
+            return Err(Damage(
+                "a block table points outside the block tables".to_string(),
+            ));
+        }
+        let at = i as usize * ENTRY;
+        let chunk = at / CHUNK;
+        if !self.verified[chunk].load(Ordering::Relaxed) {
+            let from = HEADER_LEN + chunk * CHUNK;
+            let to = (from + CHUNK).min(HEADER_LEN + self.entries as usize * ENTRY);
+            if crc(&self.map[from..to]) != self.crcs[chunk] {
+                return Err(Damage(
+                    "a block table chunk's checksum does not match".to_string(),
+                ));
+            }
+            // Two threads may both check a chunk; both find it sound.
+            self.verified[chunk].store(true, Ordering::Relaxed);
+        }
+        let b = &self.map[HEADER_LEN + at..HEADER_LEN + at + ENTRY];
+        Ok((
+            u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries() -> Vec<(u64, u64)> {
+        (0..1000u64).map(|i| (i * 4100, i * 37 + 1)).collect()
+    }
+
+    #[test]
+    fn every_entry_reads_back_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blocks");
+        let all = entries();
+        let w = write(&path, &all).unwrap();
+        let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
+        assert_eq!(blocks.len(), all.len() as u64);
+        for (i, &e) in all.iter().enumerate().rev() {
+            assert_eq!(blocks.entry(i as u64), Ok(e));
+        }
+        assert!(blocks.entry(all.len() as u64).is_err());
+    }
+
+    #[test]
+    fn an_empty_table_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blocks");
+        let w = write(&path, &[]).unwrap();
+        let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
+        assert_eq!(blocks.len(), 0);
+        assert!(blocks.entry(0).is_err());
+    }
+
+    #[test]
+    fn a_flipped_byte_anywhere_is_found_where_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blocks");
+        let all = entries();
+        let w = write(&path, &all).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        for at in (0..good.len()).step_by(61) {
+            let mut bad = good.clone();
+            bad[at] ^= 0x10;
+            std::fs::write(&path, &bad).unwrap();
+            let damaged = match Blocks::open(&path, w.len, w.table_crc) {
+                Err(_) => true,
+                Ok(blocks) => (0..all.len() as u64).any(|i| blocks.entry(i).is_err()),
+            };
+            assert!(damaged, "a flip at byte {at} went unnoticed");
+        }
+    }
+
+    #[test]
+    fn a_cut_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blocks");
+        let w = write(&path, &entries()).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        for keep in [0, 10, HEADER_LEN, good.len() - 1] {
+            std::fs::write(&path, &good[..keep]).unwrap();
+            assert!(Blocks::open(&path, keep as u64, w.table_crc).is_err());
+        }
+    }
+}
