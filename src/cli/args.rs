@@ -39,7 +39,7 @@ pub(super) enum Sub {
     /// How far the logs are from one uniform ID format: rules with counts, fields and the
     /// lines that show each finding, and a verdict per field
     #[command(
-        after_help = "Rules: ulid-uppercase, ulid-mixed-case, uuid-noncanonical, nil-id, format-mix, version-mix, integer-ids, backfill-clump, id-time-skew (see docs/audit.md).\n\nExamples:\n  idgrep audit logs/\n  idgrep audit logs/ --json\n  idgrep audit logs/ --deny ulid-uppercase,uuid-noncanonical\n\nExit status: 0 IDs were found (with --deny: no finding of a denied rule), 1 no ID at all (with --deny: a denied rule has findings), 2 an error occurred."
+        after_help = "Rules: ulid-uppercase, ulid-mixed-case, uuid-noncanonical, nil-id, format-mix, version-mix, integer-ids, backfill-clump, id-time-skew, trace-invalid, trace-noncanonical, trace-mixed-width (see docs/audit.md).\n\nExamples:\n  idgrep audit logs/\n  idgrep audit logs/ --json\n  idgrep audit logs/ --deny ulid-uppercase,uuid-noncanonical\n\nExit status: 0 IDs were found (with --deny: no finding of a denied rule), 1 no ID at all (with --deny: a denied rule has findings), 2 an error occurred."
     )]
     Audit(AuditArgs),
     /// One entity's story: every line that mentions the ID, across files, in time order;
