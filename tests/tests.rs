@@ -17,6 +17,7 @@ mod support;
 mod tail;
 mod timeline;
 mod times;
+mod trace_timeline;
 mod traces;
 mod usage;
 mod vectors;

@@ -34,7 +34,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::exit;
-use crate::id::{Id, Kind, Parsed, Shape, Written};
+use crate::id::{self, Id, Kind, Parsed, Shape, Written};
 use crate::par::ScanSettings;
 use crate::source::Input;
 
@@ -110,6 +110,12 @@ pub struct TimelineId {
     pub last_us: Option<i64>,
     /// The field that holds it most often on those lines.
     pub field: Option<String>,
+    /// A span's parent span, where a line writes both (`span_id` beside `parent_span_id`,
+    /// `X-B3-SpanId` beside `X-B3-ParentSpanId`): an index into [`Timeline::ids`].
+    pub parent: Option<usize>,
+    /// The service named on a span's first line (`service`, `service.name`, `dd.service`, an
+    /// OpenTelemetry `service.name` attribute).
+    pub service: Option<String>,
 }
 
 /// One line of the timeline.
@@ -412,6 +418,8 @@ fn finish(
                 first_us: None,
                 last_us: None,
                 field: None,
+                parent: None,
+                service: None,
             });
         }
     }
@@ -436,6 +444,8 @@ fn finish(
         let mut line_ids = Vec::new();
         let mut field = None;
         let mut marks = Vec::new();
+        // The line's own span and its parent, as span fields name them.
+        let (mut own_span, mut parent_span) = (None, None);
         for token in f.tokens {
             if token.id == via_id {
                 marks.push((token.start, token.end));
@@ -448,12 +458,31 @@ fn finish(
                 continue;
             }
             if let Some(name) = token.field {
+                if ids[k].kind == Kind::Span
+                    && id::trace::field_role(name.as_bytes()) == Some(id::trace::FieldRole::Span)
+                {
+                    let slot = if id::trace_value::is_parent_span_field(name.as_bytes()) {
+                        &mut parent_span
+                    } else {
+                        &mut own_span
+                    };
+                    slot.get_or_insert(k);
+                }
                 *fields[k].entry(name).or_default() += 1;
             }
             if listed_on[k] != n {
                 listed_on[k] = n;
                 line_ids.push(k);
             }
+        }
+        // Tokens come from the token walk, then span fields, then the trace spellings of the
+        // pass's hits: in line order, without overlaps, for the printers.
+        marks.sort_unstable();
+        marks.dedup_by(|next, kept| next.0 < kept.1);
+        if let (Some(span), Some(parent)) = (own_span, parent_span)
+            && span != parent
+        {
+            ids[span].parent.get_or_insert(parent);
         }
         for &k in &line_ids {
             let entry = &mut ids[k];
@@ -482,6 +511,7 @@ fn finish(
             .map(|(name, _)| name);
     }
     sort_lines(&mut lines);
+    name_services(&mut ids, &lines);
     Timeline {
         ids,
         lines,
@@ -490,6 +520,20 @@ fn finish(
         max_fanout: query.max_fanout,
         outside_window,
         untimed_outside_window,
+    }
+}
+
+/// Gives each span the service its first line names.
+fn name_services(ids: &mut [TimelineId], lines: &[Line]) {
+    let mut read = vec![false; ids.len()];
+    let mut buffers = scan::PairBuffers::default();
+    for line in lines {
+        for &k in &line.ids {
+            if ids[k].kind == Kind::Span && !read[k] {
+                read[k] = true;
+                ids[k].service = scan::service_of(&line.text, &mut buffers);
+            }
+        }
     }
 }
 

@@ -339,6 +339,21 @@ fn scan_one(
                 query: 0,
             })
         });
+        // The pass's hits in the spellings the token walk does not find (X-Ray, a trace's low
+        // 64 bits in a trace field, a decimal): their field is read and they are marked like
+        // the other spellings.
+        tokens.extend(
+            m.hits
+                .iter()
+                .copied()
+                .filter(|h| is_trace_spelling(h.shape)),
+        );
+        // The record reader takes the spans in line order, one token per place: a span field
+        // may stand before a UUID, and a span query's hit is that span field's token.
+        if !tokens.is_sorted_by_key(|t| t.start) {
+            tokens.sort_by_key(|t| t.start);
+        }
+        tokens.dedup_by(|next, kept| next.start < kept.end);
         spans.clear();
         spans.extend(tokens.iter().map(|t| (t.start, t.end)));
         let records = &mut records.borrow_mut();
@@ -419,6 +434,41 @@ fn scan_one(
         found.file_first_us = file_first_us;
     }
     Notice::after_scan(outcome, "left out")
+}
+
+pub(super) use record::PairBuffers;
+
+/// The service `line` names: the value of a `service`, `service.name`, `serviceName` or
+/// `dd.service` key (at any depth), or an OpenTelemetry attribute
+/// `{"key":"service.name","value":{"stringValue":...}}`.
+pub(super) fn service_of(line: &[u8], buffers: &mut PairBuffers) -> Option<String> {
+    let mut service = None;
+    let mut attribute = false;
+    record::for_each_pair(line, buffers, |key, value| {
+        let record::Value::Str(text) = value else {
+            return;
+        };
+        if service.is_some() || text.is_empty() {
+            return;
+        }
+        let folded: Vec<u8> = key
+            .iter()
+            .filter(|b| b.is_ascii_alphanumeric())
+            .map(u8::to_ascii_lowercase)
+            .collect();
+        let named =
+            folded.ends_with(b"servicename") || folded == b"service" || key.ends_with(b".service");
+        if named || (attribute && key.ends_with(b"stringValue")) {
+            service = Some(String::from_utf8_lossy(text).into_owned());
+        }
+        attribute = key.ends_with(b".key") && text == b"service.name";
+    });
+    service
+}
+
+/// A spelling of a trace or span ID that only a trace query finds.
+fn is_trace_spelling(shape: Shape) -> bool {
+    matches!(shape, Shape::Xray | Shape::Hex16 | Shape::Decimal)
 }
 
 /// The time of the nearest timestamped line before line `line_no`, reading back through
