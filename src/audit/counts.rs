@@ -2,12 +2,14 @@
 //! per undashed value, filled line by line and merged across threads at the end. The records
 //! per value are kept in [`Shards`].
 //!
-//! Trace and span IDs are counted per field only, for the trace rules: the values of trace
-//! and span fields (read with the other values of id-like keys, [`AuditCounts::add_pairs`])
-//! and the `traceparent` headers around 32-hex tokens ([`AuditCounts::add_line`]).
+//! Trace and span IDs are counted per field only, for the trace rules: 32-hex tokens in a
+//! trace field and the `traceparent` headers around 32-hex tokens with the line's tokens
+//! ([`AuditCounts::add_line`]), and the other values of trace and span fields (16 hex,
+//! decimals, X-Ray) with the other values of id-like keys ([`AuditCounts::add_pairs`]).
 
 use std::collections::HashMap;
 
+use crate::id::trace::FieldRole;
 use crate::id::trace_value::{self, FieldValue, Traceparent, ValueForm};
 use crate::id::{Form, Id, Kind, Shape};
 use crate::inventory::{FieldNames, LocalNames};
@@ -474,10 +476,16 @@ impl<'n> AuditCounts<'n> {
                     &m.line[start..end]
                 },
             };
-            if hit.shape == Shape::UuidUndashed
-                && let Some(header) = trace_value::traceparent_around(m.line, hit.start, hit.end)
-            {
-                self.add_traceparent(field, hit.id, &header, m.line, loc);
+            if hit.shape == Shape::UuidUndashed {
+                let token = &m.line[hit.start..hit.end];
+                if let Some(header) = trace_value::traceparent_around(m.line, hit.start, hit.end) {
+                    self.add_traceparent(field, hit.id, &header, m.line, loc);
+                } else if analysis.field(i).and_then(crate::id::trace::field_role)
+                    == Some(FieldRole::Trace)
+                    && let Some(value) = trace_value::trace_hex32(token)
+                {
+                    self.add_trace_value(field, &value, token, sighting.at);
+                }
             }
             self.add_sighting(&sighting, line_time, missed_line, limits);
         }
@@ -529,9 +537,8 @@ impl<'n> AuditCounts<'n> {
     }
 
     /// Counts the value of a trace or span field for the trace rules.
-    fn add_trace_value(&mut self, key: &[u8], value: &FieldValue, raw: &[u8], at: At) {
+    fn add_trace_value(&mut self, field: u32, value: &FieldValue, raw: &[u8], at: At) {
         self.trace_values += 1;
-        let field = self.field(key);
         let stats = self.stats(field);
         // An X-Amzn-Trace-Id shows its Root.
         let shown = match value.form {
@@ -539,7 +546,7 @@ impl<'n> AuditCounts<'n> {
             _ => raw,
         };
         let example = || Example::new(at, shown);
-        let trace = value.role == crate::id::trace::FieldRole::Trace;
+        let trace = value.role == FieldRole::Trace;
         if value.upper {
             let case = if trace {
                 TraceCase::TraceId
@@ -691,8 +698,12 @@ impl<'n> AuditCounts<'n> {
                 col: PAIR_COL | index,
             };
             if crate::id::trace::field_role(key).is_some() {
-                if let Some(value) = trace_value::field_value(key, raw) {
-                    self.add_trace_value(key, &value, raw, at);
+                // A 32-hex value is an ID token: counted with the line's tokens.
+                if let Some(value) = trace_value::field_value(key, raw)
+                    && value.form != ValueForm::Hex32
+                {
+                    let field = self.field(key);
+                    self.add_trace_value(field, &value, raw, at);
                 }
                 return;
             }

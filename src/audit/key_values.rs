@@ -124,22 +124,36 @@ fn id_before(bytes: &[u8], sep: usize) -> bool {
 }
 
 /// True when the id-like key that ends at the separator `sep` names a trace or span ID
-/// (`trace_id`, `spanId`, `dd.trace_id`, `x-datadog-parent-id`): its value is read for the
-/// trace rules whatever it looks like. The letter before `id` (`e`, `n`, `t`) rules out most
-/// other keys before the key is read.
+/// (`trace_id`, `spanId`, `dd.trace_id`, `x-datadog-parent-id`) and its value is not 32 hex
+/// digits (those are ID tokens, counted with the line's other tokens): a 16-hex or decimal
+/// value is read for the trace rules. The four letters before `id` (`race`, `span`, `rent`)
+/// rule out most other keys before the key is read.
 fn trace_key_before(bytes: &[u8], sep: usize) -> bool {
     let d = match bytes[sep] {
         b'=' => sep - 1,
         _ if bytes[sep - 2] == b'\\' => sep - 3,
         _ => sep - 2,
     };
-    let mut i = d.saturating_sub(1);
-    if i > 0 && matches!(bytes[i - 1], b'_' | b'.' | b'-') {
-        i -= 1;
+    // `d - 1` is the key's `i`; a separator may stand before it.
+    let mut end = d - 1;
+    if end > 0 && matches!(bytes[end - 1], b'_' | b'.' | b'-') {
+        end -= 1;
     }
-    i > 0
-        && matches!(bytes[i - 1] | 0x20, b'e' | b'n' | b't')
-        && crate::id::trace::field_before(bytes, sep + 1).is_some()
+    let Some(word) = end.checked_sub(4).map(|start| &bytes[start..end]) else {
+        return false;
+    };
+    let folded: [u8; 4] = std::array::from_fn(|i| word[i] | 0x20);
+    if !matches!(&folded, b"race" | b"span" | b"rent") {
+        return false;
+    }
+    if crate::id::trace::field_before(bytes, sep + 1).is_none() {
+        return false;
+    }
+    let mut value = sep + 1;
+    while value < bytes.len() && value <= sep + 4 && matches!(bytes[value], b'"' | b'\\' | b' ') {
+        value += 1;
+    }
+    !crate::id::trace_value::is_hex32_token(&bytes[value..])
 }
 
 /// True when the bytes after the separator `sep` of an id-like key may be an integer or an

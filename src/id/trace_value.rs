@@ -80,6 +80,29 @@ pub fn field_value(key: &[u8], raw: &[u8]) -> Option<FieldValue> {
     })
 }
 
+/// Whether `bytes` starts with a 32-hex token: 32 hex digits, then no letter or digit.
+pub fn is_hex32_token(bytes: &[u8]) -> bool {
+    bytes.len() >= UUID_UNDASHED_LEN
+        && bytes[..UUID_UNDASHED_LEN]
+            .iter()
+            .all(|&b| HEX_DECODE[b as usize] != INVALID)
+        && !bytes
+            .get(UUID_UNDASHED_LEN)
+            .is_some_and(u8::is_ascii_alphanumeric)
+}
+
+/// The 32-hex token `token` as the value of a trace field.
+pub fn trace_hex32(token: &[u8]) -> Option<FieldValue> {
+    (token.len() == UUID_UNDASHED_LEN).then_some(())?;
+    Some(FieldValue {
+        role: FieldRole::Trace,
+        form: ValueForm::Hex32,
+        value: decode_hex(token)?.0,
+        upper: token.iter().any(|b| (b'A'..=b'F').contains(b)),
+        parent: false,
+    })
+}
+
 /// Whether `key` names a span's parent (`parent_span_id`, `parentSpanId`, `X-B3-ParentSpanId`,
 /// `x-datadog-parent-id`): the span the line's own span was called from.
 pub fn is_parent_span_field(key: &[u8]) -> bool {
@@ -205,6 +228,17 @@ mod tests {
         .unwrap();
         assert_eq!(xray.form, ValueForm::Xray);
         assert_eq!(xray.value, 0x5759e988bd862e3fe1be46a994272793);
+    }
+
+    #[test]
+    fn a_32_hex_token_is_whole() {
+        assert!(is_hex32_token(b"4bf92f3577b34da6a3ce929d0e0e4736\",\"x\""));
+        assert!(is_hex32_token(b"4BF92F3577B34DA6A3CE929D0E0E4736"));
+        assert!(!is_hex32_token(b"4bf92f3577b34da6a3ce929d0e0e4736ff"));
+        assert!(!is_hex32_token(b"a3ce929d0e0e4736 "));
+        let value = trace_hex32(b"4BF92F3577B34DA6A3CE929D0E0E4736").unwrap();
+        assert!(value.upper && value.role == FieldRole::Trace);
+        assert_eq!(value.value, 0x4bf92f3577b34da6a3ce929d0e0e4736);
     }
 
     #[test]
