@@ -42,6 +42,7 @@ use crate::record;
 use crate::scan::{self, Matcher};
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input};
+use crate::text::Name;
 
 /// Maps and sets keyed by what the logs hold (IDs, line positions, field names) and looked up
 /// once per token of every line on the timeline: foldhash, not std's SipHash, which has no
@@ -148,8 +149,8 @@ pub struct Timeline {
     /// `ids[0]` is the root; the related IDs follow in the order they were found.
     pub ids: Vec<TimelineId>,
     pub lines: Vec<Line>,
-    /// Every input as shown, in walk order.
-    pub paths: Vec<String>,
+    /// Every input's name, in walk order.
+    pub paths: Vec<Name>,
     pub hops: u32,
     pub max_fanout: u64,
     /// Lines left out by `--since`/`--until`: with a time outside the window, and without a
@@ -518,7 +519,7 @@ fn finish(
     Timeline {
         ids,
         lines,
-        paths: inputs.iter().map(Input::display_name).collect(),
+        paths: inputs.iter().map(Name::of).collect(),
         hops: query.hops,
         max_fanout: query.max_fanout,
         outside_window,

@@ -95,7 +95,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
             1,
             lane + 1,
             "name",
-            timeline.paths[f].clone().into(),
+            timeline.paths[f].shown.clone().into(),
         ));
         events.push(meta(
             "thread_sort_index",
@@ -120,7 +120,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
         let args = BTreeMap::from([
             ("time", utc.rfc3339_micros(t, precision).into()),
             ("rule", line.placement.name().into()),
-            ("path", timeline.paths[line.file].clone().into()),
+            ("path", timeline.paths[line.file].shown.clone().into()),
             ("line", line.line_no.into()),
             ("via", canonical(&timeline.ids[line.via]).into()),
             ("text", text.into_owned().into()),
