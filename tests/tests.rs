@@ -10,6 +10,7 @@ mod index;
 mod inputs;
 mod live;
 mod merge;
+mod names;
 mod oracle;
 mod query;
 mod replay;

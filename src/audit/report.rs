@@ -5,6 +5,7 @@ use serde::{Serialize, Serializer};
 use std::collections::{BTreeMap, HashMap};
 
 use crate::id::{Form, Id, Kind};
+use crate::text::Name;
 use crate::time::Clock;
 
 use super::counts::{AuditCounts, ExampleSlot, FieldStats, IdRecord, NO_FIELD, UpperEntry};
@@ -103,7 +104,8 @@ pub struct FieldFinding {
 /// One line that shows a finding.
 #[derive(Clone, Debug, Serialize)]
 pub struct Evidence {
-    pub path: String,
+    /// A name that is not UTF-8 as `{"bytes": base64}`.
+    pub path: Name,
     pub line: u64,
     pub field: Option<String>,
     /// As written (an integer or `""` for values of id-like keys); the canonical ID for a
@@ -164,7 +166,7 @@ pub struct FieldVerdict {
 /// Field and input names for the report.
 struct Names<'a> {
     fields: &'a [Box<[u8]>],
-    paths: &'a [String],
+    paths: &'a [Name],
 }
 
 impl Names<'_> {
@@ -382,7 +384,7 @@ impl RuleReport {
 }
 
 impl AuditCounts<'_> {
-    pub(super) fn report(mut self, paths: &[String], thresholds: &Thresholds) -> Report {
+    pub(super) fn report(mut self, paths: &[Name], thresholds: &Thresholds) -> Report {
         let undashed_ignored = self.join_undashed();
         let field_names = self.names.shared().snapshot();
         let names = Names {

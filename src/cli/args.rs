@@ -1,5 +1,6 @@
 //! The clap definition of idgrep's arguments: every flag, its help text and its value parser.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -377,7 +378,7 @@ pub(super) struct SearchArgs {
     /// The ID to search for (unless -e or -f is given), then files or directories; with no
     /// path, standard input when it is a file, pipe or socket, else the current directory
     #[arg(value_name = "ID | PATH")]
-    pub(super) positional: Vec<String>,
+    pub(super) positional: Vec<OsString>,
 
     /// An ID to search for; repeat for several
     #[arg(short = 'e', long = "id", value_name = "ID")]

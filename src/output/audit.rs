@@ -201,7 +201,7 @@ impl Text<'_> {
 
     fn place(&self, out: &mut Vec<u8>, e: &Evidence) {
         paint(out, self.color, PATH_COLOR, |out| {
-            escape_into(out, e.path.as_bytes())
+            escape_into(out, e.path.shown.as_bytes())
         });
         out.push(b':');
         let _ = write!(out, "{}", e.line);

@@ -37,6 +37,7 @@ use crate::exit;
 use crate::id::{self, Id, Kind, Parsed, Shape, Written};
 use crate::par::ScanSettings;
 use crate::source::Input;
+use crate::text::Name;
 
 use scan::{FastMap, FastSet, Found, search_pass};
 
@@ -145,8 +146,8 @@ pub struct Timeline {
     /// `ids[0]` is the root; the related IDs follow in the order they were found.
     pub ids: Vec<TimelineId>,
     pub lines: Vec<Line>,
-    /// Every input as shown, in walk order.
-    pub paths: Vec<String>,
+    /// Every input's name, in walk order.
+    pub paths: Vec<Name>,
     pub hops: u32,
     pub max_fanout: u64,
     /// Lines left out by `--since`/`--until`: with a time outside the window, and without a
@@ -515,7 +516,7 @@ fn finish(
     Timeline {
         ids,
         lines,
-        paths: inputs.iter().map(Input::display_name).collect(),
+        paths: inputs.iter().map(Name::of).collect(),
         hops: query.hops,
         max_fanout: query.max_fanout,
         outside_window,

@@ -98,7 +98,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
             1,
             lane + 1,
             "name",
-            timeline.paths[f].clone().into(),
+            timeline.paths[f].shown.clone().into(),
         ));
         events.push(meta(
             "thread_sort_index",
@@ -123,7 +123,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
         let args = BTreeMap::from([
             ("time", utc.rfc3339_micros(t, precision).into()),
             ("rule", line.placement.name().into()),
-            ("path", timeline.paths[line.file].clone().into()),
+            ("path", timeline.paths[line.file].shown.clone().into()),
             ("line", line.line_no.into()),
             ("via", canonical(&timeline.ids[line.via]).into()),
             ("text", text.into_owned().into()),
@@ -215,7 +215,7 @@ fn span_slices<'a>(
     spans.sort_by_key(|&(k, first, last)| (first, std::cmp::Reverse(last), k));
     let service = |e: &TimelineId, k: usize| match &e.service {
         Some(name) => name.clone(),
-        None => first_file[k].map_or_else(String::new, |f| timeline.paths[f].clone()),
+        None => first_file[k].map_or_else(String::new, |f| timeline.paths[f].shown.clone()),
     };
     // Per service, its tracks: each a thread id and the ends of its open slices.
     let mut tracks: BTreeMap<String, Vec<(usize, Vec<i64>)>> = BTreeMap::new();
