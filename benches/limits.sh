@@ -5,6 +5,8 @@
 #   2. -B N: a match after N lines of 100 bytes, N in BEFORE_LIST;
 #   3. the ID inventory (`ids`) over files of N distinct IDs, N in IDS_LIST;
 #   4. a tree of FILES (default 1,000,000) empty files: search and ids, and rg.
+# SECTIONS (default "1 2 3 4") picks which run; BASE, another idgrep binary (an earlier
+# build), is measured on the long line too.
 # Files go to WORK (default target/limits), removed at the end. IDGREP as in common.sh
 # (target/release/idgrep, built here, unless set).
 set -euo pipefail
@@ -17,6 +19,8 @@ LINE_MB=${LINE_MB:-2000}
 BEFORE_LIST=${BEFORE_LIST:-"1000 100000 1000000"}
 IDS_LIST=${IDS_LIST:-"100000 1000000 3000000"}
 FILES=${FILES:-1000000}
+SECTIONS=${SECTIONS:-"1 2 3 4"}
+BASE=${BASE:-}
 ID=01m592wyvrm6f3s97b8ys6vsxc
 
 if [[ $IDGREP == target/release/idgrep ]]; then
@@ -35,6 +39,9 @@ measure() {
     awk -v l="$label" -v s="$secs" -v k="$kib" 'BEGIN { printf "%-44s %8s s %9.1f MiB\n", l, s, k / 1024 }'
 }
 
+section() { [[ " $SECTIONS " == *" $1 "* ]]; }
+
+if section 1; then
 echo "== 1. one line of $LINE_MB MB without a newline, the ID in its middle"
 python3 - "$WORK/line.log" "$LINE_MB" "$ID" <<'PY'
 import sys
@@ -53,10 +60,16 @@ with open(path, "wb") as f:
 PY
 measure "idgrep -c" "$IDGREP" -c "$ID" "$WORK/line.log"
 measure "idgrep (the line printed)" "$IDGREP" "$ID" "$WORK/line.log"
+if [[ -n $BASE ]]; then
+    measure "base -c" "$BASE" -c "$ID" "$WORK/line.log"
+    measure "base (the line printed)" "$BASE" "$ID" "$WORK/line.log"
+fi
 measure "rg -c" "$RG" -c "$ID" "$WORK/line.log"
 measure "rg (the line printed)" "$RG" "$ID" "$WORK/line.log"
 rm -f "$WORK/line.log"
+fi
 
+if section 2; then
 echo "== 2. -B N: a match after N lines of 100 bytes"
 for n in $BEFORE_LIST; do
     python3 - "$WORK/before.log" "$n" "$ID" <<'PY'
@@ -72,7 +85,9 @@ PY
     measure "rg -B $n" "$RG" -B "$n" "$ID" "$WORK/before.log"
 done
 rm -f "$WORK/before.log"
+fi
 
+if section 3; then
 echo "== 3. ids over N distinct IDs (each on two lines, 75-byte lines)"
 for n in $IDS_LIST; do
     python3 - "$WORK/ids.log" "$n" <<'PY'
@@ -88,7 +103,9 @@ PY
     measure "idgrep ids ($n IDs)" "$IDGREP" ids "$WORK/ids.log"
 done
 rm -f "$WORK/ids.log"
+fi
 
+if section 4; then
 echo "== 4. a tree of $FILES empty files (1,000 directories)"
 python3 - "$WORK/tree" "$FILES" <<'PY'
 import os, sys
@@ -103,3 +120,4 @@ measure "idgrep search" "$IDGREP" "$ID" "$WORK/tree"
 measure "idgrep ids" "$IDGREP" ids "$WORK/tree"
 measure "idgrep audit" "$IDGREP" audit "$WORK/tree"
 measure "rg" "$RG" "$ID" "$WORK/tree"
+fi

@@ -6,7 +6,8 @@
 //! vector loops count newlines as they go, see [`crate::scan::Numbering`]; no line is walked
 //! one by one, except the context lines next to a hit). The partial last line moves to the
 //! front of the buffer for the next read, so an ID that straddles two reads is still found; a
-//! line longer than the buffer grows it. The last lines of a buffer that a hit early in the
+//! line longer than the buffer grows it (in a memory map, module `buffer`, so that a line of
+//! gigabytes costs about its size). The last lines of a buffer that a hit early in the
 //! next could need as before-context are carried over (at most `-B` of them).
 
 use std::collections::VecDeque;
@@ -16,6 +17,10 @@ use memchr::{memchr, memrchr};
 
 use crate::scan::{Hit, Matcher, Numbering};
 use crate::source;
+
+mod buffer;
+
+use buffer::ReadBuffer;
 
 /// Size of the read buffer. Large enough that syscalls and the per-buffer overhead vanish,
 /// small enough to stay in L2 and keep memory flat per thread.
@@ -82,7 +87,7 @@ pub struct Outcome {
 /// Reusable per-thread state.
 #[derive(Default)]
 pub struct Scratch {
-    buf: Vec<u8>,
+    buf: ReadBuffer,
     hits: Vec<Hit>,
     line_hits: Vec<Hit>,
     numbering: Numbering,
@@ -152,10 +157,7 @@ fn search_from(
         line_hits,
         numbering,
     } = scratch;
-    if buf.len() != BUFFER_SIZE {
-        // A long line in an earlier input may have grown it; give that memory back.
-        *buf = vec![0; BUFFER_SIZE];
-    }
+    buf.reset();
     let mut outcome = Outcome::default();
     let mut lines = LineState {
         matcher,
@@ -179,8 +181,12 @@ fn search_from(
     // arrives in small pieces, lines before a NUL may be reported before it is seen.
     let mut unchecked = if options.text { 0 } else { BUFFER_SIZE };
     loop {
-        if len == buf.len() {
-            buf.resize(buf.len() * 2, 0);
+        if len == buf.len()
+            && let Err(e) = buf.grow()
+        {
+            // No memory for a longer line: the lines before it were searched already.
+            outcome.error = Some(e);
+            return outcome;
         }
         let n = match reader.read(&mut buf[len..]) {
             Ok(n) => n,
@@ -214,8 +220,7 @@ fn search_from(
         if !keep_going {
             return outcome;
         }
-        buf.copy_within(last_newline + 1..len, 0);
-        len -= last_newline + 1;
+        len = buf.keep(last_newline + 1..len);
     }
     if len > 0 {
         lines.process(&buf[..len], &mut outcome, &mut on_chunk, on_line);

@@ -66,6 +66,19 @@ impl Input {
             }
         }
     }
+
+    /// The name as JSON gives it: the path's bytes as the file system has them (after
+    /// `--label`'s `NAME:`); [`Input::display_name`] shows these bytes.
+    pub fn name_bytes(&self) -> Vec<u8> {
+        let path = match self {
+            Input::Stdin => return self.display_name().into_bytes(),
+            Input::File(p) | Input::Error(p, _) => p.as_os_str().as_encoded_bytes(),
+        };
+        match LABEL.get() {
+            None => path.to_vec(),
+            Some(label) => [label.as_bytes(), b":", path].concat(),
+        }
+    }
 }
 
 /// `--label NAME`, once set. The inputs are named in a dozen places (the printers, the
@@ -81,11 +94,17 @@ pub fn set_label(label: &str) {
 
 /// `path` as text, with each byte that is not UTF-8 written `\xNN`.
 fn path_name(path: &Path) -> String {
-    if let Some(text) = path.to_str() {
-        return text.to_string();
+    match path.to_str() {
+        Some(text) => text.to_string(),
+        None => shown_name(path.as_os_str().as_encoded_bytes()),
     }
+}
+
+/// A name's bytes as text, with each byte that is not UTF-8 written `\xNN`: how
+/// [`Input::display_name`] shows a path, and how a name read back from JSON is shown.
+pub fn shown_name(bytes: &[u8]) -> String {
     let mut name = String::new();
-    for chunk in path.as_os_str().as_encoded_bytes().utf8_chunks() {
+    for chunk in bytes.utf8_chunks() {
         name.push_str(chunk.valid());
         for b in chunk.invalid() {
             name.push_str(&format!("\\x{b:02x}"));

@@ -1,6 +1,6 @@
 //! What every printer and error message shares to show text safely: log text escaped so it
-//! cannot drive the terminal, colours, CSV cells that a spreadsheet will not run, and the
-//! phrases for counts.
+//! cannot drive the terminal, colours, CSV cells that a spreadsheet will not run, bytes that
+//! are not UTF-8 in JSON, input names, and the phrases for counts.
 //!
 //! Log text never reaches the terminal raw: control characters (C0, DEL, C1), bidirectional
 //! overrides and invalid UTF-8 bytes are written as visible escapes (`\x1b`, `\u{202e}`,
@@ -9,7 +9,12 @@
 use std::borrow::Cow;
 use std::io::Write;
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
 use crate::search::Outcome;
+use crate::source::{self, Input};
 
 pub const PATH_COLOR: &[u8] = b"\x1b[35m";
 pub const LINE_NO_COLOR: &[u8] = b"\x1b[32m";
@@ -81,6 +86,34 @@ pub fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
     }
 }
 
+/// [`escape_into`] about `piece` bytes (4 or more) at a time, handing `out` to `spill` after
+/// each piece but the last: a line of gigabytes is written out as it is escaped, never held
+/// escaped whole. The pieces end between characters, so the bytes are those of one
+/// [`escape_into`]. False as soon as `spill` returns false (the output is gone).
+pub fn escape_in_pieces(
+    out: &mut Vec<u8>,
+    mut bytes: &[u8],
+    piece: usize,
+    spill: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+) -> bool {
+    debug_assert!(piece >= 4);
+    while bytes.len() > piece {
+        // Back to the first byte of the character the cut falls in, if it is one: a UTF-8
+        // character is at most four bytes, and only its first is not `0b10xx_xxxx`.
+        let cut = (piece - 3..=piece)
+            .rev()
+            .find(|&i| bytes[i] & 0xc0 != 0x80)
+            .unwrap_or(piece);
+        escape_into(out, &bytes[..cut]);
+        if !spill(out) {
+            return false;
+        }
+        bytes = &bytes[cut..];
+    }
+    escape_into(out, bytes);
+    true
+}
+
 /// Appends what `body` writes, wrapped in the ANSI `color` and a reset when `on`: the one way
 /// every view colours its text.
 pub fn paint(out: &mut Vec<u8>, on: bool, color: &[u8], body: impl FnOnce(&mut Vec<u8>)) {
@@ -113,6 +146,80 @@ pub fn csv_cell_bytes(cell: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
+/// Bytes in JSON: a string when they are UTF-8, else `{"bytes": base64}` of them, as ripgrep
+/// writes a path or a line that is not UTF-8. Every JSON output and `merge` use this one
+/// form.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum JsonText<'a> {
+    Text(Cow<'a, str>),
+    Bytes { bytes: String },
+}
+
+impl<'a> JsonText<'a> {
+    pub fn of(bytes: &'a [u8]) -> JsonText<'a> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => JsonText::Text(Cow::Borrowed(text)),
+            Err(_) => JsonText::Bytes {
+                bytes: BASE64.encode(bytes),
+            },
+        }
+    }
+
+    /// The bytes written, read back.
+    pub fn into_bytes(self) -> Result<Vec<u8>, String> {
+        match self {
+            JsonText::Text(text) => Ok(text.into_owned().into_bytes()),
+            JsonText::Bytes { bytes } => BASE64
+                .decode(bytes)
+                .map_err(|e| format!("\"bytes\" is not base64: {e}")),
+        }
+    }
+}
+
+/// An input's name as the printers give it: shown escaped in text, exactly in JSON (a
+/// [`JsonText`] of its bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name {
+    /// As text views, CSV and messages show it ([`Input::display_name`]): a byte that is not
+    /// UTF-8 written `\xNN`; the text views escape control characters as they print it.
+    pub shown: String,
+    /// As the file system has it ([`Input::name_bytes`]).
+    pub bytes: Vec<u8>,
+}
+
+impl Name {
+    pub fn of(input: &Input) -> Name {
+        Name {
+            shown: input.display_name(),
+            bytes: input.name_bytes(),
+        }
+    }
+
+    /// A name read back from JSON.
+    pub fn from_bytes(bytes: Vec<u8>) -> Name {
+        Name {
+            shown: source::shown_name(&bytes),
+            bytes,
+        }
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        JsonText::of(&self.bytes).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Name, D::Error> {
+        let bytes = JsonText::deserialize(deserializer)?
+            .into_bytes()
+            .map_err(serde::de::Error::custom)?;
+        Ok(Name::from_bytes(bytes))
+    }
+}
+
 fn runs_as_formula(cell: &[u8]) -> bool {
     matches!(
         cell.first(),
@@ -138,6 +245,71 @@ mod tests {
             );
         }
         assert_eq!(*csv_cell_bytes(b"order_id"), *b"order_id");
+    }
+
+    #[test]
+    fn escaping_in_pieces_writes_the_bytes_of_one_escape() {
+        let mut rng = crate::testing::Rng(21);
+        // Characters of every width, controls, bidi overrides, stray and cut sequences.
+        let parts: [&[u8]; 10] = [
+            b"a",
+            b"\x1b",
+            "\u{e9}".as_bytes(),
+            "\u{202e}".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            "\u{9b}".as_bytes(),
+            b"\xff",
+            b"\x80\x80\x80\x80",
+            b"\xe2\x82",
+            b"\xf0\x9f\x98",
+        ];
+        for _ in 0..500 {
+            let mut bytes = Vec::new();
+            for _ in 0..rng.below(40) {
+                bytes.extend_from_slice(rng.pick::<&[u8]>(&parts));
+            }
+            let mut whole = Vec::new();
+            escape_into(&mut whole, &bytes);
+            for piece in 4..12 {
+                let mut written = Vec::new();
+                let mut out = Vec::new();
+                let mut spills = 0;
+                assert!(escape_in_pieces(&mut out, &bytes, piece, &mut |out| {
+                    assert!(!out.is_empty());
+                    written.append(out);
+                    spills += 1;
+                    true
+                }));
+                written.append(&mut out);
+                assert_eq!(written, whole, "{bytes:?} in pieces of {piece}");
+                assert_eq!(spills > 0, bytes.len() > piece);
+            }
+        }
+        let mut out = Vec::new();
+        assert!(!escape_in_pieces(&mut out, &[b'x'; 100], 10, &mut |_| {
+            false
+        }));
+    }
+
+    #[test]
+    fn json_text_is_a_string_when_utf8_else_base64_and_reads_back() {
+        for (bytes, json) in [
+            (&b"a\nb\x1b.log"[..], r#""a\nb\u001b.log""#),
+            (b"bad\xffname", r#"{"bytes":"YmFk/25hbWU="}"#),
+            (b"", r#""""#),
+        ] {
+            let written = serde_json::to_string(&JsonText::of(bytes)).unwrap();
+            assert_eq!(written, json);
+            let read: JsonText = serde_json::from_str(&written).unwrap();
+            assert_eq!(read.into_bytes().unwrap(), bytes);
+            let name: Name = serde_json::from_str(&written).unwrap();
+            assert_eq!(name.bytes, bytes);
+            assert_eq!(serde_json::to_string(&name).unwrap(), json);
+        }
+        let name: Name = serde_json::from_str(r#"{"bytes":"YmFk/25hbWU="}"#).unwrap();
+        assert_eq!(name.shown, "bad\\xffname");
+        assert!(serde_json::from_str::<Name>(r#"{"bytes":"not base64!"}"#).is_err());
+        assert!(serde_json::from_str::<Name>("7").is_err());
     }
 
     fn escaped(bytes: &[u8]) -> String {

@@ -29,6 +29,7 @@ struct Totals {
     fields: usize,
     integer_values: u64,
     undashed_ignored: u64,
+    trace_values: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -79,12 +80,14 @@ struct FieldVerdict {
     nil: u64,
     forms: BTreeMap<String, u64>,
     versions: BTreeMap<String, u64>,
+    #[serde(default)]
+    traces: BTreeMap<String, u64>,
     format: String,
     issues: Vec<String>,
     consistent: bool,
 }
 
-const RULES: [&str; 9] = [
+const RULES: [&str; 12] = [
     "ulid-uppercase",
     "ulid-mixed-case",
     "uuid-noncanonical",
@@ -94,6 +97,9 @@ const RULES: [&str; 9] = [
     "integer-ids",
     "backfill-clump",
     "id-time-skew",
+    "trace-invalid",
+    "trace-noncanonical",
+    "trace-mixed-width",
 ];
 
 fn run(args: &[&str]) -> Output {
@@ -154,8 +160,9 @@ fn planted_violations_of_every_rule() {
         names,
         "one entry per rule"
     );
-    for name in RULES {
-        assert!(report.rules[name].count > 0, "{name} has no finding");
+    // The trace rules have their own fixtures (`planted_trace_violations`).
+    for name in RULES.iter().filter(|r| !r.starts_with("trace-")) {
+        assert!(report.rules[*name].count > 0, "{name} has no finding");
     }
     let rule = |name: &str| &report.rules[name];
 
@@ -422,6 +429,7 @@ fn clean_logs_have_no_finding() {
             ("payment_id", "uuid v7 lowercase", true),
             ("request_id", "uuid v7 lowercase", true),
             ("session_id", "uuid v4 lowercase", true),
+            ("trace_id", "trace 128-bit", true),
         ]
     );
     // The 32-hex trace IDs are not IDs; `amount_paid=12` and `"attempt":2` are not ID keys.
@@ -790,4 +798,158 @@ fn text_report_lists_every_rule_then_the_fields() {
         WORKER, API
     )));
     assert!(Path::new(API).exists());
+}
+
+const CHECKOUT: &str = "testdata/audit-traces/planted/checkout.jsonl";
+const GATEWAY: &str = "testdata/audit-traces/planted/gateway.logfmt";
+const PAYMENTS: &str = "testdata/audit-traces/planted/payments.json";
+
+/// `testdata/audit-traces/planted`: all-zero trace and span IDs, a version-ff `traceparent`,
+/// upper-case hex in `trace_id`, `span_id` and a `traceparent`, and a fleet writing 128-bit
+/// trace IDs beside a B3 64-bit one and a Datadog decimal (see `testdata/README.md`).
+#[test]
+fn planted_trace_violations() {
+    let (report, out) = audit(&["testdata/audit-traces/planted"]);
+    assert_eq!(out.status.code(), Some(0));
+    let rule = |name: &str| &report.rules[name];
+
+    let invalid = rule("trace-invalid");
+    assert_eq!((invalid.count, invalid.unit.as_str()), (6, "occurrences"));
+    assert_eq!(
+        invalid.breakdown,
+        map(&[("zero_trace", 2), ("zero_span", 3), ("version_ff", 1)])
+    );
+    assert_eq!(
+        fields(invalid),
+        vec![
+            ("traceparent".into(), 2),
+            ("dd.span_id".into(), 1),
+            ("dd.trace_id".into(), 1),
+            ("span_id".into(), 1),
+            ("trace_id".into(), 1),
+        ]
+    );
+    assert_eq!(
+        shown(&invalid.examples),
+        vec![
+            format!("{CHECKOUT}:3 00000000000000000000000000000000"),
+            format!("{CHECKOUT}:3 0000000000000000"),
+            format!("{GATEWAY}:2 ff-5b8efff798038103d269b633813fc60c-eee19b7ec3c1b174-01"),
+        ]
+    );
+    let traceparent = &invalid.fields[0];
+    assert_eq!(
+        shown(&traceparent.examples),
+        vec![
+            format!("{GATEWAY}:2 ff-5b8efff798038103d269b633813fc60c-eee19b7ec3c1b174-01"),
+            format!("{GATEWAY}:4 00-5b8efff798038103d269b633813fc60c-0000000000000000-01"),
+        ]
+    );
+    let dd_trace = invalid
+        .fields
+        .iter()
+        .find(|f| f.field.as_deref() == Some("dd.trace_id"));
+    assert_eq!(
+        shown(&dd_trace.unwrap().examples),
+        vec![format!("{PAYMENTS}:2 0")]
+    );
+
+    let upper = rule("trace-noncanonical");
+    assert_eq!(upper.count, 3);
+    assert_eq!(
+        upper.breakdown,
+        map(&[("trace_id", 1), ("span_id", 1), ("traceparent", 1)])
+    );
+    assert_eq!(
+        shown(&upper.examples),
+        vec![
+            format!("{CHECKOUT}:2 5B8EFFF798038103D269B633813FC60C"),
+            format!("{CHECKOUT}:2 EEE19B7EC3C1B174"),
+            format!("{GATEWAY}:3 00-5B8EFFF798038103D269B633813FC60C-EEE19B7EC3C1B174-01"),
+        ]
+    );
+
+    let mixed = rule("trace-mixed-width");
+    assert_eq!(mixed.count, 2);
+    // Valid trace IDs only: the zero and version-ff ones are trace-invalid's.
+    assert_eq!(
+        mixed.breakdown,
+        map(&[("128_bit", 5), ("64_bit_hex", 1), ("64_bit_decimal", 1)])
+    );
+    assert_eq!(
+        fields(mixed),
+        vec![("X-B3-TraceId".into(), 1), ("dd.trace_id".into(), 1)]
+    );
+    assert_eq!(
+        shown(&mixed.examples),
+        vec![
+            format!("{CHECKOUT}:1 5b8efff798038103d269b633813fc60c"),
+            format!("{GATEWAY}:5 d269b633813fc60c"),
+            format!("{PAYMENTS}:1 15161849952847513100"),
+        ]
+    );
+    // A Datadog decimal is a trace ID, not an integer entity key; a zero parent span is a
+    // root span, no finding.
+    assert_eq!(rule("integer-ids").count, 0);
+    assert_eq!(report.totals.integer_values, 0);
+    assert_eq!(report.totals.trace_values, 19);
+    let verdict = |name: &str| report.fields.iter().find(|f| f.field == name).unwrap();
+    assert_eq!(verdict("dd.trace_id").format, "trace 64-bit decimal");
+    assert_eq!(
+        verdict("dd.trace_id").issues,
+        owned(&["trace-invalid", "trace-mixed-width"])
+    );
+    assert_eq!(verdict("trace_id").traces, map(&[("128_bit", 3)]));
+    assert!(verdict("X-B3-SpanId").consistent);
+    assert!(
+        !report
+            .fields
+            .iter()
+            .any(|f| f.field == "parent_span_id" && !f.consistent)
+    );
+}
+
+/// Canonical OpenTelemetry logs (lowercase 128-bit trace IDs, `traceparent`, a root span's
+/// zero parent, an upper-case digest and a 16-hex cache key as decoys) give no trace finding.
+#[test]
+fn clean_otel_logs_have_no_trace_finding() {
+    let (report, out) = audit(&["testdata/audit-traces/clean"]);
+    assert_eq!(out.status.code(), Some(0), "trace IDs were read");
+    for name in RULES {
+        let rule = &report.rules[name];
+        assert_eq!(rule.count, 0, "{name}: {rule:?}");
+        assert!(rule.fields.is_empty() && rule.examples.is_empty(), "{name}");
+    }
+    assert_eq!(report.totals.trace_values, 10);
+    let gate = run(&[
+        "audit",
+        "--deny",
+        "trace-invalid,trace-noncanonical,trace-mixed-width",
+        "testdata/audit-traces/clean",
+    ]);
+    assert_eq!(gate.status.code(), Some(0));
+    for rule in ["trace-invalid", "trace-noncanonical", "trace-mixed-width"] {
+        let gate = run(&["audit", "--deny", rule, "testdata/audit-traces/planted"]);
+        assert_eq!(gate.status.code(), Some(1), "{rule}");
+    }
+}
+
+/// The text report names the trace rules, their parts and examples, as the JSON does.
+#[test]
+fn text_report_shows_the_trace_rules() {
+    let out = run(&["audit", "--color", "never", "testdata/audit-traces/planted"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "  and 19 trace and span IDs in trace fields and headers\n",
+        "\ntrace-invalid      6 invalid trace or span IDs (all zero, or traceparent version ff) (version_ff 1, zero_span 3, zero_trace 2)\n",
+        "\ntrace-noncanonical 3 trace or span IDs in upper-case hex (W3C writes lowercase) (span_id 1, trace_id 1, traceparent 1)\n",
+        "\ntrace-mixed-width  2 64-bit trace IDs beside 128-bit ones: they hold only the low 64 bits (128_bit 5, 64_bit_decimal 1, 64_bit_hex 1)\n",
+        "  fields: X-B3-TraceId 1 (64_bit_hex 1), dd.trace_id 1 (64_bit_decimal 1)\n",
+        "\ndd.trace_id   trace 64-bit decimal  invalid trace IDs, 64-bit trace IDs\n",
+    ] {
+        assert!(text.contains(line), "{line:?} in:\n{text}");
+    }
+    assert!(text.contains(&format!(
+        "  {PAYMENTS}:1  15161849952847513100  [dd.trace_id]\n"
+    )));
 }

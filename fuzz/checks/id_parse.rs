@@ -59,8 +59,8 @@ pub fn check(data: &[u8]) {
 
     // The crates' values, from the ID's own text: the last 26 characters of a ULID or
     // TypeID; the UUID with its wrapper, which the uuid crate reads too (`urn:uuid:` in
-    // lower case only).
-    let trimmed = text.trim();
+    // lower case only). Quotes around it, as jq and JSON print IDs, are idgrep's to read.
+    let trimmed = unquoted(text.trim());
     match parsed.kind {
         Kind::Ulid => {
             let body = trimmed.trim_start_matches('{').trim_end_matches('}');
@@ -103,6 +103,17 @@ pub fn check(data: &[u8]) {
             }
         }
     }
+}
+
+/// `text` without the pairs of double or single quotes around it.
+fn unquoted(mut text: &str) -> &str {
+    while let Some(inner) = ['"', '\''].into_iter().find_map(|quote| {
+        text.strip_prefix(quote)
+            .and_then(|rest| rest.strip_suffix(quote))
+    }) {
+        text = inner;
+    }
+    text
 }
 
 /// A bare token of an ID's length that idgrep rejects, the crates reject too.

@@ -1,17 +1,27 @@
 //! One scan thread's counts: per field (`FieldStats`), per ID value, per upper-case ULID and
 //! per undashed value, filled line by line and merged across threads at the end. The records
 //! per value are kept in [`Shards`].
+//!
+//! Trace and span IDs are counted per field only, for the trace rules: 32-hex tokens in a
+//! trace field and the `traceparent` headers around 32-hex tokens with the line's tokens
+//! ([`AuditCounts::add_line`]), and the other values of trace and span fields (16 hex,
+//! decimals, X-Ray) with the other values of id-like keys ([`AuditCounts::add_pairs`]).
 
 use std::collections::HashMap;
 
-use crate::id::{Form, Id, Kind};
+use crate::id::trace::FieldRole;
+use crate::id::trace_value::{self, FieldValue, Traceparent, ValueForm};
+use crate::id::{Form, Id, Kind, Shape};
 use crate::inventory::{FieldNames, LocalNames};
 use crate::record::{self, Analysis, LineTime, PairBuffers, Value};
 use crate::search::LineMatch;
 
 use super::evidence::{At, Example, Loc, PAIR_COL, Top3, offer};
 use super::key_values::{is_id_key, is_jsonrpc, scalar_kind};
-use super::rules::{IdFormat, Limits, NilKind, SkewKind, Skewed, UuidVersion, skew};
+use super::rules::{
+    IdFormat, Limits, NilKind, SkewKind, Skewed, TraceCase, TraceFault, TraceWidth, UuidVersion,
+    skew,
+};
 use super::shards::{Record, Shards};
 
 /// The per-field example lists of the rules counted per occurrence.
@@ -22,15 +32,19 @@ pub(super) enum ExampleSlot {
     Nil,
     Integer,
     Skew,
+    TraceInvalid,
+    TraceUpper,
 }
 
 impl ExampleSlot {
-    const ALL: [ExampleSlot; 5] = [
+    const ALL: [ExampleSlot; 7] = [
         ExampleSlot::Upper,
         ExampleSlot::Noncanonical,
         ExampleSlot::Nil,
         ExampleSlot::Integer,
         ExampleSlot::Skew,
+        ExampleSlot::TraceInvalid,
+        ExampleSlot::TraceUpper,
     ];
 }
 
@@ -49,6 +63,13 @@ pub(super) struct FieldStats {
     pub(super) version_first: [Option<Example>; UuidVersion::ALL.len()],
     /// The first occurrences for the rules counted per occurrence, by [`ExampleSlot`].
     pub(super) examples: [Top3; ExampleSlot::ALL.len()],
+    /// Trace and span IDs: faults, upper-case ones by where, valid trace IDs by width (with
+    /// the first of each), valid span IDs.
+    pub(super) trace_faults: [u64; TraceFault::ALL.len()],
+    pub(super) trace_upper: [u64; TraceCase::ALL.len()],
+    pub(super) trace_widths: [u64; TraceWidth::ALL.len()],
+    pub(super) trace_width_first: [Option<Example>; TraceWidth::ALL.len()],
+    pub(super) spans: u64,
 }
 
 impl FieldStats {
@@ -70,12 +91,23 @@ impl FieldStats {
         add(&mut self.versions, &other.versions);
         add(&mut self.nil, &other.nil);
         add(&mut self.skew, &other.skew);
+        add(&mut self.trace_faults, &other.trace_faults);
+        add(&mut self.trace_upper, &other.trace_upper);
+        add(&mut self.trace_widths, &other.trace_widths);
         self.integers += other.integers;
+        self.spans += other.spans;
         for (mine, theirs) in self
             .format_first
             .iter_mut()
             .chain(self.version_first.iter_mut())
-            .zip(other.format_first.iter().chain(&other.version_first))
+            .chain(self.trace_width_first.iter_mut())
+            .zip(
+                other
+                    .format_first
+                    .iter()
+                    .chain(&other.version_first)
+                    .chain(&other.trace_width_first),
+            )
         {
             if let Some(e) = theirs {
                 offer(mine, e.at, || *e);
@@ -342,6 +374,8 @@ pub(super) struct AuditCounts<'n> {
     /// Lines whose time has no offset, read as UTC only because no zone was given.
     pub(super) zone_guessed_lines: u64,
     pub(super) occurrences: u64,
+    /// Trace and span IDs read, valid or not.
+    pub(super) trace_values: u64,
 }
 
 /// Up to this many hits on a line, [`AuditCounts::add_line`] compares each with the others.
@@ -359,6 +393,7 @@ impl<'n> AuditCounts<'n> {
             lines: 0,
             zone_guessed_lines: 0,
             occurrences: 0,
+            trace_values: 0,
         }
     }
 
@@ -441,8 +476,109 @@ impl<'n> AuditCounts<'n> {
                     &m.line[start..end]
                 },
             };
+            if hit.shape == Shape::UuidUndashed {
+                let token = &m.line[hit.start..hit.end];
+                if let Some(header) = trace_value::traceparent_around(m.line, hit.start, hit.end) {
+                    self.add_traceparent(field, hit.id, &header, m.line, loc);
+                } else if analysis.field(i).and_then(crate::id::trace::field_role)
+                    == Some(FieldRole::Trace)
+                    && let Some(value) = trace_value::trace_hex32(token)
+                {
+                    self.add_trace_value(field, &value, token, sighting.at);
+                }
+            }
             self.add_sighting(&sighting, line_time, missed_line, limits);
         }
+    }
+
+    /// Counts a `traceparent` header for the trace rules: its trace ID is 128 bits.
+    fn add_traceparent(
+        &mut self,
+        field: u32,
+        trace: Id,
+        header: &Traceparent,
+        line: &[u8],
+        loc: Loc,
+    ) {
+        self.trace_values += 1;
+        let at = At {
+            loc,
+            col: header.start as u32,
+        };
+        let stats = self.stats(field);
+        let example = || Example::new(at, &line[header.start..header.end]);
+        let fault = if header.version == 0xff {
+            Some(TraceFault::VersionFf)
+        } else if trace.0 == 0 {
+            Some(TraceFault::ZeroTrace)
+        } else if header.span == 0 {
+            Some(TraceFault::ZeroSpan)
+        } else {
+            None
+        };
+        if header.upper {
+            stats.trace_upper[TraceCase::Traceparent as usize] += 1;
+            stats.examples[ExampleSlot::TraceUpper as usize].offer(at, example);
+        }
+        match fault {
+            Some(fault) => {
+                stats.trace_faults[fault as usize] += 1;
+                stats.examples[ExampleSlot::TraceInvalid as usize].offer(at, example);
+            }
+            None => {
+                stats.trace_widths[TraceWidth::Bits128 as usize] += 1;
+                offer(
+                    &mut stats.trace_width_first[TraceWidth::Bits128 as usize],
+                    at,
+                    example,
+                );
+            }
+        }
+    }
+
+    /// Counts the value of a trace or span field for the trace rules.
+    fn add_trace_value(&mut self, field: u32, value: &FieldValue, raw: &[u8], at: At) {
+        self.trace_values += 1;
+        let stats = self.stats(field);
+        // An X-Amzn-Trace-Id shows its Root.
+        let shown = match value.form {
+            ValueForm::Xray => raw.split(|&b| b == b';').next().unwrap_or(raw),
+            _ => raw,
+        };
+        let example = || Example::new(at, shown);
+        let trace = value.role == FieldRole::Trace;
+        if value.upper {
+            let case = if trace {
+                TraceCase::TraceId
+            } else {
+                TraceCase::SpanId
+            };
+            stats.trace_upper[case as usize] += 1;
+            stats.examples[ExampleSlot::TraceUpper as usize].offer(at, example);
+        }
+        if value.value == 0 {
+            if trace || !value.parent {
+                let fault = if trace {
+                    TraceFault::ZeroTrace
+                } else {
+                    TraceFault::ZeroSpan
+                };
+                stats.trace_faults[fault as usize] += 1;
+                stats.examples[ExampleSlot::TraceInvalid as usize].offer(at, example);
+            }
+            return;
+        }
+        if !trace {
+            stats.spans += 1;
+            return;
+        }
+        let width = match value.form {
+            ValueForm::Hex32 | ValueForm::Xray => TraceWidth::Bits128,
+            ValueForm::Hex16 => TraceWidth::Hex64,
+            ValueForm::Decimal => TraceWidth::Decimal64,
+        };
+        stats.trace_widths[width as usize] += 1;
+        offer(&mut stats.trace_width_first[width as usize], at, example);
     }
 
     fn add_sighting(
@@ -545,27 +681,38 @@ impl<'n> AuditCounts<'n> {
         );
     }
 
-    /// Counts the id-like keys of one line whose values are integers or empty.
+    /// Counts the id-like keys of one line whose values are integers or empty, and the values
+    /// of its trace and span fields (those are judged by the trace rules only: a Datadog
+    /// trace ID is a decimal, and no integer entity key).
     pub(super) fn add_pairs(&mut self, line: &[u8], loc: Loc, buffers: &mut PairBuffers) {
         let mut index = 0;
         let jsonrpc = is_jsonrpc(line);
         record::for_each_pair(line, buffers, |key, value| {
             index += 1;
             let raw = match value {
-                Value::Int(raw) | Value::Str(raw)
-                    if is_id_key(key) && !(jsonrpc && key == b"id") =>
-                {
-                    raw
-                }
+                Value::Int(raw) | Value::Str(raw) => raw,
                 _ => return,
             };
-            let Some(nil) = scalar_kind(raw) else { return };
-            let field = self.field(key);
-            let stats = self.stats(field);
             let at = At {
                 loc,
                 col: PAIR_COL | index,
             };
+            if crate::id::trace::field_role(key).is_some() {
+                // A 32-hex value is an ID token: counted with the line's tokens.
+                if let Some(value) = trace_value::field_value(key, raw)
+                    && value.form != ValueForm::Hex32
+                {
+                    let field = self.field(key);
+                    self.add_trace_value(field, &value, raw, at);
+                }
+                return;
+            }
+            if !is_id_key(key) || (jsonrpc && key == b"id") {
+                return;
+            }
+            let Some(nil) = scalar_kind(raw) else { return };
+            let field = self.field(key);
+            let stats = self.stats(field);
             let example = || Example::new(at, if raw.is_empty() { b"\"\"" } else { raw });
             match nil {
                 Some(kind) => {
@@ -597,6 +744,7 @@ impl<'n> AuditCounts<'n> {
             merged.lines += other.lines;
             merged.zone_guessed_lines += other.zone_guessed_lines;
             merged.occurrences += other.occurrences;
+            merged.trace_values += other.trace_values;
             for (i, stats) in other.fields.into_iter().enumerate() {
                 if let Some(stats) = stats {
                     merged.stats(i as u32).merge(&stats);

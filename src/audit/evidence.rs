@@ -42,8 +42,8 @@ pub(super) struct At {
     pub(super) col: u32,
 }
 
-/// Longest example text kept: `urn:uuid:` and a dashed UUID are 45 bytes.
-const TOKEN_MAX: usize = 46;
+/// Longest example text kept: `urn:uuid:` and a dashed UUID are 45 bytes, a `traceparent` 55.
+const TOKEN_MAX: usize = 55;
 
 /// An example's text, inline so that examples cost no allocation: an ID token as written
 /// (with its braces or `urn:uuid:`), or a value (`1180`, `""`).

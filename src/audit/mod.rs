@@ -54,6 +54,7 @@ use crate::record::{self, Analysis, PairBuffers};
 use crate::scan::Matcher;
 use crate::search::{self, Chunk, Scratch, SearchOptions};
 use crate::source::{self, Input};
+use crate::text::Name;
 
 use counts::AuditCounts;
 use evidence::Loc;
@@ -111,7 +112,7 @@ pub fn audit(
     progress.finish();
     let per_thread = threads.into_iter().map(|t| t.counts).collect();
     let counts = AuditCounts::merge_all(per_thread, settings.threads);
-    let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
+    let paths: Vec<Name> = inputs.iter().map(Name::of).collect();
     let report = counts.report(&paths, &Thresholds { clump, skew_ms });
     (report, notices)
 }

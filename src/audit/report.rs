@@ -5,11 +5,15 @@ use serde::{Serialize, Serializer};
 use std::collections::{BTreeMap, HashMap};
 
 use crate::id::{Form, Id, Kind};
+use crate::text::Name;
 use crate::time::Clock;
 
 use super::counts::{AuditCounts, ExampleSlot, FieldStats, IdRecord, NO_FIELD, UpperEntry};
 use super::evidence::{At, EXAMPLES, Example, Loc};
-use super::rules::{IdFormat, NilKind, Rule, SkewKind, Thresholds, UNKNOWN_ZONE_MS, UuidVersion};
+use super::rules::{
+    IdFormat, NilKind, Rule, SkewKind, Thresholds, TraceCase, TraceFault, TraceWidth,
+    UNKNOWN_ZONE_MS, UuidVersion,
+};
 
 /// The whole audit, as printed and as `--json` gives it.
 #[derive(Debug, Serialize)]
@@ -48,6 +52,9 @@ pub struct Totals {
     pub integer_values: u64,
     /// 32-hex tokens not counted as IDs (no other form of their value anywhere).
     pub undashed_ignored: u64,
+    /// Trace and span IDs read for the trace rules (valid or not): values of trace and span
+    /// fields, and `traceparent` headers.
+    pub trace_values: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -97,7 +104,8 @@ pub struct FieldFinding {
 /// One line that shows a finding.
 #[derive(Clone, Debug, Serialize)]
 pub struct Evidence {
-    pub path: String,
+    /// A name that is not UTF-8 as `{"bytes": base64}`.
+    pub path: Name,
     pub line: u64,
     pub field: Option<String>,
     /// As written (an integer or `""` for values of id-like keys); the canonical ID for a
@@ -144,6 +152,10 @@ pub struct FieldVerdict {
     pub forms: BTreeMap<&'static str, u64>,
     /// UUID versions of the UUID-form tokens (`non-rfc` for values of no RFC 9562 version).
     pub versions: BTreeMap<&'static str, u64>,
+    /// Valid trace IDs by width (`128_bit`, `64_bit_hex`, `64_bit_decimal`) and span IDs
+    /// (`span`) in a trace or span field; absent when none.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub traces: BTreeMap<&'static str, u64>,
     /// What it carries, as the text report says it: `ulid lowercase`, `uuid v7, v4 lowercase`.
     pub format: String,
     /// The rules with findings in this field.
@@ -154,7 +166,7 @@ pub struct FieldVerdict {
 /// Field and input names for the report.
 struct Names<'a> {
     fields: &'a [Box<[u8]>],
-    paths: &'a [String],
+    paths: &'a [Name],
 }
 
 impl Names<'_> {
@@ -319,8 +331,60 @@ impl RuleReport {
     }
 }
 
+impl RuleReport {
+    /// trace-mixed-width: 64-bit trace IDs anywhere when 128-bit ones are written somewhere.
+    /// The fields are those holding 64-bit ones; the examples, the first 128-bit trace ID and
+    /// the first 64-bit one of each spelling.
+    fn mixed_width(fields: &[FieldRef], names: &Names) -> RuleReport {
+        let mut report = RuleReport::new(Rule::TraceMixedWidth, "occurrences");
+        let labels = TraceWidth::ALL.map(TraceWidth::name);
+        let narrow = |widths: &[u64]| {
+            widths[TraceWidth::Hex64 as usize] + widths[TraceWidth::Decimal64 as usize]
+        };
+        let mut total = [0; TraceWidth::ALL.len()];
+        for (_, stats) in fields {
+            total
+                .iter_mut()
+                .zip(stats.trace_widths)
+                .for_each(|(a, b)| *a += b);
+        }
+        if total[TraceWidth::Bits128 as usize] == 0 || narrow(&total) == 0 {
+            return report;
+        }
+        report.count = narrow(&total);
+        report.breakdown = breakdown(&labels, &total);
+        let mut firsts: [Option<Evidence>; TraceWidth::ALL.len()] = Default::default();
+        for &(field, stats) in fields {
+            for (i, first) in stats.trace_width_first.iter().enumerate() {
+                if let Some(e) = first
+                    && firsts[i].as_ref().is_none_or(|kept| e.at < kept.at)
+                {
+                    firsts[i] = Some(names.example(e, field));
+                }
+            }
+            let count = narrow(&stats.trace_widths);
+            if count == 0 {
+                continue;
+            }
+            report.fields.push(FieldFinding {
+                field: names.field(field),
+                count,
+                breakdown: breakdown(&labels, &stats.trace_widths),
+                examples: [TraceWidth::Hex64, TraceWidth::Decimal64]
+                    .iter()
+                    .filter_map(|&w| stats.trace_width_first[w as usize].as_ref())
+                    .map(|e| names.example(e, field))
+                    .collect(),
+            });
+        }
+        sort_findings(&mut report.fields);
+        report.examples = firsts.into_iter().flatten().collect();
+        report
+    }
+}
+
 impl AuditCounts<'_> {
-    pub(super) fn report(mut self, paths: &[String], thresholds: &Thresholds) -> Report {
+    pub(super) fn report(mut self, paths: &[Name], thresholds: &Thresholds) -> Report {
         let undashed_ignored = self.join_undashed();
         let field_names = self.names.shared().snapshot();
         let names = Names {
@@ -412,6 +476,23 @@ impl AuditCounts<'_> {
             integers,
             self.clumps(&names, thresholds.clump),
             skew,
+            RuleReport::per_occurrence(
+                Rule::TraceInvalid,
+                &fields,
+                &names,
+                &TraceFault::ALL.map(TraceFault::name),
+                |s| s.trace_faults.to_vec(),
+                ExampleSlot::TraceInvalid,
+            ),
+            RuleReport::per_occurrence(
+                Rule::TraceNoncanonical,
+                &fields,
+                &names,
+                &TraceCase::ALL.map(TraceCase::name),
+                |s| s.trace_upper.to_vec(),
+                ExampleSlot::TraceUpper,
+            ),
+            RuleReport::mixed_width(&fields, &names),
         ];
         let verdicts = verdicts(&fields, &names, &rules);
         Report {
@@ -423,6 +504,7 @@ impl AuditCounts<'_> {
                 fields: verdicts.len(),
                 integer_values: fields.iter().map(|(_, s)| s.integers).sum(),
                 undashed_ignored,
+                trace_values: self.trace_values,
             },
             rules,
             fields: verdicts,
@@ -615,6 +697,20 @@ fn describe(stats: &FieldStats) -> String {
     if integers > 0 {
         parts.push("integer".to_string());
     }
+    let widths: Vec<&str> = TraceWidth::ALL
+        .iter()
+        .filter(|w| stats.trace_widths[**w as usize] > 0)
+        .map(|w| w.words())
+        .collect();
+    if !widths.is_empty() {
+        parts.push(format!("trace {}", widths.join("/")));
+    }
+    if stats.spans > 0 {
+        parts.push("span".to_string());
+    }
+    if parts.is_empty() && stats.trace_faults.iter().any(|&n| n > 0) {
+        parts.push("invalid trace IDs only".to_string());
+    }
     if parts.is_empty() {
         parts.push("nil values only".to_string());
     }
@@ -629,7 +725,12 @@ fn verdicts(fields: &[FieldRef], names: &Names, rules: &[RuleReport]) -> Vec<Fie
             let name = names.field(field)?;
             let occurrences: u64 = stats.forms.iter().sum();
             let nil: u64 = stats.nil.iter().sum();
-            if occurrences + stats.integers + nil == 0 {
+            let mut traces = breakdown(&TraceWidth::ALL.map(TraceWidth::name), &stats.trace_widths);
+            if stats.spans > 0 {
+                traces.insert("span", stats.spans);
+            }
+            let trace_faults: u64 = stats.trace_faults.iter().sum();
+            if occurrences + stats.integers + nil + trace_faults == 0 && traces.is_empty() {
                 return None;
             }
             let issues: Vec<&'static str> = rules
@@ -651,6 +752,7 @@ fn verdicts(fields: &[FieldRef], names: &Names, rules: &[RuleReport]) -> Vec<Fie
                     .map(|f| (f.name(), stats.forms[*f as usize]))
                     .collect(),
                 versions: breakdown(&UuidVersion::ALL.map(UuidVersion::name), &stats.versions),
+                traces,
                 format: describe(stats),
                 consistent: issues.is_empty(),
                 issues,
@@ -659,7 +761,8 @@ fn verdicts(fields: &[FieldRef], names: &Names, rules: &[RuleReport]) -> Vec<Fie
         })
         .collect();
     verdicts.sort_by(|a, b| {
-        let total = |v: &FieldVerdict| v.occurrences + v.integers + v.nil;
+        let total =
+            |v: &FieldVerdict| v.occurrences + v.integers + v.nil + v.traces.values().sum::<u64>();
         total(b).cmp(&total(a)).then_with(|| a.field.cmp(&b.field))
     });
     verdicts

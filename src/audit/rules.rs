@@ -1,5 +1,5 @@
 //! The audit's rules: their names and phrases, the parts each one counts (nil kinds,
-//! formats, UUID versions, skew kinds), and their thresholds.
+//! formats, UUID versions, skew kinds, trace faults and widths), and their thresholds.
 
 use crate::id::{Id, Variant};
 use crate::record::LineTime;
@@ -16,10 +16,13 @@ pub enum Rule {
     IntegerIds,
     BackfillClump,
     IdTimeSkew,
+    TraceInvalid,
+    TraceNoncanonical,
+    TraceMixedWidth,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 9] = [
+    pub const ALL: [Rule; 12] = [
         Rule::UlidUppercase,
         Rule::UlidMixedCase,
         Rule::UuidNoncanonical,
@@ -29,6 +32,9 @@ impl Rule {
         Rule::IntegerIds,
         Rule::BackfillClump,
         Rule::IdTimeSkew,
+        Rule::TraceInvalid,
+        Rule::TraceNoncanonical,
+        Rule::TraceMixedWidth,
     ];
 
     pub fn name(self) -> &'static str {
@@ -42,6 +48,9 @@ impl Rule {
             Rule::IntegerIds => "integer-ids",
             Rule::BackfillClump => "backfill-clump",
             Rule::IdTimeSkew => "id-time-skew",
+            Rule::TraceInvalid => "trace-invalid",
+            Rule::TraceNoncanonical => "trace-noncanonical",
+            Rule::TraceMixedWidth => "trace-mixed-width",
         }
     }
 
@@ -61,6 +70,9 @@ impl Rule {
             Rule::IntegerIds => "integer IDs",
             Rule::BackfillClump => "backfill clump",
             Rule::IdTimeSkew => "time skew",
+            Rule::TraceInvalid => "invalid trace IDs",
+            Rule::TraceNoncanonical => "upper-case trace IDs",
+            Rule::TraceMixedWidth => "64-bit trace IDs",
         }
     }
 }
@@ -129,6 +141,88 @@ impl SkewKind {
         match self {
             SkewKind::AfterLine => "after_line",
             SkewKind::Future => "future",
+        }
+    }
+}
+
+/// What trace-invalid counts: an all-zero trace ID, an all-zero span ID (not a parent's,
+/// where zero means a root span), a `traceparent` of version `ff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TraceFault {
+    ZeroTrace,
+    ZeroSpan,
+    VersionFf,
+}
+
+impl TraceFault {
+    pub(super) const ALL: [TraceFault; 3] = [
+        TraceFault::ZeroTrace,
+        TraceFault::ZeroSpan,
+        TraceFault::VersionFf,
+    ];
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            TraceFault::ZeroTrace => "zero_trace",
+            TraceFault::ZeroSpan => "zero_span",
+            TraceFault::VersionFf => "version_ff",
+        }
+    }
+}
+
+/// Where trace-noncanonical found upper-case hex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TraceCase {
+    Traceparent,
+    TraceId,
+    SpanId,
+}
+
+impl TraceCase {
+    pub(super) const ALL: [TraceCase; 3] = [
+        TraceCase::Traceparent,
+        TraceCase::TraceId,
+        TraceCase::SpanId,
+    ];
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            TraceCase::Traceparent => "traceparent",
+            TraceCase::TraceId => "trace_id",
+            TraceCase::SpanId => "span_id",
+        }
+    }
+}
+
+/// The widths trace-mixed-width tells apart, with how a 64-bit trace ID is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TraceWidth {
+    Bits128,
+    Hex64,
+    Decimal64,
+}
+
+impl TraceWidth {
+    pub(super) const ALL: [TraceWidth; 3] = [
+        TraceWidth::Bits128,
+        TraceWidth::Hex64,
+        TraceWidth::Decimal64,
+    ];
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            TraceWidth::Bits128 => "128_bit",
+            TraceWidth::Hex64 => "64_bit_hex",
+            TraceWidth::Decimal64 => "64_bit_decimal",
+        }
+    }
+
+    /// How a field's description names it.
+    pub(super) fn words(self) -> &'static str {
+        match self {
+            TraceWidth::Bits128 => "128-bit",
+            TraceWidth::Hex64 => "64-bit",
+            TraceWidth::Decimal64 => "64-bit decimal",
         }
     }
 }

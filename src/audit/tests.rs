@@ -99,6 +99,22 @@ fn key_filter_flags_integer_and_empty_values_only() {
 }
 
 #[test]
+fn key_filter_flags_trace_and_span_fields_unless_they_hold_a_32_hex_token() {
+    let text = "a trace_id=4bf92f3577b34da6a3ce929d0e0e4736\n\
+                b {\"traceId\":\"4BF92F3577B34DA6A3CE929D0E0E4736\"}\n\
+                c X-B3-SpanId=00f067aa0ba902b7\n\
+                d {\"span.id\": \"00f067aa0ba902b7\"}\n\
+                e x-datadog-parent-id=abc\n\
+                f request_id=01a226bf-4285-ac05-6cc6-be1805fdf179 user_id=abc client_id=x\n\
+                g {\"dd\":{\"trace_id\":\"11803532876627986230\"}}\n\
+                h traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\n\
+                i X-B3-TraceId=a3ce929d0e0e4736ff";
+    let lines: Vec<u64> = flagged(text).iter().map(|(n, _)| *n).collect();
+    // 32-hex values and `traceparent` are ID tokens, read with the line's tokens.
+    assert_eq!(lines, vec![12, 13, 14, 16, 18]);
+}
+
+#[test]
 fn top3_keeps_the_earliest_whatever_the_order() {
     let at = |line: u64, col: u32| At {
         loc: Loc::new(1, line),

@@ -1,5 +1,6 @@
 //! The clap definition of idgrep's arguments: every flag, its help text and its value parser.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -39,7 +40,7 @@ pub(super) enum Sub {
     /// How far the logs are from one uniform ID format: rules with counts, fields and the
     /// lines that show each finding, and a verdict per field
     #[command(
-        after_help = "Rules: ulid-uppercase, ulid-mixed-case, uuid-noncanonical, nil-id, format-mix, version-mix, integer-ids, backfill-clump, id-time-skew (see docs/audit.md).\n\nExamples:\n  idgrep audit logs/\n  idgrep audit logs/ --json\n  idgrep audit logs/ --deny ulid-uppercase,uuid-noncanonical\n\nExit status: 0 IDs were found (with --deny: no finding of a denied rule), 1 no ID at all (with --deny: a denied rule has findings), 2 an error occurred."
+        after_help = "Rules: ulid-uppercase, ulid-mixed-case, uuid-noncanonical, nil-id, format-mix, version-mix, integer-ids, backfill-clump, id-time-skew, trace-invalid, trace-noncanonical, trace-mixed-width (see docs/audit.md).\n\nExamples:\n  idgrep audit logs/\n  idgrep audit logs/ --json\n  idgrep audit logs/ --deny ulid-uppercase,uuid-noncanonical\n\nExit status: 0 IDs were found (with --deny: no finding of a denied rule), 1 no ID at all (with --deny: a denied rule has findings), 2 an error occurred."
     )]
     Audit(AuditArgs),
     /// One entity's story: every line that mentions the ID, across files, in time order;
@@ -377,7 +378,7 @@ pub(super) struct SearchArgs {
     /// The ID to search for (unless -e or -f is given), then files or directories; with no
     /// path, standard input when it is a file, pipe or socket, else the current directory
     #[arg(value_name = "ID | PATH")]
-    pub(super) positional: Vec<String>,
+    pub(super) positional: Vec<OsString>,
 
     /// An ID to search for; repeat for several
     #[arg(short = 'e', long = "id", value_name = "ID")]

@@ -253,7 +253,17 @@ pub(super) fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError
     let ids_from_flags = !raw_ids.is_empty() || !args.id_files.is_empty();
     if !ids_from_flags {
         match positional.next() {
-            Some(first) => raw_ids.push(("argument".to_string(), first)),
+            // A path need not be UTF-8; an ID must.
+            Some(first) => match first.into_string() {
+                Ok(first) => raw_ids.push(("argument".to_string(), first)),
+                Err(first) => {
+                    return Err(UsageError(format!(
+                        "invalid ID {:?} (argument): not UTF-8; accepted forms: {}",
+                        first.to_string_lossy(),
+                        id::ACCEPTED_FORMS
+                    )));
+                }
+            },
             None => {
                 return Err(UsageError(format!(
                     "no ID given: pass one as the first argument, or with -e ID or -f FILE; \

@@ -22,6 +22,7 @@ pub fn run(config: AuditConfig) -> Exit {
     let errored = par::report_notices(&inputs, &notices);
     let found = report.totals.occurrences > 0
         || report.totals.integer_values > 0
+        || report.totals.trace_values > 0
         || report.rule(Rule::NilId).count > 0;
     let denied = config.deny.iter().any(|&r| report.rule(r).count > 0);
 

@@ -12,8 +12,8 @@ use crate::inventory::{self, Inventory, Summary};
 use crate::merge;
 use crate::output::inventory as printer;
 use crate::par;
-use crate::source::Input;
-use crate::text;
+
+use crate::text::{self, Name};
 use crate::writer;
 
 pub fn run(config: IdsConfig) -> Exit {
@@ -26,7 +26,7 @@ pub fn run(config: IdsConfig) -> Exit {
     let count_undashed = config.view.all_hex || config.partial;
     let (inventory, notices) = inventory::build(&inputs, &settings, count_undashed);
     let errored = par::report_notices(&inputs, &notices);
-    let paths: Vec<String> = inputs.iter().map(Input::display_name).collect();
+    let paths: Vec<Name> = inputs.iter().map(Name::of).collect();
     if config.partial {
         let found = !inventory.is_empty();
         let written = writer::write_stdout(|out| merge::partial::write(out, &inventory, &paths));
@@ -40,7 +40,7 @@ pub fn run(config: IdsConfig) -> Exit {
 /// the exit status. `paths`: every input, in walk order.
 pub(super) fn show(
     mut inventory: Inventory,
-    paths: &[String],
+    paths: &[Name],
     view: &IdsView,
     errored: bool,
 ) -> Exit {

@@ -11,11 +11,12 @@ use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
 use crate::id::Kind;
 use crate::index::{Candidates, Plan, Range, RangeReader};
-use crate::output::search::{Name, OutputMode, Printer};
+use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
 use crate::search::{self, Context, Scratch, SearchOptions};
 use crate::source::{self, Input};
+use crate::text::Name;
 use crate::writer::{self, Done, Writer};
 
 /// In sequential mode, output is flushed to stdout once a buffer holds this much, so a file
@@ -244,7 +245,9 @@ impl writer::Job for SearchJob<'_> {
                 crate::record::analyse_hits(m.line, m.hits, context, analysis);
                 &*analysis
             });
-            self.printer.line(&mut out, &name, m, record);
+            if !self.printer.line(&mut out, &name, m, record, &mut *flush) {
+                return false;
+            }
             if (self.line_buffered || out.len() >= FLUSH_AT) && !flush(&mut out) {
                 return false;
             }

@@ -957,6 +957,7 @@ fn ascii(bytes: &[u8]) -> String {
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse41;
 pub mod trace;
+pub mod trace_value;
 
 #[cfg(test)]
 mod tests;

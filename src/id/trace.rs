@@ -70,6 +70,12 @@ pub fn field_role(key: &[u8]) -> Option<FieldRole> {
 /// (`"trace_id":"..."`, also escaped inside a string), logfmt (`trace_id=...`) or text
 /// (`X-B3-TraceId: ...`), with quotes and blanks around the `:` or `=`.
 pub fn field_before(line: &[u8], start: usize) -> Option<FieldRole> {
+    key_before(line, start).and_then(field_role)
+}
+
+/// The key written before the value that starts at `line[start]`, as [`field_before`] reads
+/// it.
+pub fn key_before(line: &[u8], start: usize) -> Option<&[u8]> {
     const GAP: usize = 4;
     const KEY_MAX: usize = 64;
     let skippable = |b: u8| matches!(b, b'"' | b'\'' | b' ' | b'\t' | b'\\');
@@ -91,7 +97,7 @@ pub fn field_before(line: &[u8], start: usize) -> Option<FieldRole> {
     while i > floor && (line[i - 1].is_ascii_alphanumeric() || b"_.-/@".contains(&line[i - 1])) {
         i -= 1;
     }
-    field_role(&line[i..end])
+    Some(&line[i..end])
 }
 
 /// Calls `f(start, end, value)` for each span ID of `line` that stands as the value of a span

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::text::Name;
 use crate::time::{Clock, Precision};
 
 /// Whether a result's first line is a search `--json` line.
@@ -48,7 +49,7 @@ pub struct TimelineLine {
     ts: Option<String>,
     ts_inferred: bool,
     rule: String,
-    path: String,
+    path: Name,
     line: u64,
     field: Option<String>,
     via: String,

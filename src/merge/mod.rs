@@ -69,7 +69,7 @@ pub fn inventory(
     partials: Vec<partial::Partial>,
     all_hex: bool,
     threads: usize,
-) -> (Inventory, Vec<String>) {
+) -> (Inventory, Vec<crate::text::Name>) {
     let tallies = Tallies::new(all_hex);
     let mut tally = tallies.tally();
     let mut paths = Vec::new();

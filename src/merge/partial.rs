@@ -12,11 +12,11 @@
 
 use std::io::Write;
 
-use base64::Engine;
 use serde::{Deserialize, Serialize};
 
 use crate::id::{self, Form, Id};
 use crate::inventory::{Counts, Inventory, Tally};
+use crate::text::{JsonText, Name};
 
 /// The header's format version; a reader refuses any other.
 const VERSION: u32 = 1;
@@ -26,39 +26,31 @@ const VERSION: u32 = 1;
 struct Header {
     idgrep_partial: String,
     version: u32,
-    /// Every input as shown, in walk order; the records' files index it.
-    inputs: Vec<String>,
+    /// Every input, in walk order, as `ids --json` names it; the records' files index it.
+    inputs: Vec<Name>,
 }
 
 /// What the header's `idgrep_partial` says: the command whose counts follow.
 const KIND: &str = "ids";
 
-/// A field name: text when it is UTF-8, else its bytes in base64 (as search `--json` writes
-/// a line that is not UTF-8).
-#[derive(Serialize, Deserialize)]
-#[serde(untagged)]
-enum Name {
-    Text(String),
-    Bytes { bytes: String },
-}
-
 /// One ID's line.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Record {
+struct Record<'a> {
     /// The 128-bit value as a dashed UUID, whatever its kind.
     value: String,
     lines: u32,
     occurrences: u32,
     files: Vec<u32>,
-    fields: Vec<(Name, u32)>,
+    /// A name that is not UTF-8 as `{"bytes": base64}`.
+    fields: Vec<(JsonText<'a>, u32)>,
     forms: std::collections::BTreeMap<String, u32>,
     first_ms: Option<i64>,
     last_ms: Option<i64>,
 }
 
 /// Writes `inventory` (built with every 32-hex token counted) over the inputs `paths`.
-pub fn write(out: &mut dyn Write, inventory: &Inventory, paths: &[String]) -> std::io::Result<()> {
+pub fn write(out: &mut dyn Write, inventory: &Inventory, paths: &[Name]) -> std::io::Result<()> {
     let header = Header {
         idgrep_partial: KIND.to_string(),
         version: VERSION,
@@ -71,15 +63,7 @@ pub fn write(out: &mut dyn Write, inventory: &Inventory, paths: &[String]) -> st
         let fields = summary
             .fields()
             .into_iter()
-            .map(|(name, n)| {
-                let name = match std::str::from_utf8(name) {
-                    Ok(text) => Name::Text(text.to_string()),
-                    Err(_) => Name::Bytes {
-                        bytes: base64::engine::general_purpose::STANDARD.encode(name),
-                    },
-                };
-                (name, n)
-            })
+            .map(|(name, n)| (JsonText::of(name), n))
             .collect();
         let record = Record {
             value: summary.id.uuid(),
@@ -110,7 +94,7 @@ pub fn is_header(first_line: &serde_json::Value) -> bool {
 
 /// One partial read back, checked whole before any of it is counted.
 pub struct Partial {
-    pub inputs: Vec<String>,
+    pub inputs: Vec<Name>,
     ids: Vec<ReadId>,
 }
 
@@ -157,12 +141,9 @@ pub fn read(text: &[u8]) -> Result<Partial, String> {
         forms.sort_unstable_by_key(|&(f, _)| f as u8);
         let mut fields = Vec::with_capacity(record.fields.len());
         for (name, n) in record.fields {
-            let name = match name {
-                Name::Text(text) => text.into_bytes(),
-                Name::Bytes { bytes } => base64::engine::general_purpose::STANDARD
-                    .decode(bytes)
-                    .map_err(|e| at(&format!("field name: {e}")))?,
-            };
+            let name = name
+                .into_bytes()
+                .map_err(|e| at(&format!("field name: {e}")))?;
             fields.push((name, n));
         }
         let counts = Counts {

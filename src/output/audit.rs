@@ -53,6 +53,14 @@ pub fn write_text(
             t.integer_values
         );
     }
+    if t.trace_values > 0 {
+        let _ = writeln!(
+            buf,
+            "  and {} trace and span ID{} in trace fields and headers",
+            t.trace_values,
+            s(t.trace_values)
+        );
+    }
     if t.undashed_ignored > 0 {
         let _ = writeln!(
             buf,
@@ -193,7 +201,7 @@ impl Text<'_> {
 
     fn place(&self, out: &mut Vec<u8>, e: &Evidence) {
         paint(out, self.color, PATH_COLOR, |out| {
-            escape_into(out, e.path.as_bytes())
+            escape_into(out, e.path.shown.as_bytes())
         });
         out.push(b':');
         let _ = write!(out, "{}", e.line);
@@ -263,7 +271,12 @@ impl Text<'_> {
 fn kinds_matter(rule: Rule) -> bool {
     matches!(
         rule,
-        Rule::UuidNoncanonical | Rule::NilId | Rule::IdTimeSkew
+        Rule::UuidNoncanonical
+            | Rule::NilId
+            | Rule::IdTimeSkew
+            | Rule::TraceInvalid
+            | Rule::TraceNoncanonical
+            | Rule::TraceMixedWidth
     )
 }
 
@@ -303,6 +316,18 @@ fn summary(r: &RuleReport) -> String {
             "{n} ID occurrence{} dated more than {} after their line, or in the future",
             s(n),
             duration(r.skew_ms.unwrap_or(0))
+        ),
+        Rule::TraceInvalid => format!(
+            "{n} invalid trace or span ID{} (all zero, or traceparent version ff)",
+            s(n)
+        ),
+        Rule::TraceNoncanonical => format!(
+            "{n} trace or span ID{} in upper-case hex (W3C writes lowercase)",
+            s(n)
+        ),
+        Rule::TraceMixedWidth => format!(
+            "{n} 64-bit trace ID{} beside 128-bit ones: they hold only the low 64 bits",
+            s(n)
         ),
     }
 }

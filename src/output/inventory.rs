@@ -15,7 +15,7 @@ use serde::ser::SerializeStruct;
 
 use crate::id::Kind;
 use crate::inventory::{Inventory, Summary};
-use crate::text::{HEADER_COLOR, csv_cell_bytes, escape_into, paint};
+use crate::text::{HEADER_COLOR, Name, csv_cell_bytes, escape_into, paint};
 use crate::time::Clock;
 
 /// How the inventory is printed.
@@ -284,7 +284,7 @@ struct MachineRow<'a> {
     lines: u32,
     occurrences: u32,
     files: &'a [u32],
-    paths: &'a [String],
+    paths: &'a [Name],
     /// By name; names that are not UTF-8 are shown lossily, and two that become the same
     /// text are one entry with their counts added.
     fields: &'a [(Cow<'a, str>, u32)],
@@ -307,7 +307,7 @@ impl RowBuffers {
     fn with_row<R>(
         &mut self,
         row: &Row,
-        paths: &[String],
+        paths: &[Name],
         clock: &Clock,
         emit: impl FnOnce(&MachineRow) -> R,
     ) -> R {
@@ -363,7 +363,7 @@ impl RowBuffers {
 
 impl Serialize for MachineRow<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        struct Files<'a>(&'a [u32], &'a [String]);
+        struct Files<'a>(&'a [u32], &'a [Name]);
         impl Serialize for Files<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.collect_seq(self.0.iter().map(|&f| &self.1[f as usize]))
@@ -397,7 +397,7 @@ impl Serialize for MachineRow<'_> {
 pub fn write_json(
     out: &mut dyn Write,
     inventory: &Inventory,
-    paths: &[String],
+    paths: &[Name],
     threads: usize,
 ) -> std::io::Result<()> {
     let clock = Clock::utc();
@@ -435,7 +435,7 @@ pub const CSV_HEADER: [&str; 12] = [
 pub fn write_csv(
     out: &mut dyn Write,
     inventory: &Inventory,
-    paths: &[String],
+    paths: &[Name],
     threads: usize,
 ) -> std::io::Result<()> {
     let clock = Clock::utc();
@@ -506,7 +506,7 @@ fn write_csv_row(
             if n > 0 {
                 c.push(b';');
             }
-            push_list_item(c, row.paths[f as usize].as_bytes());
+            push_list_item(c, row.paths[f as usize].shown.as_bytes());
         }
     })?;
     field(&mut |c| push_counts(c, row.fields.iter().map(|(name, n)| (&**name, *n))))?;
@@ -585,7 +585,7 @@ mod tests {
         tally.done();
         let mut inventory = tallies.finish(1);
         inventory.sort_by(|_| (), None, 1);
-        let paths = ["a.log", "-b.log", "c.log"].map(String::from);
+        let paths = ["a.log", "-b.log", "c.log"].map(|p| Name::from_bytes(p.into()));
         let clock = Clock::utc();
 
         let expected: Vec<serde_json::Value> = inventory
@@ -603,7 +603,7 @@ mod tests {
                 let files: Vec<&str> = s
                     .files()
                     .iter()
-                    .map(|&f| paths[f as usize].as_str())
+                    .map(|&f| paths[f as usize].shown.as_str())
                     .collect();
                 serde_json::json!({
                     "id": s.id.canonical(kind),

@@ -4,15 +4,14 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use base64::Engine;
 use serde::Serialize;
 
 use crate::id::{Kind, Parsed};
 use crate::record::Analysis;
 use crate::search::{LineMatch, Outcome};
-use crate::source::Input;
 use crate::text::{
-    HEADER_COLOR, LINE_NO_COLOR, MATCH_COLOR, PATH_COLOR, escape_into, paint, withheld_lines,
+    HEADER_COLOR, JsonText, LINE_NO_COLOR, MATCH_COLOR, Name, PATH_COLOR, escape_in_pieces,
+    escape_into, paint, withheld_lines,
 };
 use crate::time::{Clock, Precision};
 
@@ -25,6 +24,10 @@ pub enum OutputMode {
     FilesWithMatches,
     Quiet,
 }
+
+/// How much of a long line is escaped before it is handed on: lines up to this long are
+/// written in one piece.
+const SPILL_PIECE: usize = 1 << 20;
 
 /// Printed between groups of lines that are not adjacent when context lines are shown, also
 /// between inputs, as grep and ripgrep do.
@@ -40,57 +43,20 @@ pub struct Printer {
     pub canonical: Vec<String>,
 }
 
-/// An input's name as the printers give it.
-pub struct Name {
-    /// In text: the path as given, a byte that is not UTF-8 written `\xNN`; `<stdin>`.
-    pub shown: String,
-    /// In JSON: the path's bytes as the file system has them.
-    bytes: Vec<u8>,
-}
-
-impl Name {
-    pub fn of(input: &Input) -> Name {
-        let shown = input.display_name();
-        let bytes = match input {
-            Input::Stdin => shown.as_bytes().to_vec(),
-            Input::File(p) | Input::Error(p, _) => p.as_os_str().as_encoded_bytes().to_vec(),
-        };
-        Name { shown, bytes }
-    }
-}
-
 #[derive(Serialize)]
 struct JsonLine<'a> {
     /// A path that is not UTF-8 comes as `{"bytes": base64}`, as ripgrep writes it.
-    path: JsonText<'a>,
+    path: &'a Name,
     line: u64,
     /// The line's own time, RFC 3339 UTC; null when it has none.
     ts: Option<String>,
+    /// A line that is not UTF-8 likewise, so that the matches' byte offsets point into what
+    /// the reader decodes.
     text: JsonText<'a>,
     matches: Vec<JsonMatch<'a>>,
     /// Present (true) only on lines shown around a match by -A/-B/-C.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     context: bool,
-}
-
-/// A line's text: a string when it is UTF-8, else `{"bytes": base64}` as ripgrep writes it, so
-/// that the matches' byte offsets point into what the reader decodes.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum JsonText<'a> {
-    Text(&'a str),
-    Bytes { bytes: String },
-}
-
-impl<'a> JsonText<'a> {
-    fn of(line: &'a [u8]) -> JsonText<'a> {
-        match std::str::from_utf8(line) {
-            Ok(text) => JsonText::Text(text),
-            Err(_) => JsonText::Bytes {
-                bytes: base64::engine::general_purpose::STANDARD.encode(line),
-            },
-        }
-    }
 }
 
 #[derive(Serialize)]
@@ -105,7 +71,7 @@ struct JsonMatch<'a> {
 
 #[derive(Serialize)]
 struct JsonBinary<'a> {
-    path: JsonText<'a>,
+    path: &'a Name,
     binary_file_matches: u64,
 }
 
@@ -128,15 +94,33 @@ impl Printer {
 
     /// One matching line, in the `Lines` or `Json` modes.
     /// `record`: the line read as a record (JSON mode only), for fields and the line time.
-    pub fn line(&self, out: &mut Vec<u8>, name: &Name, m: &LineMatch, record: Option<&Analysis>) {
+    /// `spill` takes `out` away while a line of more than [`SPILL_PIECE`] bytes is written, so
+    /// that it is not held a second time whole; false when it says to stop.
+    pub fn line(
+        &self,
+        out: &mut Vec<u8>,
+        name: &Name,
+        m: &LineMatch,
+        record: Option<&Analysis>,
+        spill: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+    ) -> bool {
         match self.mode {
-            OutputMode::Lines => self.text_line(out, &name.shown, m),
-            OutputMode::Json => self.json_line(out, name, m, record),
-            _ => {}
+            OutputMode::Lines => self.text_line(out, &name.shown, m, spill),
+            OutputMode::Json => {
+                self.json_line(out, name, m, record);
+                true
+            }
+            _ => true,
         }
     }
 
-    fn text_line(&self, out: &mut Vec<u8>, path: &str, m: &LineMatch) {
+    fn text_line(
+        &self,
+        out: &mut Vec<u8>,
+        path: &str,
+        m: &LineMatch,
+        spill: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+    ) -> bool {
         if m.after_gap {
             out.extend_from_slice(CONTEXT_BREAK);
         }
@@ -156,19 +140,22 @@ impl Printer {
         }
         let mut at = 0;
         for hit in m.hits {
-            escape_into(out, &m.line[at..hit.start]);
+            if !escape_in_pieces(out, &m.line[at..hit.start], SPILL_PIECE, spill) {
+                return false;
+            }
             paint(out, self.color, MATCH_COLOR, |out| {
                 out.extend_from_slice(&m.line[hit.start..hit.end])
             });
             at = hit.end;
         }
-        escape_into(out, &m.line[at..]);
+        let whole = escape_in_pieces(out, &m.line[at..], SPILL_PIECE, spill);
         out.push(b'\n');
+        whole
     }
 
     fn json_line(&self, out: &mut Vec<u8>, name: &Name, m: &LineMatch, record: Option<&Analysis>) {
         let record = JsonLine {
-            path: JsonText::of(&name.bytes),
+            path: name,
             line: m.line_no,
             ts: record
                 .and_then(Analysis::time)
@@ -227,7 +214,7 @@ impl Printer {
             }
             OutputMode::Json if withheld > 0 => {
                 let record = JsonBinary {
-                    path: JsonText::of(&name.bytes),
+                    path: name,
                     binary_file_matches: withheld,
                 };
                 serde_json::to_writer(&mut *out, &record)
@@ -268,6 +255,7 @@ impl Printer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::Input;
 
     #[test]
     fn a_binary_summary_counts_the_lines_it_did_not_show() {

@@ -19,7 +19,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::text::{HEADER_COLOR, MATCH_COLOR, csv_cell, escape_into, paint};
+use crate::text::{HEADER_COLOR, MATCH_COLOR, Name, csv_cell, escape_into, paint};
 use crate::time::{Clock, Precision};
 use crate::timeline::{Line, Placement, Status, Timeline, TimelineId};
 
@@ -182,12 +182,15 @@ struct Sources<'a> {
 impl<'a> Sources<'a> {
     fn new(timeline: &'a Timeline) -> Sources<'a> {
         let files = timeline.files();
-        let used: Vec<&str> = files.iter().map(|&f| timeline.paths[f].as_str()).collect();
+        let used: Vec<&str> = files
+            .iter()
+            .map(|&f| timeline.paths[f].shown.as_str())
+            .collect();
         let cut = common_dir(&used);
         let mut names = vec![""; timeline.paths.len()];
         let mut lanes = vec![usize::MAX; timeline.paths.len()];
         for (lane, &f) in files.iter().enumerate() {
-            names[f] = &timeline.paths[f][cut..];
+            names[f] = &timeline.paths[f].shown[cut..];
             lanes[f] = lane;
         }
         let prefix = used.first().map_or("", |p| &p[..cut]);
@@ -670,7 +673,8 @@ struct NdjsonLine<'a> {
     ts: Option<String>,
     ts_inferred: bool,
     rule: &'static str,
-    path: &'a str,
+    /// A name that is not UTF-8 as `{"bytes": base64}`.
+    path: &'a Name,
     line: u64,
     field: Option<&'a str>,
     via: String,
@@ -731,7 +735,7 @@ fn write_csv(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
             j.ts.unwrap_or_default(),
             j.ts_inferred.to_string(),
             j.rule.to_string(),
-            j.path.to_string(),
+            j.path.shown.clone(),
             j.line.to_string(),
             j.field.unwrap_or_default().to_string(),
             j.via,

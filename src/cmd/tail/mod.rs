@@ -11,11 +11,12 @@ use std::path::Path;
 use crate::config::{FollowConfig, SearchConfig};
 use crate::exit::{Exit, report};
 use crate::follow::{self, Batch, Sink};
-use crate::output::search::{Name, OutputMode, Printer};
+use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
 use crate::search::{self, LineMatch, Outcome, Scratch, SearchOptions};
 use crate::source::{self, Input, WalkOptions};
+use crate::text::Name;
 
 pub use timeline::run as timeline;
 
@@ -97,7 +98,9 @@ impl SearchSink<'_> {
             crate::record::analyse_hits(m.line, m.hits, context, &mut self.analysis);
             &self.analysis
         });
-        self.printer.line(&mut self.out, name, m, record);
+        // Held until the batch is written, however long.
+        self.printer
+            .line(&mut self.out, name, m, record, &mut |_| true);
     }
 }
 

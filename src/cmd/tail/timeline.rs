@@ -205,7 +205,7 @@ impl Sink for TimelineSink<'_> {
         let mut shown_up_to: HashMap<String, u64> = HashMap::new();
         for line in &timeline.lines {
             let up_to = shown_up_to
-                .entry(timeline.paths[line.file].clone())
+                .entry(timeline.paths[line.file].shown.clone())
                 .or_default();
             *up_to = (*up_to).max(line.line_no);
         }

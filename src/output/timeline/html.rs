@@ -335,7 +335,7 @@ fn chart(
             y + 6.0,
             LANE_HEIGHT - 12.0,
             y + LANE_HEIGHT / 2.0 + 4.0,
-            esc_str(&timeline.paths[f]),
+            esc_str(&timeline.paths[f].shown),
             esc_str(&shown),
         );
     }

@@ -24,30 +24,22 @@
 //! the same value is also written as a ULID or a dashed UUID on the timeline (trace IDs and
 //! digests look the same), as in `idgrep ids`; the nil and max UUIDs are placeholders, never
 //! related.
+//!
+//! [`scan`] runs one pass over the inputs and dates each line it keeps; this module chains the
+//! passes, places the lines and works out each ID's figures.
 
-use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
-use std::io;
+mod scan;
+
+use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use memchr::{memchr, memrchr};
 
 use crate::exit;
 use crate::id::{self, Id, Kind, Parsed, Shape, Written};
-use crate::index::{Plan, Range, RangeReader, Walk, find_before, find_from_start};
-use crate::par::{self, Notice, ScanSettings};
-use crate::progress::Progress;
-use crate::record;
-use crate::scan::{self, Matcher};
-use crate::search::{self, Scratch, SearchOptions};
-use crate::source::{self, Input};
+use crate::par::ScanSettings;
+use crate::source::Input;
+use crate::text::Name;
 
-/// Maps and sets keyed by what the logs hold (IDs, line positions, field names) and looked up
-/// once per token of every line on the timeline: foldhash, not std's SipHash, which has no
-/// attacker to resist here.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
-type FastSet<T> = HashSet<T, foldhash::fast::FixedState>;
+use scan::{FastMap, FastSet, Found, search_pass};
 
 /// How a line got its place in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +111,12 @@ pub struct TimelineId {
     pub last_us: Option<i64>,
     /// The field that holds it most often on those lines.
     pub field: Option<String>,
+    /// A span's parent span, where a line writes both (`span_id` beside `parent_span_id`,
+    /// `X-B3-SpanId` beside `X-B3-ParentSpanId`): an index into [`Timeline::ids`].
+    pub parent: Option<usize>,
+    /// The service named on a span's first line (`service`, `service.name`, `dd.service`, an
+    /// OpenTelemetry `service.name` attribute).
+    pub service: Option<String>,
 }
 
 /// One line of the timeline.
@@ -148,8 +146,8 @@ pub struct Timeline {
     /// `ids[0]` is the root; the related IDs follow in the order they were found.
     pub ids: Vec<TimelineId>,
     pub lines: Vec<Line>,
-    /// Every input as shown, in walk order.
-    pub paths: Vec<String>,
+    /// Every input's name, in walk order.
+    pub paths: Vec<Name>,
     pub hops: u32,
     pub max_fanout: u64,
     /// Lines left out by `--since`/`--until`: with a time outside the window, and without a
@@ -203,30 +201,6 @@ struct Known {
     status: Status,
     /// Seen as a ULID or a dashed UUID (or the root): may be listed and followed.
     named: bool,
-}
-
-/// A line found by a pass, before it is placed in time.
-struct Found {
-    file: usize,
-    line_no: u64,
-    text: Box<[u8]>,
-    own_us: Option<i64>,
-    /// The time of the nearest earlier timestamped line of the file, if one was seen.
-    prev_us: Option<i64>,
-    /// The file's first timestamp, on any line.
-    file_first_us: Option<i64>,
-    /// Query indices of the pass's IDs on the line, by first position.
-    queries: Vec<usize>,
-    tokens: Vec<Token>,
-}
-
-/// An ID token on a found line.
-struct Token {
-    id: Id,
-    shape: Shape,
-    start: usize,
-    end: usize,
-    field: Option<String>,
 }
 
 /// Runs the passes: the root, then each hop's new IDs. Returns the finished timeline and
@@ -445,6 +419,8 @@ fn finish(
                 first_us: None,
                 last_us: None,
                 field: None,
+                parent: None,
+                service: None,
             });
         }
     }
@@ -469,6 +445,8 @@ fn finish(
         let mut line_ids = Vec::new();
         let mut field = None;
         let mut marks = Vec::new();
+        // The line's own span and its parent, as span fields name them.
+        let (mut own_span, mut parent_span) = (None, None);
         for token in f.tokens {
             if token.id == via_id {
                 marks.push((token.start, token.end));
@@ -481,12 +459,31 @@ fn finish(
                 continue;
             }
             if let Some(name) = token.field {
+                if ids[k].kind == Kind::Span
+                    && id::trace::field_role(name.as_bytes()) == Some(id::trace::FieldRole::Span)
+                {
+                    let slot = if id::trace_value::is_parent_span_field(name.as_bytes()) {
+                        &mut parent_span
+                    } else {
+                        &mut own_span
+                    };
+                    slot.get_or_insert(k);
+                }
                 *fields[k].entry(name).or_default() += 1;
             }
             if listed_on[k] != n {
                 listed_on[k] = n;
                 line_ids.push(k);
             }
+        }
+        // Tokens come from the token walk, then span fields, then the trace spellings of the
+        // pass's hits: in line order, without overlaps, for the printers.
+        marks.sort_unstable();
+        marks.dedup_by(|next, kept| next.0 < kept.1);
+        if let (Some(span), Some(parent)) = (own_span, parent_span)
+            && span != parent
+        {
+            ids[span].parent.get_or_insert(parent);
         }
         for &k in &line_ids {
             let entry = &mut ids[k];
@@ -515,10 +512,11 @@ fn finish(
             .map(|(name, _)| name);
     }
     sort_lines(&mut lines);
+    name_services(&mut ids, &lines);
     Timeline {
         ids,
         lines,
-        paths: inputs.iter().map(Input::display_name).collect(),
+        paths: inputs.iter().map(Name::of).collect(),
         hops: query.hops,
         max_fanout: query.max_fanout,
         outside_window,
@@ -526,446 +524,23 @@ fn finish(
     }
 }
 
+/// Gives each span the service its first line names.
+fn name_services(ids: &mut [TimelineId], lines: &[Line]) {
+    let mut read = vec![false; ids.len()];
+    let mut buffers = scan::PairBuffers::default();
+    for line in lines {
+        for &k in &line.ids {
+            if ids[k].kind == Kind::Span && !read[k] {
+                read[k] = true;
+                ids[k].service = scan::service_of(&line.text, &mut buffers);
+            }
+        }
+    }
+}
+
 /// Time order; ties keep file order, then line order; unplaced lines last.
 fn sort_lines(lines: &mut [Line]) {
     lines.sort_by_key(|l| (l.time_us.is_none(), l.time_us, l.file, l.line_no));
-}
-
-/// What one pass found.
-struct Pass {
-    lines: Vec<Found>,
-    /// Lines per query ID, every line counted, also those dropped.
-    counts: Vec<u64>,
-    notices: Vec<(usize, Notice)>,
-}
-
-/// One scan thread's state during a pass.
-#[derive(Default)]
-struct PassThread {
-    scratch: Scratch,
-    lines: Vec<Found>,
-    tokens: Vec<scan::Hit>,
-    spans: Vec<(usize, usize)>,
-    fields: Vec<Option<String>>,
-}
-
-/// Reads every input once for `ids`.
-fn search_pass(
-    settings: &ScanSettings,
-    inputs: &[Input],
-    stdin: Option<&Arc<[u8]>>,
-    queries: &[Parsed],
-    on_timeline: &FastSet<(usize, u64)>,
-    max_fanout: u64,
-    candidates: Option<&crate::index::Candidates>,
-) -> Pass {
-    let matcher = Matcher::for_queries(queries);
-    let counts: Vec<AtomicU64> = queries.iter().map(|_| AtomicU64::new(0)).collect();
-    let total = inputs.iter().map(source::size).sum::<Option<u64>>();
-    let progress = Progress::start(settings.progress, total);
-    let (threads, notices) = par::scan_all(
-        inputs,
-        settings.threads,
-        PassThread::default,
-        |thread, index, input| {
-            let mut ranges = None;
-            if let (Some(candidates), Input::File(path)) = (candidates, input) {
-                match candidates.plan_path(path) {
-                    Some((Plan::Skip, _)) => return None,
-                    Some((Plan::Ranges(r), Some(file))) => {
-                        let mut records =
-                            Records::new(settings.zone.clone(), source::modified(input));
-                        ranges = DatedRanges::new(file, r, &mut records);
-                    }
-                    _ => {}
-                }
-            }
-            scan_one(
-                thread,
-                index,
-                input,
-                stdin,
-                ranges,
-                &matcher,
-                &counts,
-                on_timeline,
-                max_fanout,
-                settings,
-                &progress,
-            )
-        },
-    );
-    progress.finish();
-    // Walk order, whatever thread read which input: related IDs are then found, numbered and
-    // dated the same way on every run.
-    let mut lines: Vec<Found> = threads.into_iter().flat_map(|t| t.lines).collect();
-    lines.sort_unstable_by_key(|f| (f.file, f.line_no));
-    Pass {
-        lines,
-        counts: counts.iter().map(|c| c.load(Ordering::Relaxed)).collect(),
-        notices,
-    }
-}
-
-/// Where the nearest earlier timestamped line of the current file was seen.
-#[derive(Default)]
-struct FileTimes {
-    /// Lines up to this number have been read for a time (or are the matched lines).
-    checked: u64,
-    /// The time of the last timestamped line up to `checked`.
-    last_us: Option<i64>,
-    /// The last timestamped line of the chunk being searched: its offset in the chunk and its
-    /// time. The chunk's bytes are gone when the next one is searched, so a long run of
-    /// untimed lines (a stack trace longer than the buffer) still reads back to it.
-    chunk_last: Option<(usize, i64)>,
-    /// The file's first timestamp, on any line.
-    first_us: Option<i64>,
-}
-
-impl FileTimes {
-    /// Notes the times of a chunk before its matching lines are read: the end of the previous
-    /// chunk becomes checked, its last time the last seen, and this chunk's first and last
-    /// timestamped lines are found (reading forward for the file's first, back for the last).
-    fn enter_chunk(&mut self, chunk: &search::Chunk, records: &mut Records) {
-        if let Some((_, ms)) = self.chunk_last.take() {
-            self.last_us = Some(ms);
-        }
-        self.checked = chunk.first_line_no.saturating_sub(1);
-        let bytes = chunk.bytes;
-        let mut first_at = 0;
-        if self.first_us.is_none() {
-            let mut start = 0;
-            while start < bytes.len() {
-                let end = memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-                if let Some(t) = records.time(trim_cr(&bytes[start..end])) {
-                    self.first_us = Some(t);
-                    first_at = start;
-                    break;
-                }
-                start = end + 1;
-            }
-            if self.first_us.is_none() {
-                return;
-            }
-        }
-        let mut end = bytes.len();
-        if bytes.last() == Some(&b'\n') {
-            end -= 1;
-        }
-        loop {
-            let start = memrchr(b'\n', &bytes[..end]).map_or(0, |p| p + 1);
-            if let Some(t) = records.time(trim_cr(&bytes[start..end])) {
-                self.chunk_last = Some((start, t));
-                return;
-            }
-            if start <= first_at {
-                return;
-            }
-            end = start - 1;
-        }
-    }
-
-    /// Notes a matching line, `at` bytes into the chunk, with its own or inferred time: a
-    /// timestamped line of the chunk before it is no longer the last one seen.
-    fn matched(&mut self, line_no: u64, at: usize, time_us: Option<i64>) {
-        self.checked = line_no;
-        if self.chunk_last.is_some_and(|(last, _)| last <= at) {
-            self.chunk_last = None;
-        }
-        if let Some(t) = time_us {
-            self.last_us = Some(t);
-        }
-    }
-}
-
-fn trim_cr(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-/// What of an input a pass reads.
-enum Parts {
-    Whole(Box<dyn io::Read + Send>),
-    Ranges(DatedRanges),
-}
-
-/// The ranges of a file that an index names, with what dates their lines as a whole read
-/// would: the file's first time, and before each range the time of the nearest earlier
-/// timestamped line.
-struct DatedRanges {
-    file: std::fs::File,
-    ranges: Vec<Range>,
-    first_us: Option<i64>,
-    before_us: Vec<Option<i64>>,
-}
-
-impl DatedRanges {
-    /// `None` when a walk for those times gives up (a long run of undated lines) or fails:
-    /// the file is then read whole.
-    fn new(file: std::fs::File, ranges: Vec<Range>, records: &mut Records) -> Option<DatedRanges> {
-        let mut time = |line: &[u8]| records.time(trim_cr(line));
-        let found = |walk: io::Result<Walk<i64>>| match walk {
-            Ok(Walk::Found(t)) => Some(Some(t)),
-            Ok(Walk::Nothing) => Some(None),
-            Ok(Walk::TooFar) | Err(_) => None,
-        };
-        let first_us = found(find_from_start(&file, &mut time))?;
-        let before_us = match first_us {
-            // No line of the file has a time: none before any range either.
-            None => vec![None; ranges.len()],
-            Some(_) => ranges
-                .iter()
-                .map(|r| found(find_before(&file, r.start, &mut time)))
-                .collect::<Option<_>>()?,
-        };
-        Some(DatedRanges {
-            file,
-            ranges,
-            first_us,
-            before_us,
-        })
-    }
-}
-
-/// Up to this many hits on a line, [`scan_one`] lists their queries by comparing each with
-/// those listed.
-const FEW_HITS: usize = 16;
-
-#[allow(clippy::too_many_arguments)]
-fn scan_one(
-    thread: &mut PassThread,
-    file: usize,
-    input: &Input,
-    stdin: Option<&Arc<[u8]>>,
-    ranges: Option<DatedRanges>,
-    matcher: &Matcher,
-    counts: &[AtomicU64],
-    on_timeline: &FastSet<(usize, u64)>,
-    max_fanout: u64,
-    settings: &ScanSettings,
-    progress: &Progress,
-) -> Option<Notice> {
-    let parts = match ranges {
-        Some(dated) => Parts::Ranges(dated),
-        None => {
-            let opened = match (input, stdin) {
-                (Input::Stdin, Some(data)) => {
-                    source::decompress(Box::new(io::Cursor::new(Arc::clone(data))))
-                }
-                _ => source::open(input, progress.counter()),
-            };
-            match opened {
-                Ok(reader) => Parts::Whole(reader),
-                Err(e) => return Some(Notice::failed(&e)),
-            }
-        }
-    };
-    let records = RefCell::new(Records::new(settings.zone.clone(), source::modified(input)));
-    let times = RefCell::new(FileTimes::default());
-    let PassThread {
-        scratch,
-        lines,
-        tokens,
-        spans,
-        fields,
-    } = thread;
-    let first_found = lines.len();
-    let options = SearchOptions {
-        line_numbers: true,
-        text: settings.text,
-        ..SearchOptions::default()
-    };
-    let mut on_chunk = |chunk: &search::Chunk| {
-        times
-            .borrow_mut()
-            .enter_chunk(chunk, &mut records.borrow_mut());
-    };
-    let mut on_line = |m: &search::LineMatch| {
-        // Each query once, in the order of the hits; a set for a line with many (a test of
-        // the list for each took quadratic time on a line of 200,000 related IDs).
-        let mut queries = Vec::new();
-        if m.hits.len() <= FEW_HITS {
-            for hit in m.hits {
-                if !queries.contains(&hit.query) {
-                    queries.push(hit.query);
-                }
-            }
-        } else {
-            let mut seen = FastSet::default();
-            queries.extend(
-                m.hits
-                    .iter()
-                    .map(|hit| hit.query)
-                    .filter(|&q| seen.insert(q)),
-            );
-        }
-        let mut wanted = false;
-        for &q in &queries {
-            wanted |= counts[q].fetch_add(1, Ordering::Relaxed) < max_fanout;
-        }
-        if !wanted || on_timeline.contains(&(file, m.line_no)) {
-            return true;
-        }
-        tokens.clear();
-        scan::for_each_token(m.line, |t| tokens.push(t));
-        // A trace's spans are its related IDs, where a span field names them.
-        id::trace::for_each_field_span(m.line, |start, end, value| {
-            tokens.push(scan::Hit {
-                start,
-                end,
-                shape: Shape::Hex16,
-                id: Id(value.into()),
-                query: 0,
-            })
-        });
-        spans.clear();
-        spans.extend(tokens.iter().map(|t| (t.start, t.end)));
-        let records = &mut records.borrow_mut();
-        let times = &mut times.borrow_mut();
-        let own_us = records.read(m.line, spans, fields);
-        let prev_us = if own_us.is_some() {
-            None
-        } else {
-            previous_time(m.before, m.line_no, times, records)
-        };
-        times.matched(m.line_no, m.before.len(), own_us.or(prev_us));
-        lines.push(Found {
-            file,
-            line_no: m.line_no,
-            text: m.line.into(),
-            own_us,
-            prev_us,
-            file_first_us: None,
-            queries,
-            tokens: tokens
-                .iter()
-                .zip(fields.drain(..))
-                .map(|(t, field)| Token {
-                    id: t.id,
-                    shape: t.shape,
-                    start: t.start,
-                    end: t.end,
-                    field,
-                })
-                .collect(),
-        });
-        true
-    };
-    let outcome = match parts {
-        Parts::Whole(mut reader) => search::search_with_chunks(
-            matcher,
-            options,
-            &mut reader,
-            scratch,
-            Some(&mut on_chunk),
-            &mut on_line,
-        ),
-        Parts::Ranges(dated) => {
-            // The index found the file not binary, as a whole read would.
-            let options = SearchOptions {
-                text: true,
-                ..options
-            };
-            times.borrow_mut().first_us = dated.first_us;
-            let mut total = search::Outcome::default();
-            for (range, &before_us) in dated.ranges.iter().zip(&dated.before_us) {
-                *times.borrow_mut() = FileTimes {
-                    checked: range.first_line - 1,
-                    last_us: before_us,
-                    chunk_last: None,
-                    first_us: dated.first_us,
-                };
-                let outcome = search::search_part(
-                    matcher,
-                    options,
-                    &mut RangeReader::new(&dated.file, range),
-                    scratch,
-                    range.first_line,
-                    Some(&mut on_chunk),
-                    &mut on_line,
-                );
-                total.matched_lines += outcome.matched_lines;
-                if outcome.error.is_some() {
-                    total.error = outcome.error;
-                    break;
-                }
-            }
-            total
-        }
-    };
-    let file_first_us = times.borrow().first_us;
-    for found in &mut lines[first_found..] {
-        found.file_first_us = file_first_us;
-    }
-    Notice::after_scan(outcome, "left out")
-}
-
-/// The time of the nearest timestamped line before line `line_no`, reading back through
-/// `before` (the buffered lines before it) no further than the lines already checked; past
-/// those, the last time seen in the file (on a matching line, or the last of an earlier
-/// buffer).
-fn previous_time(
-    before: &[u8],
-    line_no: u64,
-    times: &FileTimes,
-    records: &mut Records,
-) -> Option<i64> {
-    let mut end = before.len();
-    let mut n = line_no;
-    while n > times.checked + 1 && end > 0 {
-        let body_end = end - 1;
-        let start = memrchr(b'\n', &before[..body_end]).map_or(0, |p| p + 1);
-        let mut line = &before[start..body_end];
-        if let [rest @ .., b'\r'] = line {
-            line = rest;
-        }
-        if let Some(t) = records.time(line) {
-            return Some(t);
-        }
-        n -= 1;
-        end = start;
-    }
-    times.last_us
-}
-
-/// The one door to [`crate::record`], which reads a line's fields and time: everything this
-/// module needs from it goes through here.
-struct Records {
-    context: record::TimeContext,
-    analysis: record::Analysis,
-}
-
-impl Records {
-    /// `modified` dates the year-less times of a file (syslog, klog); standard input is
-    /// dated by now.
-    fn new(zone: Option<jiff::tz::TimeZone>, modified: Option<std::time::SystemTime>) -> Records {
-        Records {
-            context: record::TimeContext::for_file(zone.as_ref(), modified),
-            analysis: record::Analysis::default(),
-        }
-    }
-
-    /// Reads `line`: returns its own time and sets `fields` to the field of each span.
-    fn read(
-        &mut self,
-        line: &[u8],
-        spans: &[(usize, usize)],
-        fields: &mut Vec<Option<String>>,
-    ) -> Option<i64> {
-        record::analyse(line, spans, true, &self.context, &mut self.analysis);
-        fields.clear();
-        fields.extend((0..spans.len()).map(|i| {
-            self.analysis
-                .field(i)
-                .map(|f| String::from_utf8_lossy(f).into_owned())
-        }));
-        self.analysis.time().map(|t| t.micros)
-    }
-
-    /// The line's own time only.
-    fn time(&mut self, line: &[u8]) -> Option<i64> {
-        record::analyse(line, &[], true, &self.context, &mut self.analysis);
-        self.analysis.time().map(|t| t.micros)
-    }
 }
 
 #[cfg(test)]
@@ -1078,30 +653,5 @@ mod tests {
                 (None, 0, 1),
             ]
         );
-    }
-
-    #[test]
-    fn an_untimed_line_reads_back_to_the_nearest_timestamp_but_not_past_checked_lines() {
-        let mut records = Records::new(None, None);
-        let before =
-            b"2026-11-30T08:00:01Z start\n2026-11-30T08:00:04Z failed\n\tat a.b(C.java:1)\r\n";
-        let fresh = FileTimes {
-            checked: 0,
-            last_us: None,
-            ..FileTimes::default()
-        };
-        let four = jiff::Timestamp::from_second(1_796_025_604).unwrap();
-        assert_eq!(
-            previous_time(before, 4, &fresh, &mut records),
-            Some(four.as_microsecond())
-        );
-        // Lines 1-3 already read: the remembered time stands.
-        let checked = FileTimes {
-            checked: 3,
-            last_us: Some(7),
-            ..FileTimes::default()
-        };
-        assert_eq!(previous_time(before, 4, &checked, &mut records), Some(7));
-        assert_eq!(previous_time(b"no time\n", 2, &fresh, &mut records), None);
     }
 }
