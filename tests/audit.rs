@@ -4,11 +4,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use serde::Deserialize;
 
-use crate::support::{Rng, idgrep};
+use crate::support::{Rng, run};
 
 /// `audit --json`. Unknown keys fail the test: the schema is documented and stable.
 #[derive(Debug, Deserialize)]
@@ -101,10 +101,6 @@ const RULES: [&str; 12] = [
     "trace-noncanonical",
     "trace-mixed-width",
 ];
-
-fn run(args: &[&str]) -> Output {
-    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
-}
 
 fn audit(args: &[&str]) -> (Report, Output) {
     let mut all = vec!["audit", "--json"];

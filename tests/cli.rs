@@ -8,7 +8,7 @@ use std::process::{Output, Stdio};
 use regex::bytes::Regex;
 use serde::Deserialize;
 
-use crate::support::{decompressed, files_under, idgrep, testdata};
+use crate::support::{decompressed, files_under, idgrep, run, testdata};
 
 /// The incident's hot order, and its renderings.
 const HOT: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
@@ -16,10 +16,6 @@ const HOT_UUID: &str = "01a226bf-4285-ac05-6cc6-be1805fdf179";
 /// Created in the same millisecond as HOT: shares its first ten characters.
 const TWIN: &str = "01M8KBYGM5NG2PSHNY302ZVWBT";
 const PAYMENT: &str = "01a226bf-5052-7e7f-bf69-4da8a434d6f9";
-
-fn run(args: &[&str]) -> Output {
-    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()

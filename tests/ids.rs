@@ -3,12 +3,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 
 use regex::bytes::Regex;
 use serde::Deserialize;
 
-use crate::support::{Rng, decompressed, files_under, idgrep, testdata};
+use crate::support::{Rng, decompressed, files_under, idgrep, run, testdata};
 
 /// One `ids --json` object. Unknown keys fail the test: the schema is documented and stable.
 #[derive(Debug, Deserialize)]
@@ -25,10 +25,6 @@ struct JsonId {
     forms: BTreeMap<String, u32>,
     first_seen: Option<String>,
     last_seen: Option<String>,
-}
-
-fn run(args: &[&str]) -> Output {
-    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
 }
 
 fn json_ids(args: &[&str]) -> Vec<JsonId> {

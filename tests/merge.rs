@@ -7,13 +7,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use crate::support::{Rng, files_under, idgrep, testdata};
+use crate::support::{Rng, files_under, idgrep, run, testdata};
 
 /// Runs idgrep with `args`, standard input empty.
-fn run(args: &[&str]) -> Output {
-    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
-}
-
 fn code(output: &Output) -> i32 {
     output.status.code().unwrap()
 }

@@ -1,9 +1,9 @@
-//! Shared helpers: a deterministic generator for test inputs, and the paths of the bundled
-//! test data and the built binary.
+//! Shared helpers: a deterministic generator for test inputs, the paths of the bundled test
+//! data and the built binary, and one run of it.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::process::{Command, ExitStatus, Output, Stdio};
 
 /// splitmix64: deterministic, so a failure reproduces from its seed.
 pub struct Rng(pub u64);
@@ -42,6 +42,11 @@ pub fn idgrep() -> Command {
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
     cmd.env_remove("NO_COLOR");
     cmd
+}
+
+/// One run of idgrep with `args` and nothing on standard input, its output collected.
+pub fn run(args: &[&str]) -> Output {
+    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
 }
 
 /// Decompressed contents of a test file, by the crates the tests trust as oracles.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::Deserialize;
 
-use crate::support::{idgrep, testdata};
+use crate::support::{idgrep, run, testdata};
 
 /// The shipment: the timeline's ID.
 const SHIPMENT: &str = "01M8NQFJ00JP2J77QD4K1C0RZY";
@@ -67,10 +67,6 @@ fn copy_tree(from: &Path, to: &Path, written: SystemTime) {
             file.set_modified(written).unwrap();
         }
     }
-}
-
-fn run(args: &[&str]) -> Output {
-    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
 }
 
 fn stdout(o: &Output) -> String {

@@ -3,21 +3,16 @@
 //! slices, checked against the trace-event format's rules.
 
 use std::collections::BTreeMap;
-use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
-use crate::support::idgrep;
+use crate::support::run;
 
 const TRACE: &str = "6e0c63257de34c926f9efcd03899b76e";
 const DIR: &str = "testdata/trace-spans";
 const ROOT_SPAN: &str = "9a1b2c3d4e5f6071";
 const CHARGE_SPAN: &str = "3c4d5e6f70819203";
 const PSP_SPAN: &str = "5e6f708192a3b4c5";
-
-fn run(args: &[&str]) -> Output {
-    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
-}
 
 fn timeline(extra: &[&str]) -> String {
     let mut args = vec!["timeline", TRACE, DIR];

@@ -4,22 +4,18 @@
 //! full of digests, addresses and numbers that must not match.
 
 use std::collections::BTreeSet;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use idgrep::id::{self, Id, Kind, Parsed};
 use idgrep::scan::Matcher;
 use regex::bytes::Regex;
 use serde_json::Value;
 
-use crate::support::{Rng, idgrep};
+use crate::support::{Rng, run};
 
 fn load(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn run(args: &[&str]) -> Output {
-    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
 }
 
 fn stdout(out: &Output) -> String {

@@ -3,15 +3,11 @@
 //! mis-cased IDs in `decode`, a CI gate that read nothing, aligned columns around escaped
 //! names, unambiguous CSV lists, and counts in the singular.
 
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 
-use crate::support::idgrep;
+use crate::support::run;
 
 const HOT: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
-
-fn run(args: &[&str]) -> Output {
-    idgrep().args(args).stdin(Stdio::null()).output().unwrap()
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
