@@ -60,30 +60,66 @@ fn is_unsafe_char(c: char) -> bool {
 /// Appends `bytes` with every control character, bidi override and invalid UTF-8 byte written
 /// as a visible escape.
 pub fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
-    if bytes
-        .iter()
-        .all(|&b| (0x20..0x7f).contains(&b) || b == b'\t')
-    {
-        out.extend_from_slice(bytes);
-        return;
-    }
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if is_unsafe_char(c) {
+    let mut rest = bytes;
+    loop {
+        let shown = plain_prefix_len(rest);
+        out.extend_from_slice(&rest[..shown]);
+        rest = &rest[shown..];
+        let Some(&lead) = rest.first() else {
+            return;
+        };
+        // One character, or one byte that starts none: a byte of an invalid sequence after its
+        // lead is a continuation byte, which starts no character either, so byte by byte gives
+        // the escapes of `utf8_chunks`.
+        let width = match lead {
+            0x00..=0x7f => 1,
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => 0,
+        };
+        let character = rest
+            .get(..width)
+            .and_then(|head| std::str::from_utf8(head).ok())
+            .and_then(|head| head.chars().next());
+        match character {
+            Some(c) if is_unsafe_char(c) => {
                 if (c as u32) < 0x80 {
                     let _ = write!(out, "\\x{:02x}", c as u32);
                 } else {
                     let _ = write!(out, "\\u{{{:x}}}", c as u32);
                 }
-            } else {
-                let mut utf8 = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                rest = &rest[width..];
+            }
+            Some(_) => {
+                out.extend_from_slice(&rest[..width]);
+                rest = &rest[width..];
+            }
+            None => {
+                let _ = write!(out, "\\x{lead:02x}");
+                rest = &rest[1..];
             }
         }
-        for b in chunk.invalid() {
-            let _ = write!(out, "\\x{b:02x}");
-        }
     }
+}
+
+/// How many leading bytes of `bytes` are printable ASCII or tabs, shown as they are: 32 bytes
+/// at a time without an early exit, which the compiler turns into vector compares, since most log
+/// lines are all such bytes and every printed line passes through here.
+fn plain_prefix_len(bytes: &[u8]) -> usize {
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\t';
+    let mut chunks = bytes.chunks_exact(32);
+    let mut len = 0;
+    for chunk in &mut chunks {
+        if !chunk.iter().fold(true, |all, &b| all & plain(b)) {
+            break;
+        }
+        len += 32;
+    }
+    len + bytes[len..]
+        .iter()
+        .position(|&b| !plain(b))
+        .unwrap_or(bytes.len() - len)
 }
 
 /// [`escape_into`] about `piece` bytes (4 or more) at a time, handing `out` to `spill` after
@@ -245,6 +281,55 @@ mod tests {
             );
         }
         assert_eq!(*csv_cell_bytes(b"order_id"), *b"order_id");
+    }
+
+    /// The escape as its doc defines it, character by character over `utf8_chunks`.
+    fn escaped_by_chunks(bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for chunk in bytes.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                if !is_unsafe_char(c) {
+                    out.extend_from_slice(c.to_string().as_bytes());
+                } else if (c as u32) < 0x80 {
+                    out.extend_from_slice(format!("\\x{:02x}", c as u32).as_bytes());
+                } else {
+                    out.extend_from_slice(format!("\\u{{{:x}}}", c as u32).as_bytes());
+                }
+            }
+            for b in chunk.invalid() {
+                out.extend_from_slice(format!("\\x{b:02x}").as_bytes());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn escaping_matches_the_character_by_character_definition_on_random_bytes() {
+        let mut rng = crate::testing::Rng(7);
+        // Mostly printable ASCII, as log lines are, so that long plain runs cross the 32-byte
+        // chunks at every offset; the rest any byte, or pieces of real multi-byte characters.
+        let pieces: [&[u8]; 6] = [
+            "\u{e9}".as_bytes(),
+            "\u{202e}".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            "\u{9b}".as_bytes(),
+            b"\xe2\x82",
+            b"\xed\xa0\x80",
+        ];
+        for _ in 0..3000 {
+            let mut bytes = Vec::new();
+            for _ in 0..rng.below(120) {
+                match rng.below(20) {
+                    0 => bytes.push(rng.below(256) as u8),
+                    1 => bytes.extend_from_slice(rng.pick::<&[u8]>(&pieces)),
+                    2 => bytes.push(b'\t'),
+                    _ => bytes.push(0x20 + rng.below(0x5f) as u8),
+                }
+            }
+            let mut out = Vec::new();
+            escape_into(&mut out, &bytes);
+            assert_eq!(out, escaped_by_chunks(&bytes), "{bytes:?}");
+        }
     }
 
     #[test]
