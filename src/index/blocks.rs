@@ -15,10 +15,8 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use memmap2::Mmap;
-
+use super::checked::{self, CheckedMap, ChunkSums};
 use super::format::{Damage, crc};
 use super::manifest::FORMAT_VERSION;
 
@@ -38,15 +36,6 @@ pub struct Written {
 
 /// Writes `entries` (every file's table, one after another) to `path` and syncs it.
 pub fn write(path: &Path, entries: &[(u64, u64)]) -> io::Result<Written> {
-    let mut body = Vec::with_capacity(entries.len() * ENTRY);
-    for &(start, line) in entries {
-        body.extend_from_slice(&start.to_le_bytes());
-        body.extend_from_slice(&line.to_le_bytes());
-    }
-    let mut table = Vec::with_capacity(body.len().div_ceil(CHUNK) * 4);
-    for chunk in body.chunks(CHUNK) {
-        table.extend_from_slice(&crc(chunk).to_le_bytes());
-    }
     let mut header = [0u8; HEADER_LEN];
     header[..8].copy_from_slice(MAGIC);
     header[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -57,46 +46,32 @@ pub fn write(path: &Path, entries: &[(u64, u64)]) -> io::Result<Written> {
     let mut file = File::create(path)?;
     let mut out = io::BufWriter::with_capacity(1 << 20, &mut file);
     out.write_all(&header)?;
-    out.write_all(&body)?;
-    out.write_all(&table)?;
-    out.flush()?;
+    let mut body = ChunkSums::new(out, CHUNK as u64);
+    for &(start, line) in entries {
+        body.write_all(&start.to_le_bytes())?;
+        body.write_all(&line.to_le_bytes())?;
+    }
+    let (out, _, table_crc) = body.finish()?;
     drop(out);
     file.sync_all()?;
     Ok(Written {
-        len: (HEADER_LEN + body.len() + table.len()) as u64,
-        table_crc: crc(&table),
+        len: file.metadata()?.len(),
+        table_crc,
     })
 }
 
 /// A blocks file opened for reading; shared by the search threads.
 pub struct Blocks {
-    map: Mmap,
+    file: CheckedMap,
     entries: u64,
-    crcs: Vec<u32>,
-    verified: Vec<AtomicBool>,
 }
 
 impl Blocks {
     /// Maps the blocks file at `path`, expected to be `len` bytes with a chunk table whose
     /// CRC is `table_crc` (what the manifest says).
     pub fn open(path: &Path, len: u64, table_crc: u32) -> Result<Blocks, Damage> {
-        let file = File::open(path).map_err(|e| Damage(crate::source::io_reason(&e)))?;
-        // SAFETY: a blocks file is never written after a manifest names it: an update writes
-        // a new one under a new name and renames a new manifest into place. A file truncated
-        // under the map by something else would fault; idgrep itself never does that.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| Damage(crate::source::io_reason(&e)))?;
-        Blocks::from_map(map, len, table_crc)
-    }
-
-    fn from_map(map: Mmap, len: u64, table_crc: u32) -> Result<Blocks, Damage> {
-        let bytes: &[u8] = &map;
-        if bytes.len() as u64 != len {
-            return Err(Damage(format!(
-                "the block tables are {} bytes, the manifest says {len}",
-                bytes.len()
-            )));
-        }
-        let h = bytes.get(..HEADER_LEN).ok_or_else(Damage::truncated)?;
+        let map = checked::map(path, len)?;
+        let h = map.get(..HEADER_LEN).ok_or_else(Damage::truncated)?;
         if &h[..8] != MAGIC {
             return Err(Damage("not an idgrep block tables file".to_string()));
         }
@@ -113,31 +88,8 @@ impl Blocks {
         let body_len = entries
             .checked_mul(ENTRY as u64)
             .ok_or_else(Damage::truncated)?;
-        let chunks = body_len.div_ceil(CHUNK as u64);
-        if (HEADER_LEN as u64)
-            .checked_add(body_len)
-            .and_then(|b| b.checked_add(chunks * 4))
-            != Some(len)
-        {
-            return Err(Damage("the block tables' sizes do not add up".to_string()));
-        }
-        let table = &bytes[HEADER_LEN + body_len as usize..];
-        if crc(table) != table_crc {
-            return Err(Damage(
-                "the block tables' checksums do not match the manifest".to_string(),
-            ));
-        }
-        let crcs = table
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        let verified = (0..chunks).map(|_| AtomicBool::new(false)).collect();
-        Ok(Blocks {
-            map,
-            entries,
-            crcs,
-            verified,
-        })
+        let file = CheckedMap::new(map, HEADER_LEN as u64, body_len, CHUNK as u64, table_crc)?;
+        Ok(Blocks { file, entries })
     }
 
     /// How many entries the file holds.
@@ -152,24 +104,8 @@ impl Blocks {
                 "a block table points outside the block tables".to_string(),
             ));
         }
-        let at = i as usize * ENTRY;
-        let chunk = at / CHUNK;
-        if !self.verified[chunk].load(Ordering::Relaxed) {
-            let from = HEADER_LEN + chunk * CHUNK;
-            let to = (from + CHUNK).min(HEADER_LEN + self.entries as usize * ENTRY);
-            if crc(&self.map[from..to]) != self.crcs[chunk] {
-                return Err(Damage(
-                    "a block table chunk's checksum does not match".to_string(),
-                ));
-            }
-            // Two threads may both check a chunk; both find it sound.
-            self.verified[chunk].store(true, Ordering::Relaxed);
-        }
-        let b = &self.map[HEADER_LEN + at..HEADER_LEN + at + ENTRY];
-        Ok((
-            u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
-            u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
-        ))
+        let at = i * ENTRY as u64;
+        Ok((self.file.u64_at(at)?, self.file.u64_at(at + 8)?))
     }
 }
 

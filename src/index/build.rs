@@ -233,7 +233,7 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
     if compact {
         for s in &old.segments {
             match Segment::open(&dir.join(&s.name), s.len, s.table_crc) {
-                Ok(mut seg) => {
+                Ok(seg) => {
                     let mut dumped = Vec::new();
                     let ok = seg.for_each(&mut |p| {
                         if live.contains(&p.file) {

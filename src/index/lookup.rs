@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use super::blocks::Blocks;
 use super::fingerprint::{self, Freshness};
@@ -23,7 +22,7 @@ use crate::search::BUFFER_SIZE;
 pub struct Index {
     pub dir: PathBuf,
     manifest: Manifest,
-    segments: Mutex<Vec<Segment>>,
+    segments: Vec<Segment>,
     blocks: Blocks,
     by_inode: HashMap<(u64, u64), usize>,
     by_id: HashMap<u32, usize>,
@@ -99,7 +98,7 @@ impl Index {
         Ok(Index {
             dir: dir.to_path_buf(),
             manifest,
-            segments: Mutex::new(segments),
+            segments,
             blocks,
             by_inode,
             by_id,
@@ -113,8 +112,7 @@ impl Index {
         keys.sort_unstable();
         keys.dedup();
         let mut hits: HashMap<u32, Vec<u32>> = HashMap::new();
-        let mut segments = self.segments.lock().unwrap_or_else(|e| e.into_inner());
-        for (segment, named) in segments.iter_mut().zip(&self.manifest.segments) {
+        for (segment, named) in self.segments.iter().zip(&self.manifest.segments) {
             for &key in &keys {
                 segment
                     .lookup(key, &mut |file, block| {

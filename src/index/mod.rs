@@ -19,6 +19,7 @@
 
 mod blocks;
 mod build;
+mod checked;
 mod fingerprint;
 mod format;
 mod lookup;

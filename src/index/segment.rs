@@ -13,8 +13,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use memmap2::Mmap;
-
+use super::checked::{self, CheckedMap, ChunkSums};
 use super::format::{Damage, crc, push_varint};
 use super::manifest::FORMAT_VERSION;
 
@@ -86,7 +85,7 @@ fn write_with(
 ) -> io::Result<Written> {
     let mut file = File::create(path)?;
     file.write_all(&[0; HEADER_LEN as usize])?;
-    let mut body = Chunked::new(BufWriter::with_capacity(1 << 20, file));
+    let mut body = ChunkSums::new(BufWriter::with_capacity(1 << 20, file), CHUNK);
     let mut keys = BufWriter::new(File::create(keys_path)?);
     let mut offsets = BufWriter::new(File::create(offsets_path)?);
     let mut n_keys = 0u64;
@@ -123,22 +122,14 @@ fn write_with(
         drop(spill.into_inner().map_err(|e| e.into_error())?);
         io::copy(&mut File::open(spill_path)?, &mut body)?;
     }
-    let (mut out, crcs) = body.finish()?;
-    let mut table = Vec::with_capacity(crcs.len() * 4);
-    for c in &crcs {
-        table.extend_from_slice(&c.to_le_bytes());
-    }
-    out.write_all(&table)?;
+    let (out, n_chunks, table_crc) = body.finish()?;
     let mut file = out.into_inner().map_err(|e| e.into_error())?;
-    let header = header(n_keys, postings_len, crcs.len() as u64);
+    let header = header(n_keys, postings_len, n_chunks);
     file.seek(SeekFrom::Start(0))?;
     file.write_all(&header)?;
     file.sync_all()?;
     let len = file.metadata()?.len();
-    Ok(Written {
-        len,
-        table_crc: crc(&table),
-    })
+    Ok(Written { len, table_crc })
 }
 
 fn header(n_keys: u64, postings_len: u64, n_chunks: u64) -> [u8; HEADER_LEN as usize] {
@@ -154,83 +145,19 @@ fn header(n_keys: u64, postings_len: u64, n_chunks: u64) -> [u8; HEADER_LEN as u
     h
 }
 
-/// A writer that keeps a CRC of every [`CHUNK`] bytes written through it.
-struct Chunked<W> {
-    inner: W,
-    hasher: crc32fast::Hasher,
-    in_chunk: u64,
-    crcs: Vec<u32>,
-}
-
-impl<W: Write> Chunked<W> {
-    fn new(inner: W) -> Self {
-        Chunked {
-            inner,
-            hasher: crc32fast::Hasher::new(),
-            in_chunk: 0,
-            crcs: Vec::new(),
-        }
-    }
-
-    fn finish(mut self) -> io::Result<(W, Vec<u32>)> {
-        if self.in_chunk > 0 {
-            self.crcs.push(self.hasher.finalize());
-        }
-        self.inner.flush()?;
-        Ok((self.inner, self.crcs))
-    }
-}
-
-impl<W: Write> Write for Chunked<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = buf.len().min((CHUNK - self.in_chunk) as usize);
-        let n = self.inner.write(&buf[..n])?;
-        self.hasher.update(&buf[..n]);
-        self.in_chunk += n as u64;
-        if self.in_chunk == CHUNK {
-            let done = std::mem::take(&mut self.hasher);
-            self.crcs.push(done.finalize());
-            self.in_chunk = 0;
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// A segment opened for lookups.
+/// A segment opened for lookups; shared by the search threads.
 pub struct Segment {
-    map: Mmap,
+    file: CheckedMap,
     n_keys: u64,
     postings_len: u64,
-    body_len: u64,
-    crcs: Vec<u32>,
-    verified: Vec<bool>,
 }
 
 impl Segment {
     /// Maps the segment at `path`, expected to be `len` bytes with a chunk table whose CRC
     /// is `table_crc` (what the manifest says).
     pub fn open(path: &Path, len: u64, table_crc: u32) -> Result<Segment, Damage> {
-        let file = File::open(path).map_err(|e| Damage(crate::source::io_reason(&e)))?;
-        // SAFETY: the segment is never written after its manifest names it: an update writes
-        // new segment files and renames a new manifest into place. A file truncated under
-        // the map by something else would fault; idgrep itself never does that.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| Damage(crate::source::io_reason(&e)))?;
-        Segment::from_map(map, len, table_crc)
-    }
-
-    fn from_map(map: Mmap, len: u64, table_crc: u32) -> Result<Segment, Damage> {
-        let bytes: &[u8] = &map;
-        if bytes.len() as u64 != len {
-            return Err(Damage(format!(
-                "a segment is {} bytes, the manifest says {len}",
-                bytes.len()
-            )));
-        }
-        let h = bytes
+        let map = checked::map(path, len)?;
+        let h = map
             .get(..HEADER_LEN as usize)
             .ok_or_else(Damage::truncated)?;
         if &h[..8] != MAGIC {
@@ -252,82 +179,35 @@ impl Segment {
             .and_then(|k| k.checked_add(8))
             .and_then(|k| k.checked_add(postings_len))
             .ok_or_else(Damage::truncated)?;
-        let table_len = n_chunks.checked_mul(4).ok_or_else(Damage::truncated)?;
-        if n_chunks != body_len.div_ceil(CHUNK)
-            || HEADER_LEN
-                .checked_add(body_len)
-                .and_then(|b| b.checked_add(table_len))
-                != Some(len)
-        {
+        if n_chunks != body_len.div_ceil(CHUNK) {
             return Err(Damage("a segment's sizes do not add up".to_string()));
         }
-        let table = &bytes[(HEADER_LEN + body_len) as usize..];
-        if crc(table) != table_crc {
-            return Err(Damage(
-                "a segment's checksum table does not match the manifest".to_string(),
-            ));
-        }
-        let crcs = table
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
+        let file = CheckedMap::new(map, HEADER_LEN, body_len, CHUNK, table_crc)?;
         Ok(Segment {
-            map,
+            file,
             n_keys,
             postings_len,
-            body_len,
-            crcs,
-            verified: vec![false; n_chunks as usize],
         })
     }
 
-    /// The body bytes `start..end`, each chunk they touch checked against its CRC once.
-    fn body(&mut self, start: u64, end: u64) -> Result<&[u8], Damage> {
-        if start > end || end > self.body_len {
-            return Err(Damage("a segment offset points outside it".to_string()));
-        }
-        let first = start / CHUNK;
-        let last = end.saturating_sub(1).max(start) / CHUNK;
-        for c in first..=last.min(self.crcs.len() as u64 - 1) {
-            let c = c as usize;
-            if !self.verified[c] {
-                let from = HEADER_LEN + c as u64 * CHUNK;
-                let to = (from + CHUNK).min(HEADER_LEN + self.body_len);
-                if crc(&self.map[from as usize..to as usize]) != self.crcs[c] {
-                    return Err(Damage(
-                        "a segment chunk's checksum does not match".to_string(),
-                    ));
-                }
-                self.verified[c] = true;
-            }
-        }
-        let from = (HEADER_LEN + start) as usize;
-        Ok(&self.map[from..from + (end - start) as usize])
-    }
-
-    fn u64_at(&mut self, at: u64) -> Result<u64, Damage> {
-        let b = self.body(at, at + 8)?;
-        Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
-    }
-
     /// Calls `found(file, block)` for every posting of `key`.
-    pub fn lookup(&mut self, key: u64, found: &mut dyn FnMut(u32, u32)) -> Result<(), Damage> {
+    pub fn lookup(&self, key: u64, found: &mut dyn FnMut(u32, u32)) -> Result<(), Damage> {
         let keys_at = self.postings_len;
         let offsets_at = keys_at + self.n_keys * 8;
         let (mut lo, mut hi) = (0u64, self.n_keys);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let k = self.u64_at(keys_at + mid * 8)?;
+            let k = self.file.u64_at(keys_at + mid * 8)?;
             match k.cmp(&key) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => {
-                    let start = self.u64_at(offsets_at + mid * 8)?;
-                    let end = self.u64_at(offsets_at + mid * 8 + 8)?;
+                    let start = self.file.u64_at(offsets_at + mid * 8)?;
+                    let end = self.file.u64_at(offsets_at + mid * 8 + 8)?;
                     if end > self.postings_len {
                         return Err(Damage("a postings list runs outside it".to_string()));
                     }
-                    return decode_postings(self.body(start, end)?, found);
+                    return decode_postings(self.file.body(start, end)?, found);
                 }
             }
         }
@@ -335,17 +215,17 @@ impl Segment {
     }
 
     /// Every posting, in order: what a merge reads.
-    pub fn for_each(&mut self, found: &mut dyn FnMut(Posting)) -> Result<(), Damage> {
+    pub fn for_each(&self, found: &mut dyn FnMut(Posting)) -> Result<(), Damage> {
         let keys_at = self.postings_len;
         let offsets_at = keys_at + self.n_keys * 8;
         for i in 0..self.n_keys {
-            let key = self.u64_at(keys_at + i * 8)?;
-            let start = self.u64_at(offsets_at + i * 8)?;
-            let end = self.u64_at(offsets_at + i * 8 + 8)?;
+            let key = self.file.u64_at(keys_at + i * 8)?;
+            let start = self.file.u64_at(offsets_at + i * 8)?;
+            let end = self.file.u64_at(offsets_at + i * 8 + 8)?;
             if end > self.postings_len {
                 return Err(Damage("a postings list runs outside it".to_string()));
             }
-            decode_postings(self.body(start, end)?, &mut |file, block| {
+            decode_postings(self.file.body(start, end)?, &mut |file, block| {
                 found(Posting { key, file, block })
             })?;
         }
@@ -405,7 +285,7 @@ mod tests {
     fn every_key_finds_exactly_its_postings_and_others_find_none() {
         let dir = tempfile::tempdir().unwrap();
         let (path, w) = written(dir.path());
-        let mut seg = Segment::open(&path, w.len, w.table_crc).unwrap();
+        let seg = Segment::open(&path, w.len, w.table_crc).unwrap();
         let all = postings();
         let mut seen = Vec::new();
         seg.for_each(&mut |p| seen.push(p)).unwrap();
@@ -477,7 +357,7 @@ mod tests {
             }
             let table_crc = reseal(&mut bad, n_chunks);
             std::fs::write(&path, &bad).unwrap();
-            if let Ok(mut seg) = Segment::open(&path, bad.len() as u64, table_crc) {
+            if let Ok(seg) = Segment::open(&path, bad.len() as u64, table_crc) {
                 let _ = seg.for_each(&mut |_| {});
                 for k in 0..200u64 {
                     let _ = seg.lookup(k * 31 + next() % 2, &mut |_, _| {});
@@ -500,7 +380,7 @@ mod tests {
             let mut bad = good.clone();
             bad[at] ^= 0x01;
             std::fs::write(&path, &bad).unwrap();
-            let result = Segment::open(&path, w.len, w.table_crc).and_then(|mut seg| {
+            let result = Segment::open(&path, w.len, w.table_crc).and_then(|seg| {
                 seg.for_each(&mut |_| {})?;
                 for p in &all {
                     seg.lookup(p.key, &mut |_, _| {})?;
