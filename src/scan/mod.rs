@@ -4,7 +4,8 @@
 //! - [`Matcher`] finds the known IDs of a query in every written form. For a few IDs it runs a
 //!   SIMD "packed pair" prefilter over case-folded bytes (rare bytes of the random tail of
 //!   each rendering: with AVX-512, three offsets shared by a query's two tails, so one set of
-//!   loads serves both), and verifies each candidate by decoding the whole token; the vector
+//!   loads serves both; with SSE2 and AVX2, two offsets per tail, or two shared by the three
+//!   tails of a 32-hex query), and verifies each candidate by decoding the whole token; the vector
 //!   loops also count newlines for line numbers ([`Numbering`]). For up to thousands of IDs
 //!   (a timeline's related IDs) it samples one
 //!   8-byte window every 16 bytes against a Bloom filter of the renderings' tails

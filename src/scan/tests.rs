@@ -81,7 +81,7 @@ fn shared_probes_sit_where_both_tails_are_rare() {
     // and at offsets where both tails have one.
     let ulid_tail = b"0q00z0000x000000";
     let uuid_tail = b"0b00f0000d00";
-    assert_eq!(pick_shared(ulid_tail, uuid_tail), [1, 4, 9]);
+    assert_eq!(pick_shared::<3>(&[ulid_tail, uuid_tail]), [1, 4, 9]);
 }
 
 #[test]
@@ -237,45 +237,120 @@ fn every_vector_path_agrees_with_the_scalar_one() {
                 }
             })
             .collect();
-        let searcher = PairSearcher::new(&entries);
-        let mut hay = Vec::new();
-        while hay.len() < 20_000 {
-            let id = Id(entries[(next() % queries as u64) as usize].value);
-            let text = match next() % 8 {
-                0 => id.ulid(),
-                1 => id.uuid().to_uppercase(),
-                2 => id.hex(),
-                3 => id.xray(),
-                4 => format!("trace_id={}", id.hex16()),
-                5 => format!("dd.span_id={}", id.low64()),
-                6 => format!("\"trace_id\":\"{}\"", id.low64()),
-                _ => "padding text, 0123456789 abcdef".to_string(),
-            };
-            hay.extend_from_slice(text.as_bytes());
-            hay.push(b" \n-_x"[(next() % 5) as usize]);
-        }
-        let mut expected = Vec::new();
-        searcher.find_scalar(&hay, 0, &mut expected);
-        expected.sort_unstable_by_key(|h| h.start);
-        assert!(!expected.is_empty());
-        let matcher = Matcher {
-            strategy: Strategy::Pairs(searcher.clone()),
-            simd: None,
+        agree_at_every_level(&entries, &levels, &mut next);
+    }
+}
+
+/// The pair searcher for `entries` finds at every level in `levels` what its scalar loop
+/// finds, in a haystack of their values in every spelling; returns the scalar loop's hits.
+fn agree_at_every_level(
+    entries: &[Entry],
+    levels: &[Simd],
+    next: &mut impl FnMut() -> u64,
+) -> Vec<Hit> {
+    let what = format!(
+        "{} entries, tails {:?}",
+        entries.len(),
+        entries.iter().map(|e| e.tails).collect::<Vec<_>>()
+    );
+    let searcher = PairSearcher::new(entries);
+    let mut hay = Vec::new();
+    while hay.len() < 20_000 {
+        let id = Id(entries[(next() % entries.len() as u64) as usize].value);
+        let text = match next() % 8 {
+            0 => id.ulid(),
+            1 => id.uuid().to_uppercase(),
+            2 => id.hex(),
+            3 => id.xray(),
+            4 => format!("trace_id={}", id.hex16()),
+            5 => format!("dd.span_id={}", id.low64()),
+            6 => format!("\"trace_id\":\"{}\"", id.low64()),
+            _ => "padding text, 0123456789 abcdef".to_string(),
         };
-        for &simd in &levels {
-            let name = simd.level().name();
-            // Every length, so each path's scalar tail is exercised too.
-            for len in [hay.len(), hay.len() - 1, hay.len() - 63, 100, 37, 0] {
-                let mut got = Vec::new();
-                searcher.find(simd, &hay[..len], &mut got, None);
-                got.sort_unstable_by_key(|h| h.start);
-                let mut want = Vec::new();
-                searcher.find_scalar(&hay[..len], 0, &mut want);
-                want.sort_unstable_by_key(|h| h.start);
-                assert_eq!(got, want, "{name}, {queries} queries, length {len}");
-                let what = format!("{name}, {queries} queries, length {len}");
-                agrees_numbered(&matcher, simd, &hay[..len], &want, &what);
-            }
+        hay.extend_from_slice(text.as_bytes());
+        hay.push(b" \n-_x"[(next() % 5) as usize]);
+    }
+    let mut expected = Vec::new();
+    searcher.find_scalar(&hay, 0, &mut expected);
+    expected.sort_unstable_by_key(|h| h.start);
+    assert!(!expected.is_empty());
+    let matcher = Matcher {
+        strategy: Strategy::Pairs(searcher.clone()),
+        simd: None,
+    };
+    for &simd in levels {
+        let name = simd.level().name();
+        // Every length, so each path's scalar tail is exercised too.
+        for len in [hay.len(), hay.len() - 1, hay.len() - 63, 100, 37, 0] {
+            let mut got = Vec::new();
+            searcher.find(simd, &hay[..len], &mut got, None);
+            got.sort_unstable_by_key(|h| h.start);
+            let mut want = Vec::new();
+            searcher.find_scalar(&hay[..len], 0, &mut want);
+            want.sort_unstable_by_key(|h| h.start);
+            assert_eq!(got, want, "{name}, {what}, length {len}");
+            let what = format!("{name}, {what}, length {len}");
+            agrees_numbered(&matcher, simd, &hay[..len], &want, &what);
+        }
+    }
+    expected
+}
+
+/// A 32-hex query (a UUID or a trace ID) scans three needles at one shared pair of offsets;
+/// that loop must agree with the scalar one at every level too.
+#[test]
+fn a_32_hex_query_shares_one_pair_of_offsets_and_agrees_at_every_level() {
+    let levels = coverage::levels("scan pair searcher, shared offsets", &Level::ALL);
+    let mut state = 0x0bad_cafe_f00d_1234u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..8 {
+        let value = ((next() as u128) << 64) | next() as u128;
+        let query = format!("{value:032x}");
+        let parsed = id::parse(&query).unwrap();
+        assert!(parsed.may_be_trace(), "{query}");
+        let Strategy::Pairs(searcher) = Matcher::for_queries(&[parsed]).strategy else {
+            panic!("{query}: not the pair searcher");
+        };
+        assert_eq!(searcher.scanned.len(), 3, "{query}");
+        let (i1, i2) = searcher.shared_pair.expect("a shared pair");
+        for &n in &searcher.scanned {
+            assert_eq!((searcher.needles[n].i1, searcher.needles[n].i2), (i1, i2));
+        }
+        let entries = [
+            Entry {
+                value,
+                query: 0,
+                tails: [Tail::Ulid, Tail::Uuid],
+                wide64: false,
+                trace: true,
+            },
+            Entry {
+                value,
+                query: 0,
+                tails: [Tail::Decimal, Tail::Repeat],
+                wide64: false,
+                trace: true,
+            },
+        ];
+        let found = agree_at_every_level(&entries, &levels, &mut next);
+        // Every needle finds its spellings: the ULID, the hex (UUID, X-Ray, 16 hex in a
+        // trace field) and the decimal in a trace field.
+        for shape in [
+            Shape::Ulid,
+            Shape::UuidUndashed,
+            Shape::Xray,
+            Shape::Hex16,
+            Shape::Decimal,
+        ] {
+            assert!(
+                found.iter().any(|h| h.shape == shape),
+                "{query}: no {shape:?}"
+            );
         }
     }
 }

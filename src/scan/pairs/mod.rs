@@ -74,10 +74,24 @@ pub(super) struct Needle {
 /// costs a verification.
 pub(super) const SHARED_PROBES: usize = 3;
 
+/// With this many needles scanned (as one 32-hex query has, which may be a UUID or a trace
+/// ID: its ULID, hex and decimal tails), the SSE2 and AVX2 loops compare all of them at one pair of
+/// offsets: one pair of loads for three needles costs less than the better-placed pairs of
+/// each (a 32-hex search, callgrind on 65 MB of the bench corpus with AVX2: 82.0M to 61.0M
+/// instructions, more false candidates included). Other counts keep a pair per needle: for
+/// them sharing is not measured, and the more tails, the fewer offsets are rare in all.
+const SHARED_PAIR_NEEDLES: usize = 3;
+
 #[derive(Clone, Debug)]
 pub(super) struct PairSearcher {
     /// Two per query: the tail of its ULID rendering, then the tail of its UUID rendering.
     pub(super) needles: Vec<Needle>,
+    /// The needles the SSE2, AVX2 and scalar loops look for, by index: all but the `Repeat`
+    /// ones, which only fill the AVX-512 loop's pairs and whose candidates are their twins'.
+    pub(super) scanned: Vec<usize>,
+    /// With [`SHARED_PAIR_NEEDLES`] needles scanned, the one pair of offsets (`i1`, `i2`)
+    /// every scanned needle is compared at.
+    pub(super) shared_pair: Option<(usize, usize)>,
     /// Per query, the offsets at which the AVX-512 prefilter compares both of its tails.
     pub(super) shared: Vec<[usize; SHARED_PROBES]>,
     /// How far past a candidate start the vector loads reach: the largest `i2` or shared
@@ -119,32 +133,30 @@ fn pick_pair(bytes: &[u8]) -> (usize, usize) {
     (first.min(second), first.max(second))
 }
 
-/// Picks the offsets at which the AVX-512 prefilter compares both tails of one query: the
-/// same offsets for both, so that one set of loads serves the two needles (the loads, not
-/// the compares, bound that loop). Of every choice within the shorter tail, the one whose
-/// chance matches, summed over the two tails, are least likely.
-pub(super) fn pick_shared(ulid_tail: &[u8], uuid_tail: &[u8]) -> [usize; SHARED_PROBES] {
+/// Picks the offsets at which a prefilter compares every one of `tails` (a query's two for
+/// AVX-512, the three scanned needles for SSE2 and AVX2): the same offsets for all, so that
+/// one set of loads serves every needle (the loads, not the compares, bound the AVX-512
+/// loop). Of every choice within the shortest tail, the one whose chance matches, summed over
+/// the tails, are least likely.
+pub(super) fn pick_shared<const K: usize>(tails: &[&[u8]]) -> [usize; K] {
     let weight = |b: u8| f64::from(frequency_rank(b)) / 256.0;
-    let chance = |at: &[usize; SHARED_PROBES]| -> f64 {
-        [ulid_tail, uuid_tail]
+    let chance = |at: &[usize; K]| -> f64 {
+        tails
             .iter()
             .map(|tail| at.iter().map(|&i| weight(tail[i])).product::<f64>())
             .sum()
     };
-    let len = ulid_tail.len().min(uuid_tail.len());
+    let len = tails.iter().map(|t| t.len()).min().unwrap_or(0);
     let mut best = std::array::from_fn(|k| k);
     let mut best_chance = chance(&best);
     let mut at = best;
     // Every increasing choice of offsets, in lexicographic order.
     loop {
-        let Some(k) = (0..SHARED_PROBES)
-            .rev()
-            .find(|&k| at[k] < len - SHARED_PROBES + k)
-        else {
+        let Some(k) = (0..K).rev().find(|&k| at[k] < len - K + k) else {
             return best;
         };
         at[k] += 1;
-        for j in k + 1..SHARED_PROBES {
+        for j in k + 1..K {
             at[j] = at[j - 1] + 1;
         }
         let c = chance(&at);
@@ -191,8 +203,19 @@ impl PairSearcher {
                     i2,
                 });
             }
-            shared.push(pick_shared(&first, &second));
+            shared.push(pick_shared(&[&first, &second]));
         }
+        let scanned: Vec<usize> = (0..needles.len())
+            .filter(|&n| needles[n].tail != Tail::Repeat)
+            .collect();
+        let shared_pair = (scanned.len() == SHARED_PAIR_NEEDLES).then(|| {
+            let tails: Vec<&[u8]> = scanned.iter().map(|&n| &needles[n].bytes[..]).collect();
+            let [i1, i2] = pick_shared::<2>(&tails);
+            for &n in &scanned {
+                (needles[n].i1, needles[n].i2) = (i1, i2);
+            }
+            (i1, i2)
+        });
         let reach = needles
             .iter()
             .map(|n| n.i2)
@@ -201,6 +224,8 @@ impl PairSearcher {
             .unwrap_or(0);
         PairSearcher {
             needles,
+            scanned,
+            shared_pair,
             shared,
             reach,
         }
@@ -235,7 +260,8 @@ impl PairSearcher {
     /// Checks every candidate start from `from` on, one byte at a time. Used for the tail of
     /// the buffer that a vector load would overrun, and on targets without a vector path.
     pub(super) fn find_scalar(&self, hay: &[u8], from: usize, hits: &mut Vec<Hit>) {
-        for (n, needle) in self.needles.iter().enumerate() {
+        for &n in &self.scanned {
+            let needle = &self.needles[n];
             let (b1, b2) = (needle.bytes[needle.i1], needle.bytes[needle.i2]);
             let last = match hay.len().checked_sub(needle.bytes.len()) {
                 Some(last) => last,

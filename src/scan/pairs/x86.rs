@@ -8,79 +8,81 @@
 
 use std::arch::x86_64::*;
 
-use super::{Needle, PairSearcher};
+use super::PairSearcher;
 use crate::scan::Hit;
 use crate::scan::x86::Vector;
 
-/// Dispatches on the needle count, so the loop below is compiled for a fixed count and
-/// keeps every splat in a register (two needles per query ID).
+/// Dispatches on the count of needles scanned, so the loop below is compiled for a fixed
+/// count and keeps every splat in a register (one or two needles per query ID).
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
 #[inline(always)]
-unsafe fn find_any<V: Vector>(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
+unsafe fn find_any<V: Skip>(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
     // SAFETY (all arms): the caller's promise is the one the callee needs.
     unsafe {
-        match s.needles.len() {
-            2 => find_fixed::<V, 2>(s, hay, hits),
-            4 => find_fixed::<V, 4>(s, hay, hits),
-            6 => find_fixed::<V, 6>(s, hay, hits),
-            8 => find_fixed::<V, 8>(s, hay, hits),
-            n => unreachable!("{n} needles: always two per query, at most four queries"),
+        match (s.scanned.len(), s.shared_pair.is_some()) {
+            (1, false) => find_fixed::<V, 1, false>(s, hay, hits),
+            (2, false) => find_fixed::<V, 2, false>(s, hay, hits),
+            (3, true) => find_fixed::<V, 3, true>(s, hay, hits),
+            (4, false) => find_fixed::<V, 4, false>(s, hay, hits),
+            (5, false) => find_fixed::<V, 5, false>(s, hay, hits),
+            (6, false) => find_fixed::<V, 6, false>(s, hay, hits),
+            (7, false) => find_fixed::<V, 7, false>(s, hay, hits),
+            (8, false) => find_fixed::<V, 8, false>(s, hay, hits),
+            (n, shared) => unreachable!(
+                "{n} needles (shared offsets: {shared}): one or two per query, at most four \
+                 queries, shared for three exactly"
+            ),
         }
     }
 }
 
-/// The packed-pair loop for `N` needles, then the scalar loop over the bytes left.
+/// The packed-pair loop for `N` needles, compared at one pair of offsets when `SHARED`, then
+/// the scalar loop over the bytes left.
 ///
 /// # Safety
-/// The CPU must have `V`'s features, and `s` must have `N` needles.
+/// The CPU must have `V`'s features, `s` must scan `N` needles, and have a shared pair when
+/// `SHARED`.
 #[inline(always)]
-unsafe fn find_fixed<V: Vector, const N: usize>(s: &PairSearcher, hay: &[u8], hits: &mut Vec<Hit>) {
+unsafe fn find_fixed<V: Skip, const N: usize, const SHARED: bool>(
+    s: &PairSearcher,
+    hay: &[u8],
+    hits: &mut Vec<Hit>,
+) {
+    let scanned: &[usize; N] = s.scanned[..].try_into().expect("N needles");
+    let needle = |k: usize| &s.needles[scanned[k]];
     // SAFETY: the vector feature is enabled by the caller.
-    let fold = unsafe { V::splat(0x20) };
-    let needles: &[Needle; N] = s.needles[..].try_into().expect("N needles");
-    let mut b1 = [fold; N];
-    let mut b2 = [fold; N];
-    for n in 0..N {
-        // SAFETY: the vector feature is enabled by the caller.
-        unsafe {
-            b1[n] = V::splat(needles[n].bytes[needles[n].i1]);
-            b2[n] = V::splat(needles[n].bytes[needles[n].i2]);
+    let pairs = unsafe {
+        Pairs::<V, N, SHARED> {
+            fold: V::splat(0x20),
+            b1: std::array::from_fn(|k| V::splat(needle(k).bytes[needle(k).i1])),
+            b2: std::array::from_fn(|k| V::splat(needle(k).bytes[needle(k).i2])),
+            i1: std::array::from_fn(|k| needle(k).i1),
+            i2: std::array::from_fn(|k| needle(k).i2),
         }
-    }
-    let i1: [usize; N] = std::array::from_fn(|n| needles[n].i1);
-    let i2: [usize; N] = std::array::from_fn(|n| needles[n].i2);
-    let pairs = Pairs {
-        base: hay.as_ptr(),
-        fold,
-        b1,
-        b2,
-        i1,
-        i2,
+    };
+    let base = hay.as_ptr();
+    // The last round start whose two vectors' loads all end within hay.
+    let Some(last) = hay.len().checked_sub(s.reach + 2 * V::LANES) else {
+        s.find_scalar(hay, 0, hits);
+        return;
     };
     let mut p = 0;
-    // Two vectors per round, one branch: candidates are rare, so the common path is
-    // loads, compares and a single test.
-    while p + s.reach + 2 * V::LANES <= hay.len() {
-        // SAFETY: the loop condition covers both vectors.
-        let any = unsafe {
-            let mut acc = pairs.block(p, 0).or(pairs.block(p + V::LANES, 0));
-            for n in 1..N {
-                acc = acc.or(pairs.block(p, n)).or(pairs.block(p + V::LANES, n));
-            }
-            acc.movemask()
-        };
-        if any != 0 {
-            for start in [p, p + V::LANES] {
-                for n in 0..N {
-                    // SAFETY: as above.
-                    let mut mask = unsafe { pairs.block(start, n).movemask() };
-                    while mask != 0 {
-                        let k = mask.trailing_zeros() as usize;
-                        mask &= mask - 1;
-                        s.verify(n, hay, start + k, hits);
-                    }
+    loop {
+        // SAFETY: rounds start at or before `last`, so their loads end within hay.
+        p = unsafe { V::skip(&pairs, base, p, last) };
+        if p > last {
+            break;
+        }
+        for start in [p, p + V::LANES] {
+            for (k, &n) in scanned.iter().enumerate() {
+                // SAFETY: as above.
+                let mut mask = unsafe { pairs.block(base, start, k).movemask() };
+                while mask != 0 {
+                    let bit = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    s.verify(n, hay, start + bit, hits);
                 }
             }
         }
@@ -89,9 +91,11 @@ unsafe fn find_fixed<V: Vector, const N: usize>(s: &PairSearcher, hay: &[u8], hi
     s.find_scalar(hay, p, hits);
 }
 
-/// The splatted needle bytes and their offsets, for one fixed needle count.
-struct Pairs<V, const N: usize> {
-    base: *const u8,
+/// The splatted needle bytes and their offsets, for one fixed needle count. With `SHARED`,
+/// every needle's offsets are the first one's, which the compiler then sees, so that it
+/// loads and folds the two vectors once for all needles.
+#[derive(Clone, Copy)]
+struct Pairs<V, const N: usize, const SHARED: bool> {
     fold: V,
     b1: [V; N],
     b2: [V; N],
@@ -99,21 +103,135 @@ struct Pairs<V, const N: usize> {
     i2: [usize; N],
 }
 
-impl<V: Vector, const N: usize> Pairs<V, N> {
+impl<V: Vector, const N: usize, const SHARED: bool> Pairs<V, N, SHARED> {
     /// Lane k is set when needle n may start at p + k.
     ///
     /// # Safety
     /// The CPU must have `V`'s features, and `base + p .. base + p + reach + LANES` must be
     /// readable (`reach` of the searcher, at least `i2[n]`).
     #[inline(always)]
-    unsafe fn block(&self, p: usize, n: usize) -> V {
+    unsafe fn block(&self, base: *const u8, p: usize, n: usize) -> V {
+        let at = if SHARED { 0 } else { n };
         // SAFETY: as the caller promises; i1 < i2 <= reach.
         unsafe {
-            let x = V::load(self.base.add(p + self.i1[n]));
-            let y = V::load(self.base.add(p + self.i2[n]));
+            let x = V::load(base.add(p + self.i1[at]));
+            let y = V::load(base.add(p + self.i2[at]));
             x.pair(self.b1[n], y, self.b2[n], self.fold)
         }
     }
+}
+
+/// The first round start from `p` on (in steps of two vectors, up to `last`) where some
+/// needle may start, or a value past `last`.
+///
+/// # Safety
+/// The CPU must have `V`'s features, and `base + p .. base + last + reach + 2 * LANES` must
+/// be readable (`reach` of the searcher the pairs belong to).
+#[inline(always)]
+unsafe fn skip<V: Vector, const N: usize, const SHARED: bool>(
+    pairs: &Pairs<V, N, SHARED>,
+    base: *const u8,
+    mut p: usize,
+    last: usize,
+) -> usize {
+    let pairs = *pairs;
+    // Two vectors per round, one branch: candidates are rare, so the common path is
+    // loads, compares and a single test.
+    while p <= last {
+        // SAFETY: p <= last, as the caller promises.
+        let any = unsafe {
+            let mut acc = pairs
+                .block(base, p, 0)
+                .or(pairs.block(base, p + V::LANES, 0));
+            for n in 1..N {
+                acc = acc
+                    .or(pairs.block(base, p, n))
+                    .or(pairs.block(base, p + V::LANES, n));
+            }
+            acc.movemask()
+        };
+        if any != 0 {
+            return p;
+        }
+        p += 2 * V::LANES;
+    }
+    p
+}
+
+/// A vector width's [`skip`], compiled as a function of its own that calls nothing, so the
+/// splats stay in registers through the loop instead of being reloaded around the
+/// verification calls.
+trait Skip: Vector {
+    /// # Safety
+    /// As [`skip`].
+    unsafe fn skip<const N: usize, const SHARED: bool>(
+        pairs: &Pairs<Self, N, SHARED>,
+        base: *const u8,
+        p: usize,
+        last: usize,
+    ) -> usize;
+}
+
+impl Skip for __m256i {
+    /// # Safety
+    /// As [`skip`]; the CPU must have AVX2.
+    #[inline(always)]
+    unsafe fn skip<const N: usize, const SHARED: bool>(
+        pairs: &Pairs<Self, N, SHARED>,
+        base: *const u8,
+        p: usize,
+        last: usize,
+    ) -> usize {
+        // SAFETY: as the caller promises.
+        unsafe { skip_avx2(pairs, base, p, last) }
+    }
+}
+
+impl Skip for __m128i {
+    /// # Safety
+    /// As [`skip`]; the CPU must have SSE2.
+    #[inline(always)]
+    unsafe fn skip<const N: usize, const SHARED: bool>(
+        pairs: &Pairs<Self, N, SHARED>,
+        base: *const u8,
+        p: usize,
+        last: usize,
+    ) -> usize {
+        // SAFETY: as the caller promises.
+        unsafe { skip_sse2(pairs, base, p, last) }
+    }
+}
+
+/// [`skip`] with 32-byte vectors.
+///
+/// # Safety
+/// The CPU must have AVX2; otherwise as [`skip`].
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn skip_avx2<const N: usize, const SHARED: bool>(
+    pairs: &Pairs<__m256i, N, SHARED>,
+    base: *const u8,
+    p: usize,
+    last: usize,
+) -> usize {
+    // SAFETY: as the caller promises.
+    unsafe { skip(pairs, base, p, last) }
+}
+
+/// [`skip`] with 16-byte vectors.
+///
+/// # Safety
+/// The CPU must have SSE2; otherwise as [`skip`].
+#[target_feature(enable = "sse2")]
+#[inline(never)]
+unsafe fn skip_sse2<const N: usize, const SHARED: bool>(
+    pairs: &Pairs<__m128i, N, SHARED>,
+    base: *const u8,
+    p: usize,
+    last: usize,
+) -> usize {
+    // SAFETY: as the caller promises.
+    unsafe { skip(pairs, base, p, last) }
 }
 
 /// The packed-pair loop with 32-byte vectors.
