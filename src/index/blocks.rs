@@ -105,7 +105,11 @@ impl Blocks {
             ));
         }
         let at = i * ENTRY as u64;
-        Ok((self.file.u64_at(at)?, self.file.u64_at(at + 8)?))
+        let b = self.file.body(at, at + ENTRY as u64)?;
+        Ok((
+            u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
+        ))
     }
 }
 
