@@ -82,40 +82,32 @@ pub fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
             .get(..width)
             .and_then(|head| std::str::from_utf8(head).ok())
             .and_then(|head| head.chars().next());
-        match character {
-            Some(c) if is_unsafe_char(c) => {
-                if (c as u32) < 0x80 {
-                    let _ = write!(out, "\\x{:02x}", c as u32);
-                } else {
-                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
-                }
-                rest = &rest[width..];
-            }
-            Some(_) => {
-                out.extend_from_slice(&rest[..width]);
-                rest = &rest[width..];
-            }
-            None => {
-                let _ = write!(out, "\\x{lead:02x}");
-                rest = &rest[1..];
-            }
+        let Some(c) = character else {
+            let _ = write!(out, "\\x{lead:02x}");
+            rest = &rest[1..];
+            continue;
+        };
+        if !is_unsafe_char(c) {
+            out.extend_from_slice(&rest[..width]);
+        } else if (c as u32) < 0x80 {
+            let _ = write!(out, "\\x{:02x}", c as u32);
+        } else {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
         }
+        rest = &rest[width..];
     }
 }
 
-/// How many leading bytes of `bytes` are printable ASCII or tabs, shown as they are: 32 bytes
-/// at a time without an early exit, which the compiler turns into vector compares, since most log
-/// lines are all such bytes and every printed line passes through here.
+/// How many leading bytes of `bytes` are printable ASCII or tabs, shown as they are. Most
+/// log lines are all such bytes and every printed line passes through here, so it tests 32
+/// bytes at a time without an early exit, which the compiler turns into vector compares.
 fn plain_prefix_len(bytes: &[u8]) -> usize {
     let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\t';
-    let mut chunks = bytes.chunks_exact(32);
-    let mut len = 0;
-    for chunk in &mut chunks {
-        if !chunk.iter().fold(true, |all, &b| all & plain(b)) {
-            break;
-        }
-        len += 32;
-    }
+    let len = bytes
+        .chunks_exact(32)
+        .take_while(|chunk| chunk.iter().fold(true, |all, &b| all & plain(b)))
+        .count()
+        * 32;
     len + bytes[len..]
         .iter()
         .position(|&b| !plain(b))
