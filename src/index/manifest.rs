@@ -318,13 +318,13 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
     let mut segments = Vec::with_capacity(n);
     for _ in 0..n {
         segments.push(SegmentRef {
-            name: segment_name(r.bytes()?)?,
+            name: sibling_name(r.bytes()?)?,
             len: r.u64()?,
             table_crc: r.u32()?,
         });
     }
     let blocks = BlocksRef {
-        name: segment_name(r.bytes()?)?,
+        name: sibling_name(r.bytes()?)?,
         len: r.u64()?,
         table_crc: r.u32()?,
     };
@@ -395,7 +395,7 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
 }
 
 /// The name of a file beside the manifest: no path separator, not hidden.
-fn segment_name(bytes: &[u8]) -> Result<String, Damage> {
+fn sibling_name(bytes: &[u8]) -> Result<String, Damage> {
     let name = String::from_utf8(bytes.to_vec())
         .map_err(|_| Damage("a file name in the manifest is not UTF-8".to_string()))?;
     if name.contains('/') || name.starts_with('.') {

@@ -192,23 +192,13 @@ impl Segment {
 
     /// Calls `found(file, block)` for every posting of `key`.
     pub fn lookup(&self, key: u64, found: &mut dyn FnMut(u32, u32)) -> Result<(), Damage> {
-        let keys_at = self.postings_len;
-        let offsets_at = keys_at + self.n_keys * 8;
         let (mut lo, mut hi) = (0u64, self.n_keys);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let k = self.file.u64_at(keys_at + mid * 8)?;
-            match k.cmp(&key) {
+            match self.key(mid)?.cmp(&key) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => {
-                    let start = self.file.u64_at(offsets_at + mid * 8)?;
-                    let end = self.file.u64_at(offsets_at + mid * 8 + 8)?;
-                    if end > self.postings_len {
-                        return Err(Damage("a postings list runs outside it".to_string()));
-                    }
-                    return decode_postings(self.file.body(start, end)?, found);
-                }
+                std::cmp::Ordering::Equal => return decode_postings(self.postings(mid)?, found),
             }
         }
         Ok(())
@@ -216,20 +206,29 @@ impl Segment {
 
     /// Every posting, in order: what a merge reads.
     pub fn for_each(&self, found: &mut dyn FnMut(Posting)) -> Result<(), Damage> {
-        let keys_at = self.postings_len;
-        let offsets_at = keys_at + self.n_keys * 8;
         for i in 0..self.n_keys {
-            let key = self.file.u64_at(keys_at + i * 8)?;
-            let start = self.file.u64_at(offsets_at + i * 8)?;
-            let end = self.file.u64_at(offsets_at + i * 8 + 8)?;
-            if end > self.postings_len {
-                return Err(Damage("a postings list runs outside it".to_string()));
-            }
-            decode_postings(self.file.body(start, end)?, &mut |file, block| {
+            let key = self.key(i)?;
+            decode_postings(self.postings(i)?, &mut |file, block| {
                 found(Posting { key, file, block })
             })?;
         }
         Ok(())
+    }
+
+    /// The `i`th key, in ascending order.
+    fn key(&self, i: u64) -> Result<u64, Damage> {
+        self.file.u64_at(self.postings_len + i * 8)
+    }
+
+    /// The encoded postings of the `i`th key.
+    fn postings(&self, i: u64) -> Result<&[u8], Damage> {
+        let offsets_at = self.postings_len + self.n_keys * 8;
+        let start = self.file.u64_at(offsets_at + i * 8)?;
+        let end = self.file.u64_at(offsets_at + i * 8 + 8)?;
+        if end > self.postings_len {
+            return Err(Damage("a postings list runs outside it".to_string()));
+        }
+        self.file.body(start, end)
     }
 }
 
