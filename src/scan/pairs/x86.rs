@@ -175,7 +175,8 @@ trait Skip: Vector {
 impl Skip for __m256i {
     /// # Safety
     /// As [`skip`]; the CPU must have AVX2.
-    #[inline(always)]
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
     unsafe fn skip<const N: usize, const SHARED: bool>(
         pairs: &Pairs<Self, N, SHARED>,
         base: *const u8,
@@ -183,14 +184,15 @@ impl Skip for __m256i {
         last: usize,
     ) -> usize {
         // SAFETY: as the caller promises.
-        unsafe { skip_avx2(pairs, base, p, last) }
+        unsafe { skip(pairs, base, p, last) }
     }
 }
 
 impl Skip for __m128i {
     /// # Safety
     /// As [`skip`]; the CPU must have SSE2.
-    #[inline(always)]
+    #[target_feature(enable = "sse2")]
+    #[inline(never)]
     unsafe fn skip<const N: usize, const SHARED: bool>(
         pairs: &Pairs<Self, N, SHARED>,
         base: *const u8,
@@ -198,40 +200,8 @@ impl Skip for __m128i {
         last: usize,
     ) -> usize {
         // SAFETY: as the caller promises.
-        unsafe { skip_sse2(pairs, base, p, last) }
+        unsafe { skip(pairs, base, p, last) }
     }
-}
-
-/// [`skip`] with 32-byte vectors.
-///
-/// # Safety
-/// The CPU must have AVX2; otherwise as [`skip`].
-#[target_feature(enable = "avx2")]
-#[inline(never)]
-unsafe fn skip_avx2<const N: usize, const SHARED: bool>(
-    pairs: &Pairs<__m256i, N, SHARED>,
-    base: *const u8,
-    p: usize,
-    last: usize,
-) -> usize {
-    // SAFETY: as the caller promises.
-    unsafe { skip(pairs, base, p, last) }
-}
-
-/// [`skip`] with 16-byte vectors.
-///
-/// # Safety
-/// The CPU must have SSE2; otherwise as [`skip`].
-#[target_feature(enable = "sse2")]
-#[inline(never)]
-unsafe fn skip_sse2<const N: usize, const SHARED: bool>(
-    pairs: &Pairs<__m128i, N, SHARED>,
-    base: *const u8,
-    p: usize,
-    last: usize,
-) -> usize {
-    // SAFETY: as the caller promises.
-    unsafe { skip(pairs, base, p, last) }
 }
 
 /// The packed-pair loop with 32-byte vectors.
