@@ -37,6 +37,12 @@ pub fn run(command: Command) -> Exit {
 
 /// The inputs named by the paths (or standard input); a walk that cannot start is reported.
 pub fn inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
+    reported(walk(config))
+}
+
+/// The walk of [`inputs`] without its reports, for a thread of its own: a report made there
+/// could come before or after another thread's.
+pub fn walk(config: &InputConfig) -> Result<Vec<Input>, String> {
     if let Some(label) = &config.label {
         source::set_label(label);
     }
@@ -48,7 +54,12 @@ pub fn inputs(config: &InputConfig) -> Result<Vec<Input>, Exit> {
         follow_links: config.follow_links,
         implicit_cwd: config.implicit_cwd,
     };
-    let inputs = source::walk(&config.paths, &options).map_err(|e| {
+    source::walk(&config.paths, &options)
+}
+
+/// Reports what is wrong with the outcome of [`walk`], as [`inputs`] does.
+pub fn reported(walked: Result<Vec<Input>, String>) -> Result<Vec<Input>, Exit> {
+    let inputs = walked.map_err(|e| {
         report(&e);
         Exit::Error
     })?;

@@ -24,12 +24,40 @@ use crate::writer::{self, Done, Writer};
 const FLUSH_AT: usize = 64 * 1024;
 
 pub fn run(config: SearchConfig) -> Exit {
-    let inputs = match super::inputs(&config.input) {
-        Ok(inputs) => inputs,
-        Err(exit) => return exit,
-    };
-    let (printer, matcher) = printer_and_matcher(&config);
-    let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
+    // The index holds ULID and UUID tokens; the trace spellings (X-Ray, a span's 16 hex, a
+    // decimal in a trace field) are not in it, so it may not prune for them.
+    let trace_query = config
+        .queries
+        .iter()
+        .any(|q| q.kind == Kind::Span || q.may_be_trace());
+    if trace_query || !config.index.enabled {
+        return match super::inputs(&config.input) {
+            Ok(inputs) => search(&config, &inputs, None),
+            Err(exit) => exit,
+        };
+    }
+    // The walk and the index's lookup need nothing of each other, and on a large tree each
+    // is a good part of a lookup's time: the walk runs on a thread of its own meanwhile.
+    std::thread::scope(|scope| {
+        let walk = scope.spawn(|| super::walk(&config.input));
+        let index = super::index::open_for(&config.input, &config.index);
+        let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
+        let candidates = index
+            .as_ref()
+            .and_then(|index| super::index::candidates(index, &ids));
+        let walked = walk
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        match super::reported(walked) {
+            Ok(inputs) => search(&config, &inputs, candidates.as_ref()),
+            Err(exit) => exit,
+        }
+    })
+}
+
+/// Searches `inputs`, pruned by the index's `candidates` when there are some.
+fn search(config: &SearchConfig, inputs: &[Input], candidates: Option<&Candidates>) -> Exit {
+    let (printer, matcher) = printer_and_matcher(config);
     let options = SearchOptions {
         line_numbers: config.line_numbers,
         text: config.input.text,
@@ -42,18 +70,6 @@ pub fn run(config: SearchConfig) -> Exit {
         printer.header(&mut header, &config.queries, &config.input.clock());
         let _ = writer.write(&header);
     }
-    // The index holds ULID and UUID tokens; the trace spellings (X-Ray, a span's 16 hex, a
-    // decimal in a trace field) are not in it, so it may not prune for them.
-    let trace_query = config
-        .queries
-        .iter()
-        .any(|q| q.kind == Kind::Span || q.may_be_trace());
-    let index = (!trace_query)
-        .then(|| super::index::open_for(&config.input, &config.index))
-        .flatten();
-    let candidates = index
-        .as_ref()
-        .and_then(|index| super::index::candidates(index, &ids));
     let job = SearchJob {
         matcher: &matcher,
         zone: config.input.zone.clone(),
@@ -61,10 +77,10 @@ pub fn run(config: SearchConfig) -> Exit {
         options,
         stop: AtomicBool::new(false),
         line_buffered: config.line_buffered,
-        candidates: candidates.as_ref(),
+        candidates,
     };
     let threads = config.input.threads.min(inputs.len()).max(1);
-    let result = writer::run_in_order(&job, &inputs, threads, &mut writer);
+    let result = writer::run_in_order(&job, inputs, threads, &mut writer);
     let (matched, errored) = match result.and_then(|r| writer.flush().map(|_| r)) {
         Ok(r) => r,
         Err(e) => {

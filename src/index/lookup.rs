@@ -3,12 +3,15 @@
 //!
 //! Every decision errs toward reading: a file the index does not know, or whose fingerprint
 //! no longer holds, is read whole; a file that grew has its new bytes read after the ranges
-//! its postings name. A damaged index is found before anything is printed (the postings
-//! of every query ID are looked up first), so the caller can fall back to a scan.
+//! its postings name. The postings of every query ID are looked up before anything is
+//! read, so a damaged segment is found then and the caller falls back to a scan. Each file's
+//! block table is read when that file is planned, on the search threads: a damaged one is
+//! reported once, and that file and every one planned after it are read whole.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::blocks::Blocks;
 use super::fingerprint::{self, Freshness};
@@ -25,7 +28,8 @@ pub struct Index {
     segments: Vec<Segment>,
     blocks: Blocks,
     by_inode: HashMap<(u64, u64), usize>,
-    by_id: HashMap<u32, usize>,
+    /// A block table was found damaged: it was reported, and nothing more is pruned.
+    damaged: AtomicBool,
 }
 
 impl Index {
@@ -89,20 +93,20 @@ impl Index {
             .enumerate()
             .map(|(i, f)| ((f.fingerprint.dev, f.fingerprint.ino), i))
             .collect();
-        let by_id = manifest
-            .files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.id, i))
-            .collect();
         Ok(Index {
             dir: dir.to_path_buf(),
             manifest,
             segments,
             blocks,
             by_inode,
-            by_id,
+            damaged: AtomicBool::new(false),
         })
+    }
+
+    /// Whether a lookup found a block table damaged (and reported it): what is read since is
+    /// read whole.
+    pub fn is_damaged(&self) -> bool {
+        self.damaged.load(Ordering::Relaxed)
     }
 
     /// The blocks that may mention any of `ids`, by file. `Err`: the index is damaged
@@ -131,29 +135,7 @@ impl Index {
             blocks.sort_unstable();
             blocks.dedup();
         }
-        // Every range is resolved now, before anything is printed, so damaged block tables
-        // give the warning and a scan rather than half an answer.
-        let mut ranges = HashMap::with_capacity(hits.len());
-        for (file, blocks) in &hits {
-            let Some(entry) = self.by_id.get(file).map(|&i| &self.manifest.files[i]) else {
-                continue; // a file no longer indexed
-            };
-            if entry.layout == Layout::Blocks {
-                let resolved = ranges_of(entry, &self.blocks, blocks).map_err(|d| {
-                    format!(
-                        "index {}: {}: {d}; searching without it",
-                        self.dir.display(),
-                        self.manifest.blocks.name
-                    )
-                })?;
-                ranges.insert(*file, resolved);
-            }
-        }
-        Ok(Candidates {
-            index: self,
-            hits,
-            ranges,
-        })
+        Ok(Candidates { index: self, hits })
     }
 
     fn entry_for(&self, dev: u64, ino: u64) -> Option<&FileEntry> {
@@ -186,10 +168,8 @@ pub struct Range {
 /// The postings of one query, ready to plan each file's reading.
 pub struct Candidates<'a> {
     index: &'a Index,
-    /// Block numbers by file id.
+    /// Block numbers by file id, ascending.
     hits: HashMap<u32, Vec<u32>>,
-    /// The byte ranges of those blocks, for the files stored in blocks.
-    ranges: HashMap<u32, Vec<Range>>,
 }
 
 impl Candidates<'_> {
@@ -216,9 +196,13 @@ impl Candidates<'_> {
     /// What to read of the file whose metadata is `stat`; `open` opens it, when its bytes
     /// must be checked against the fingerprint.
     fn plan(&self, stat: &fingerprint::Stat, open: impl FnOnce() -> std::io::Result<File>) -> Plan {
-        let Some(entry) = self.index.entry_for(stat.dev, stat.ino) else {
+        let index = self.index;
+        let Some(entry) = index.entry_for(stat.dev, stat.ino) else {
             return Plan::Whole;
         };
+        if index.is_damaged() {
+            return Plan::Whole;
+        }
         let freshness = fingerprint::check(&entry.fingerprint, entry.indexed, stat, open);
         let blocks = self.hits.get(&entry.id);
         match (entry.layout, freshness) {
@@ -238,7 +222,20 @@ impl Candidates<'_> {
                     // binary: only a whole read decides that as a scan would.
                     return Plan::Whole;
                 }
-                let mut ranges = self.ranges.get(&entry.id).cloned().unwrap_or_default();
+                let mut ranges = match blocks.map(|b| ranges_of(entry, &index.blocks, b)) {
+                    None => Vec::new(),
+                    Some(Ok(ranges)) => ranges,
+                    Some(Err(damage)) => {
+                        if !index.damaged.swap(true, Ordering::Relaxed) {
+                            crate::exit::report(&format!(
+                                "index {}: {}: {damage}; searching without it",
+                                index.dir.display(),
+                                index.manifest.blocks.name
+                            ));
+                        }
+                        return Plan::Whole;
+                    }
+                };
                 if grown {
                     ranges.push(Range {
                         start: entry.indexed,

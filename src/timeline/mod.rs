@@ -259,6 +259,8 @@ pub fn build(
         let traced = queries
             .iter()
             .any(|q| q.kind == Kind::Span || q.may_be_trace());
+        // A block table found damaged by an earlier pass was reported then: this one scans.
+        ids_index = ids_index.filter(|i| !i.is_damaged());
         let usable_index = ids_index.filter(|_| !traced);
         let candidates = match usable_index.map(|i| i.candidates(&values)) {
             Some(Err(warning)) => {

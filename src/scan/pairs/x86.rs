@@ -75,20 +75,54 @@ unsafe fn find_fixed<V: Skip, const N: usize, const SHARED: bool>(
         if p > last {
             break;
         }
-        for start in [p, p + V::LANES] {
-            for (k, &n) in scanned.iter().enumerate() {
-                // SAFETY: as above.
-                let mut mask = unsafe { pairs.block(base, start, k).movemask() };
-                while mask != 0 {
-                    let bit = mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
-                    s.verify(n, hay, start + bit, hits);
-                }
-            }
-        }
+        // SAFETY: as above.
+        unsafe { verify_round(s, scanned, &pairs, hay, p, 0, hits) };
         p += 2 * V::LANES;
     }
-    s.find_scalar(hay, p, hits);
+    // The starts after the last whole round: one more round, at the last start whose loads
+    // end within hay, without the starts already seen; then byte at a time, the starts of
+    // needles shorter than another's `reach` that lie beyond it. An index lookup searches
+    // thousands of short ranges, each with such a tail: a round costs a few instructions
+    // where the bytes one at a time cost hundreds.
+    if p < last + 2 * V::LANES {
+        // SAFETY: as above.
+        unsafe { verify_round(s, scanned, &pairs, hay, last, p, hits) };
+    }
+    s.find_scalar(hay, p.max(last + 2 * V::LANES), hits);
+}
+
+/// Verifies the candidates of the round at `p` whose starts are `from` or later; `scanned`:
+/// the searcher's scanned needles.
+///
+/// # Safety
+/// The CPU must have `V`'s features, and `p + reach + 2 * LANES` must be at most
+/// `hay.len()`.
+#[inline(always)]
+unsafe fn verify_round<V: Vector, const N: usize, const SHARED: bool>(
+    s: &PairSearcher,
+    scanned: &[usize; N],
+    pairs: &Pairs<V, N, SHARED>,
+    hay: &[u8],
+    p: usize,
+    from: usize,
+    hits: &mut Vec<Hit>,
+) {
+    for start in [p, p + V::LANES] {
+        let seen = from.saturating_sub(start);
+        if seen >= V::LANES {
+            continue;
+        }
+        for (k, &n) in scanned.iter().enumerate() {
+            // SAFETY: as the caller promises.
+            let mut mask =
+                unsafe { pairs.block(hay.as_ptr(), start, k).movemask() } >> seen << seen;
+            while mask != 0 {
+                let bit = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                s.verify(n, hay, start + bit, hits);
+            }
+        }
+    }
 }
 
 /// The splatted needle bytes and their offsets, for one fixed needle count. With `SHARED`,
