@@ -1,13 +1,18 @@
 //! The block tables file: every indexed file's blocks (start offset and first line number),
-//! fixed-width and memory-mapped, so a lookup turns a posting into bytes by reading one entry
-//! instead of decoding a whole table. A hot ID names thousands of blocks across hundreds of
-//! files; decoding those files' delta-encoded tables cost more than reading the blocks.
+//! fixed-width, so a lookup turns a posting into bytes by reading two entries instead of
+//! decoding a whole table. A hot ID names thousands of blocks across hundreds of files;
+//! decoding those files' delta-encoded tables cost more than reading the blocks.
 //!
 //! Layout: a 32-byte header (magic, format version, chunk size, entry count, header CRC);
 //! the entries, 16 bytes each (start, first line; little-endian); a CRC-32 for every
 //! [`CHUNK`] bytes of entries. The manifest holds the CRC of that table, as it does for a
-//! segment, and each file's first entry and count. A lookup checks a chunk the first time it
-//! reads from it, so it reads a few KiB per file, not the file's table.
+//! segment, and each file's first entry and count. A lookup reads and checks the chunks
+//! that hold the entries it needs, so it reads a KiB per block it reads, not the file's table.
+//!
+//! The file is read with positional reads, not mapped: a hot ID's entries lie in thousands
+//! of pages of a file of 150 MB (10 GiB of logs), and mapping them cost a page fault per
+//! 64 KiB touched and as much again to unmap them when the search ends, each several times
+//! a read of the same KiB.
 //!
 //! Like a segment, the file is written once under a fresh name (`blocks-*`), before the
 //! manifest that names it is renamed into place.
@@ -16,9 +21,10 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::checked::{self, CheckedMap, ChunkSums};
+use super::checked::ChunkSums;
 use super::format::{Damage, crc};
 use super::manifest::FORMAT_VERSION;
+use super::ranges::read_exact_at;
 
 const MAGIC: &[u8; 8] = b"IDGRPBLK";
 const HEADER_LEN: usize = 32;
@@ -62,16 +68,29 @@ pub fn write(path: &Path, entries: &[(u64, u64)]) -> io::Result<Written> {
 
 /// A blocks file opened for reading; shared by the search threads.
 pub struct Blocks {
-    file: CheckedMap,
+    file: File,
     entries: u64,
+    /// The CRC of each chunk of entries, little-endian, as read (and checked against the
+    /// manifest) on opening.
+    crcs: Vec<u8>,
 }
 
 impl Blocks {
-    /// Maps the blocks file at `path`, expected to be `len` bytes with a chunk table whose
+    /// Opens the blocks file at `path`, expected to be `len` bytes with a chunk table whose
     /// CRC is `table_crc` (what the manifest says).
     pub fn open(path: &Path, len: u64, table_crc: u32) -> Result<Blocks, Damage> {
-        let map = checked::map(path, len)?;
-        let h = map.get(..HEADER_LEN).ok_or_else(Damage::truncated)?;
+        let file = File::open(path).map_err(unreadable)?;
+        let actual = file.metadata().map_err(unreadable)?.len();
+        if actual != len {
+            return Err(Damage(format!(
+                "the file is {actual} bytes, the manifest says {len}"
+            )));
+        }
+        let mut h = [0u8; HEADER_LEN];
+        if len < HEADER_LEN as u64 {
+            return Err(Damage::truncated());
+        }
+        read_exact_at(&file, &mut h, 0).map_err(unreadable)?;
         if &h[..8] != MAGIC {
             return Err(Damage("not an idgrep block tables file".to_string()));
         }
@@ -88,8 +107,26 @@ impl Blocks {
         let body_len = entries
             .checked_mul(ENTRY as u64)
             .ok_or_else(Damage::truncated)?;
-        let file = CheckedMap::new(map, HEADER_LEN as u64, body_len, CHUNK as u64, table_crc)?;
-        Ok(Blocks { file, entries })
+        let chunks = body_len.div_ceil(CHUNK as u64);
+        if (HEADER_LEN as u64)
+            .checked_add(body_len)
+            .and_then(|b| b.checked_add(chunks.checked_mul(4)?))
+            != Some(len)
+        {
+            return Err(Damage("the file's sizes do not add up".to_string()));
+        }
+        let mut crcs = vec![0u8; chunks as usize * 4];
+        read_exact_at(&file, &mut crcs, HEADER_LEN as u64 + body_len).map_err(unreadable)?;
+        if crc(&crcs) != table_crc {
+            return Err(Damage(
+                "the file's checksum table does not match the manifest".to_string(),
+            ));
+        }
+        Ok(Blocks {
+            file,
+            entries,
+            crcs,
+        })
     }
 
     /// How many entries the file holds.
@@ -97,20 +134,50 @@ impl Blocks {
         self.entries
     }
 
-    /// Entry `i`: a block's start offset and first line, its chunk checked once.
-    pub fn entry(&self, i: u64) -> Result<(u64, u64), Damage> {
-        if i >= self.entries {
+    /// Entries `first..first + count`, each a block's start offset and first line, read at
+    /// once with every chunk they touch checked.
+    pub fn entries(&self, first: u64, count: u64) -> Result<Vec<(u64, u64)>, Damage> {
+        if first
+            .checked_add(count)
+            .is_none_or(|end| end > self.entries)
+        {
             return Err(Damage(
                 "a block table points outside the block tables".to_string(),
             ));
         }
-        let at = i * ENTRY as u64;
-        let b = self.file.body(at, at + ENTRY as u64)?;
-        Ok((
-            u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
-            u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
-        ))
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let (start, end) = (first * ENTRY as u64, (first + count) * ENTRY as u64);
+        let first_chunk = start / CHUNK as u64;
+        let from = first_chunk * CHUNK as u64;
+        let to = end.div_ceil(CHUNK as u64) * CHUNK as u64;
+        let to = to.min(self.entries * ENTRY as u64);
+        let mut bytes = vec![0u8; (to - from) as usize];
+        read_exact_at(&self.file, &mut bytes, HEADER_LEN as u64 + from).map_err(unreadable)?;
+        for (k, chunk) in bytes.chunks(CHUNK).enumerate() {
+            let at = (first_chunk as usize + k) * 4;
+            let want = u32::from_le_bytes(self.crcs[at..at + 4].try_into().expect("4 bytes"));
+            if crc(chunk) != want {
+                return Err(Damage("a chunk's checksum does not match".to_string()));
+            }
+        }
+        let wanted = &bytes[(start - from) as usize..(end - from) as usize];
+        Ok(wanted
+            .chunks_exact(ENTRY)
+            .map(|e| {
+                (
+                    u64::from_le_bytes(e[..8].try_into().expect("8 bytes")),
+                    u64::from_le_bytes(e[8..].try_into().expect("8 bytes")),
+                )
+            })
+            .collect())
     }
+}
+
+/// A read that failed: the damage messages need not name the file, the warning line does.
+fn unreadable(e: io::Error) -> Damage {
+    Damage(crate::source::io_reason(&e))
 }
 
 #[cfg(test)]
@@ -130,9 +197,11 @@ mod tests {
         let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
         assert_eq!(blocks.len(), all.len() as u64);
         for (i, &e) in all.iter().enumerate().rev() {
-            assert_eq!(blocks.entry(i as u64), Ok(e));
+            assert_eq!(blocks.entries(i as u64, 1), Ok(vec![e]));
         }
-        assert!(blocks.entry(all.len() as u64).is_err());
+        assert!(blocks.entries(all.len() as u64, 1).is_err());
+        assert_eq!(blocks.entries(0, all.len() as u64), Ok(all.clone()));
+        assert_eq!(blocks.entries(70, 3), Ok(all[70..73].to_vec()));
     }
 
     #[test]
@@ -142,7 +211,8 @@ mod tests {
         let w = write(&path, &[]).unwrap();
         let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
         assert_eq!(blocks.len(), 0);
-        assert!(blocks.entry(0).is_err());
+        assert!(blocks.entries(0, 1).is_err());
+        assert_eq!(blocks.entries(0, 0), Ok(vec![]));
     }
 
     #[test]
@@ -158,7 +228,7 @@ mod tests {
             std::fs::write(&path, &bad).unwrap();
             let damaged = match Blocks::open(&path, w.len, w.table_crc) {
                 Err(_) => true,
-                Ok(blocks) => (0..all.len() as u64).any(|i| blocks.entry(i).is_err()),
+                Ok(blocks) => (0..all.len() as u64).any(|i| blocks.entries(i, 1).is_err()),
             };
             assert!(damaged, "a flip at byte {at} went unnoticed");
         }

@@ -1,9 +1,10 @@
 //! The shape segments and the block tables file share: a header, a body, then a CRC-32 for
-//! every chunk of the body, the whole file written once and memory-mapped. Writing keeps a
-//! CRC per chunk as the body goes out ([`ChunkSums`]); reading checks a chunk the first time
-//! anything in it is read ([`CheckedMap::body`]), so a lookup checks the few KiB it reads,
-//! not the file, and still finds any damaged byte it relies on. The manifest holds the CRC of
-//! the chunk table, which ties each such file to the manifest that names it.
+//! every chunk of the body, the whole file written once. Writing keeps a CRC per chunk as the
+//! body goes out ([`ChunkSums`]). A segment is memory-mapped and checks a chunk the first
+//! time anything in it is read ([`CheckedMap::body`]), so a lookup checks the few KiB it
+//! reads, not the file, and still finds any damaged byte it relies on (the blocks file reads
+//! and checks its chunks itself). The manifest holds the CRC of the chunk table, which ties
+//! each such file to the manifest that names it.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -69,11 +70,11 @@ impl<W: Write> Write for ChunkSums<W> {
     }
 }
 
-/// Maps the file at `path`, which the manifest says is `len` bytes. The damage messages need
-/// not name the file: the warning line does.
+/// Maps the segment at `path`, which the manifest says is `len` bytes. The damage messages
+/// need not name the file: the warning line does.
 pub fn map(path: &Path, len: u64) -> Result<Mmap, Damage> {
     let file = File::open(path).map_err(|e| Damage(crate::source::io_reason(&e)))?;
-    // SAFETY: segments and block tables files are never written after a manifest names them:
+    // SAFETY: segments are never written after a manifest names them:
     // an update writes new files under new names and renames a new manifest into place. A
     // file truncated under the map by something else would fault; idgrep itself never does.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| Damage(crate::source::io_reason(&e)))?;
@@ -127,7 +128,9 @@ impl CheckedMap {
                 "the file's checksum table does not match the manifest".to_string(),
             ));
         }
-        let verified = (0..chunks.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let verified = (0..chunks.div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
         Ok(CheckedMap {
             map,
             header_len,

@@ -141,17 +141,16 @@ impl BlockTable {
         if b >= self.count() {
             return Ok(None);
         }
-        let entry = |i: u32| -> Result<(u64, u64), Damage> {
-            match self {
-                BlockTable::Stored { first, .. } => blocks.entry(first + u64::from(i)),
-                BlockTable::Loaded(table) => Ok(table[i as usize]),
+        let next = b + 1 < self.count();
+        let ((start, line), end) = match self {
+            BlockTable::Stored { first, .. } => {
+                let both = blocks.entries(first + u64::from(b), if next { 2 } else { 1 })?;
+                (both[0], both.get(1).map_or(indexed, |e| e.0))
             }
-        };
-        let (start, line) = entry(b)?;
-        let end = if b + 1 < self.count() {
-            entry(b + 1)?.0
-        } else {
-            indexed
+            BlockTable::Loaded(table) => (
+                table[b as usize],
+                table.get(b as usize + 1).map_or(indexed, |e| e.0),
+            ),
         };
         if start >= end || end > indexed {
             return Err(Damage("a block table is inconsistent".to_string()));
@@ -164,9 +163,7 @@ impl BlockTable {
         match self {
             BlockTable::Loaded(table) => Ok(table.clone()),
             BlockTable::Stored { first, count, last } => {
-                let table = (0..u64::from(*count))
-                    .map(|i| blocks.entry(first + i))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let table = blocks.entries(*first, u64::from(*count))?;
                 let ordered = table
                     .windows(2)
                     .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1);

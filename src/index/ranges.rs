@@ -142,7 +142,8 @@ fn read_up_to_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     Ok(n)
 }
 
-fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
+/// Fills `buf` from `at`; a file that ends first is an error.
+pub(super) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
     if read_up_to_at(file, buf, at)? < buf.len() {
         return Err(io::Error::new(
             io::ErrorKind::UnexpectedEof,
@@ -157,7 +158,14 @@ fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, at)
 }
 
-#[cfg(not(unix))]
+/// Windows' positional read moves the file's cursor, but each call names its offset, so
+/// threads may share the file as on Unix.
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
+}
+
+#[cfg(not(any(unix, windows)))]
 fn read_at(mut file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     use std::io::{Seek, SeekFrom};
     file.seek(SeekFrom::Start(at))?;
