@@ -257,10 +257,7 @@ impl Candidates<'_> {
 /// `Err` if its block table is damaged where they are.
 fn ranges_of(entry: &FileEntry, blocks: &Blocks, hits: &[u32]) -> Result<Vec<Range>, Damage> {
     let mut ranges: Vec<Range> = Vec::new();
-    for &b in hits {
-        let Some((start, end, line)) = entry.blocks.block(blocks, entry.indexed, b)? else {
-            continue;
-        };
+    for (start, end, line) in entry.blocks.blocks_of(blocks, entry.indexed, hits)? {
         match ranges.last_mut() {
             Some(last) if last.end == Some(start) => last.end = Some(end),
             _ => ranges.push(Range {

@@ -14,7 +14,7 @@ use super::format::{Damage, Reader, Writer, crc};
 
 const MAGIC: &[u8; 8] = b"IDGRPMAN";
 /// Bumped whenever any index file changes shape or meaning; another value is refused.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 const HEADER_LEN: usize = 8 + 4 + 8 + 4;
 
 /// How an indexed file's postings point into it.
@@ -129,33 +129,47 @@ impl BlockTable {
         }
     }
 
-    /// The bytes and first line number of block `b`: `Ok(None)` if there is no such block,
-    /// `Err` if the table is damaged there. `blocks`: the index's blocks file, for a stored
-    /// table.
-    pub fn block(
+    /// The bytes and first line number of each block of `hits` (ascending) that the table
+    /// has, as (start, end, first line); `Err` if the table is damaged where they are.
+    /// `blocks`: the index's blocks file, for a stored table, whose entries are read a run of
+    /// nearby hits at a time: a read costs about as much for 4 KiB as for 16 bytes.
+    pub fn blocks_of(
         &self,
         blocks: &Blocks,
         indexed: u64,
-        b: u32,
-    ) -> Result<Option<(u64, u64, u64)>, Damage> {
-        if b >= self.count() {
-            return Ok(None);
-        }
-        let next = b + 1 < self.count();
-        let ((start, line), end) = match self {
-            BlockTable::Stored { first, .. } => {
-                let both = blocks.entries(first + u64::from(b), if next { 2 } else { 1 })?;
-                (both[0], both.get(1).map_or(indexed, |e| e.0))
+        hits: &[u32],
+    ) -> Result<Vec<(u64, u64, u64)>, Damage> {
+        /// Hits this many entries apart or closer share a read (4 KiB of entries).
+        const NEAR: u32 = 256;
+        let count = self.count();
+        let hits = &hits[..hits.partition_point(|&b| b < count)];
+        let mut found = Vec::with_capacity(hits.len());
+        let mut rest = hits;
+        while let Some(&lo) = rest.first() {
+            let run = 1 + rest.windows(2).take_while(|w| w[1] - w[0] <= NEAR).count();
+            let (group, after) = rest.split_at(run);
+            rest = after;
+            let hi = group[run - 1];
+            // The entry after the last hit closes it, when there is one.
+            let upto = (hi + 2).min(count);
+            let loaded;
+            let table: &[(u64, u64)] = match self {
+                BlockTable::Stored { first, .. } => {
+                    loaded = blocks.entries(first + u64::from(lo), u64::from(upto - lo))?;
+                    &loaded
+                }
+                BlockTable::Loaded(table) => &table[lo as usize..upto as usize],
+            };
+            for &b in group {
+                let (start, line) = table[(b - lo) as usize];
+                let end = table.get((b - lo) as usize + 1).map_or(indexed, |e| e.0);
+                if start >= end || end > indexed {
+                    return Err(Damage("a block table is inconsistent".to_string()));
+                }
+                found.push((start, end, line));
             }
-            BlockTable::Loaded(table) => (
-                table[b as usize],
-                table.get(b as usize + 1).map_or(indexed, |e| e.0),
-            ),
-        };
-        if start >= end || end > indexed {
-            return Err(Damage("a block table is inconsistent".to_string()));
         }
-        Ok(Some((start, end, line)))
+        Ok(found)
     }
 
     /// The table as a list, reading a stored one from `blocks` (checked as it is read).
@@ -545,16 +559,45 @@ mod tests {
         let loaded = BlockTable::Loaded(table.to_vec());
         for t in [&f.blocks, &loaded] {
             assert_eq!(t.load(&blocks), Ok(table.to_vec()));
-            assert_eq!(t.block(&blocks, f.indexed, 0), Ok(Some((0, 65_600, 1))));
             assert_eq!(
-                t.block(&blocks, f.indexed, 2),
-                Ok(Some((131_072, 200_000, 800)))
+                t.blocks_of(&blocks, f.indexed, &[0, 2, 3]),
+                Ok(vec![(0, 65_600, 1), (131_072, 200_000, 800)]),
+                "block 3 is past the table"
             );
-            assert_eq!(t.block(&blocks, f.indexed, 3), Ok(None));
             assert!(
-                t.block(&blocks, 100_000, 2).is_err(),
+                t.blocks_of(&blocks, 100_000, &[2]).is_err(),
                 "a block past the indexed end"
             );
+        }
+    }
+
+    #[test]
+    fn hits_near_and_far_apart_read_their_own_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blocks");
+        let table: Vec<(u64, u64)> = (0..1000u64).map(|i| (i * 4100, i * 9 + 1)).collect();
+        let w = super::super::blocks::write(&path, &table).unwrap();
+        let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
+        let indexed = 1000 * 4100;
+        let stored = BlockTable::Stored {
+            first: 0,
+            count: 1000,
+            last: table[999],
+        };
+        let loaded = BlockTable::Loaded(table.clone());
+        // Neighbours, a run with a gap of 256, one far off, the last block.
+        let hits = [0, 1, 5, 261, 600, 999];
+        let want: Vec<(u64, u64, u64)> = hits
+            .iter()
+            .map(|&b| {
+                let (start, line) = table[b];
+                let end = table.get(b + 1).map_or(indexed, |e| e.0);
+                (start, end, line)
+            })
+            .collect();
+        let hits: Vec<u32> = hits.iter().map(|&b| b as u32).collect();
+        for t in [&stored, &loaded] {
+            assert_eq!(t.blocks_of(&blocks, indexed, &hits), Ok(want.clone()));
         }
     }
 }

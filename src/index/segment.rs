@@ -4,10 +4,13 @@
 //! Layout: a 48-byte header (magic, format version, chunk size, counts, header CRC); the
 //! body: the postings of every key as LEB128 varints (file id delta, then block, or block
 //! delta within the same file), the sorted 8-byte keys, and for each key the offset of its
-//! postings (one more offset closes the last); then a CRC-32 for every 64 KiB chunk of the
+//! postings (one more offset closes the last); then a CRC-32 for every 4 KiB chunk of the
 //! body. The manifest holds the CRC of that table, so a segment is tied to the manifest that
 //! names it. A lookup verifies only the chunks it reads, the first time it reads them: a
 //! damaged byte anywhere it looks is found, and a lookup reads a few dozen KiB, not the file.
+//! A chunk is a page: each step of a key's binary search lands on a page of its own, and
+//! with 64 KiB chunks the lookups of a timeline's two hops (2,714 keys) checked more than
+//! half of a 513 MB segment.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -19,7 +22,7 @@ use super::manifest::FORMAT_VERSION;
 
 const MAGIC: &[u8; 8] = b"IDGRPSEG";
 const HEADER_LEN: u64 = 48;
-const CHUNK: u64 = 64 * 1024;
+const CHUNK: u64 = 4 * 1024;
 
 /// One posting: an ID key is on a block (or, for files read whole, block 0) of a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
