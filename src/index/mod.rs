@@ -8,7 +8,7 @@
 //! the canonical root it was built for. It holds:
 //! - `manifest` ([`manifest`]): the files, each with its fingerprint ([`fingerprint`]) and
 //!   where its block table is, and the segments; replaced whole by rename;
-//! - `blocks-*` ([`blocks`]): every file's block table, fixed-width, memory-mapped;
+//! - `blocks-*` ([`blocks`]): every file's block table, fixed-width, read by positional reads;
 //! - `seg-*` ([`segment`]): immutable sorted postings, ID key -> (file, block), with chunk
 //!   checksums;
 //! - `lock`: held by a build ([`build`]) for its whole run.
