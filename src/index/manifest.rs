@@ -440,6 +440,7 @@ fn path_from(bytes: &[u8]) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::Rng;
 
     pub(crate) fn sample() -> Manifest {
         Manifest {
@@ -510,13 +511,8 @@ mod tests {
         // bytes overwritten and its checksum made right again, so the body parser itself
         // meets damaged counts, lengths and offsets.
         let good = sample().encode().unwrap();
-        let mut seed = 0x1234_5678_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = Rng(0x1234_5678);
+        let mut next = move || rng.next();
         for _ in 0..20_000 {
             let len = (next() % 300) as usize;
             let garbage: Vec<u8> = (0..len).map(|_| next() as u8).collect();

@@ -258,6 +258,7 @@ fn decode_postings(bytes: &[u8], found: &mut dyn FnMut(u32, u32)) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::Rng;
 
     fn postings() -> Vec<Posting> {
         let mut v = Vec::new();
@@ -338,13 +339,8 @@ mod tests {
         let w = write(&path, dir.path(), v.iter().copied().map(Ok)).unwrap();
         let good = std::fs::read(&path).unwrap();
         let n_chunks = u64::from_le_bytes(good[32..40].try_into().unwrap()) as usize;
-        let mut seed = 0x9e37_79b9_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = Rng(0x9e37_79b9);
+        let mut next = move || rng.next();
         for round in 0..300 {
             let mut bad = good.clone();
             for _ in 0..1 + next() % 3 {

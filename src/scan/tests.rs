@@ -5,6 +5,7 @@ use super::pairs::pick_shared;
 use super::simd::{Level, Simd, coverage};
 use super::*;
 use crate::id;
+use crate::testing::Rng;
 
 fn hits(ids: &[&str], hay: &str) -> Vec<(usize, usize)> {
     let ids: Vec<Id> = ids.iter().map(|s| id::parse(s).unwrap().id).collect();
@@ -109,13 +110,8 @@ fn many_ids_use_the_sampled_filter() {
 }
 #[test]
 fn the_sampled_filter_finds_what_the_token_walk_finds() {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rng.next();
     // IDs of one millisecond share their time prefix: only the tails tell them apart.
     let prefix = 0x0194_a1b2_c3d4u128 << 80;
     let ids: Vec<Id> = (0..300)
@@ -205,13 +201,8 @@ fn agrees_numbered(m: &Matcher, simd: Simd, hay: &[u8], want: &[Hit], what: &str
 #[test]
 fn every_vector_path_agrees_with_the_scalar_one() {
     let levels = coverage::levels("scan pair searcher", &Level::ALL);
-    let mut state = 0x1234_5678_9abc_def0u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = Rng(0x1234_5678_9abc_def0);
+    let mut next = move || rng.next();
     for queries in 1..=MAX_PAIR_QUERIES {
         // Every kind of tail: a UUID query, a trace query, a span query, a repeated needle.
         let tails = [
@@ -339,13 +330,8 @@ fn agree_at_every_level(
 #[test]
 fn a_32_hex_query_shares_one_pair_of_offsets_and_agrees_at_every_level() {
     let levels = coverage::levels("scan pair searcher, shared offsets", &Level::ALL);
-    let mut state = 0x0bad_cafe_f00d_1234u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = Rng(0x0bad_cafe_f00d_1234);
+    let mut next = move || rng.next();
     for _ in 0..8 {
         let value = ((next() as u128) << 64) | next() as u128;
         let query = format!("{value:032x}");
