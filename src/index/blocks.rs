@@ -21,7 +21,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::checked::ChunkSums;
+use super::checked::{ChunkSums, check_chunk, check_table, chunk_count, has_len, unreadable};
 use super::format::{Damage, crc};
 use super::manifest::FORMAT_VERSION;
 use super::ranges::read_exact_at;
@@ -80,12 +80,7 @@ impl Blocks {
     /// CRC is `table_crc` (what the manifest says).
     pub fn open(path: &Path, len: u64, table_crc: u32) -> Result<Blocks, Damage> {
         let file = File::open(path).map_err(unreadable)?;
-        let actual = file.metadata().map_err(unreadable)?.len();
-        if actual != len {
-            return Err(Damage(format!(
-                "the file is {actual} bytes, the manifest says {len}"
-            )));
-        }
+        has_len(file.metadata().map_err(unreadable)?.len(), len)?;
         let mut h = [0u8; HEADER_LEN];
         if len < HEADER_LEN as u64 {
             return Err(Damage::truncated());
@@ -107,21 +102,10 @@ impl Blocks {
         let body_len = entries
             .checked_mul(ENTRY as u64)
             .ok_or_else(Damage::truncated)?;
-        let chunks = body_len.div_ceil(CHUNK as u64);
-        if (HEADER_LEN as u64)
-            .checked_add(body_len)
-            .and_then(|b| b.checked_add(chunks.checked_mul(4)?))
-            != Some(len)
-        {
-            return Err(Damage("the file's sizes do not add up".to_string()));
-        }
+        let chunks = chunk_count(HEADER_LEN as u64, body_len, CHUNK as u64, len)?;
         let mut crcs = vec![0u8; chunks as usize * 4];
         read_exact_at(&file, &mut crcs, HEADER_LEN as u64 + body_len).map_err(unreadable)?;
-        if crc(&crcs) != table_crc {
-            return Err(Damage(
-                "the file's checksum table does not match the manifest".to_string(),
-            ));
-        }
+        check_table(&crcs, table_crc)?;
         Ok(Blocks {
             file,
             entries,
@@ -155,12 +139,8 @@ impl Blocks {
         let to = to.min(self.entries * ENTRY as u64);
         let mut bytes = vec![0u8; (to - from) as usize];
         read_exact_at(&self.file, &mut bytes, HEADER_LEN as u64 + from).map_err(unreadable)?;
-        for (k, chunk) in bytes.chunks(CHUNK).enumerate() {
-            let at = (first_chunk as usize + k) * 4;
-            let want = u32::from_le_bytes(self.crcs[at..at + 4].try_into().expect("4 bytes"));
-            if crc(chunk) != want {
-                return Err(Damage("a chunk's checksum does not match".to_string()));
-            }
+        for (c, chunk) in (first_chunk..).zip(bytes.chunks(CHUNK)) {
+            check_chunk(&self.crcs, c, chunk)?;
         }
         let wanted = &bytes[(start - from) as usize..(end - from) as usize];
         Ok(wanted
@@ -173,11 +153,6 @@ impl Blocks {
             })
             .collect())
     }
-}
-
-/// A read that failed: the damage messages need not name the file, the warning line does.
-fn unreadable(e: io::Error) -> Damage {
-    Damage(crate::source::io_reason(&e))
 }
 
 #[cfg(test)]
