@@ -206,37 +206,29 @@ trait Skip: Vector {
     ) -> usize;
 }
 
-impl Skip for __m256i {
-    /// # Safety
-    /// As [`skip`]; the CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
-    #[inline(never)]
-    unsafe fn skip<const N: usize, const SHARED: bool>(
-        pairs: &Pairs<Self, N, SHARED>,
-        base: *const u8,
-        p: usize,
-        last: usize,
-    ) -> usize {
-        // SAFETY: as the caller promises.
-        unsafe { skip(pairs, base, p, last) }
-    }
+/// A width's [`Skip`], its loop compiled with that width's CPU feature.
+macro_rules! skip_with_feature {
+    ($vector:ty, $feature:literal) => {
+        impl Skip for $vector {
+            /// # Safety
+            /// As [`skip`]; the CPU must have the feature this width is compiled with.
+            #[target_feature(enable = $feature)]
+            #[inline(never)]
+            unsafe fn skip<const N: usize, const SHARED: bool>(
+                pairs: &Pairs<Self, N, SHARED>,
+                base: *const u8,
+                p: usize,
+                last: usize,
+            ) -> usize {
+                // SAFETY: as the caller promises.
+                unsafe { skip(pairs, base, p, last) }
+            }
+        }
+    };
 }
 
-impl Skip for __m128i {
-    /// # Safety
-    /// As [`skip`]; the CPU must have SSE2.
-    #[target_feature(enable = "sse2")]
-    #[inline(never)]
-    unsafe fn skip<const N: usize, const SHARED: bool>(
-        pairs: &Pairs<Self, N, SHARED>,
-        base: *const u8,
-        p: usize,
-        last: usize,
-    ) -> usize {
-        // SAFETY: as the caller promises.
-        unsafe { skip(pairs, base, p, last) }
-    }
-}
+skip_with_feature!(__m256i, "avx2");
+skip_with_feature!(__m128i, "sse2");
 
 /// The packed-pair loop with 32-byte vectors.
 ///
