@@ -11,6 +11,7 @@
 
 mod html;
 pub mod live;
+mod rows;
 mod trace;
 
 use std::borrow::Cow;
@@ -95,9 +96,9 @@ const SOURCE_COLORS: [&[u8]; 6] = [
 
 /// The time of day (`HH:MM:SS.fff`) of a time rendered as `YYYY-MM-DDTHH:MM:SS.fff...` at
 /// `precision`; `None` for any other text (`-`, `unix_ms N (after 9999)`).
-fn time_of_day(time: &str, precision: Precision) -> Option<&str> {
+fn time_of_day(time: &[u8], precision: Precision) -> Option<&[u8]> {
     let fraction_end = 20 + precision.digits();
-    (time.len() >= fraction_end && time.as_bytes()[10] == b'T').then(|| &time[11..fraction_end])
+    (time.len() >= fraction_end && time[10] == b'T').then(|| &time[11..fraction_end])
 }
 
 /// How many related IDs the text view lists; the exports list them all.
@@ -106,6 +107,13 @@ const TEXT_RELATED: usize = 20;
 /// `14m11.669s`, `2h03m04.005s`, `0.120s`, `3d04h05m` (`0.000250s` at
 /// [`Precision::Micros`]): short, exact to the shown precision under a day.
 pub fn duration(micros: i64, precision: Precision) -> String {
+    let mut out = Vec::with_capacity(16);
+    write_duration(&mut out, micros, precision);
+    String::from_utf8(out).expect("durations are ASCII")
+}
+
+/// Appends [`duration`]'s text.
+fn write_duration(out: &mut Vec<u8>, micros: i64, precision: Precision) {
     let us = micros.max(0);
     let (d, h, m) = (
         us / 86_400_000_000,
@@ -113,19 +121,36 @@ pub fn duration(micros: i64, precision: Precision) -> String {
         us / 60_000_000 % 60,
     );
     let s = us / 1_000_000 % 60;
-    let fraction = match precision {
-        Precision::Millis => format!("{:03}", us / 1000 % 1000),
-        Precision::Micros => format!("{:06}", us % 1_000_000),
+    let mut digits = itoa::Buffer::new();
+    let mut number = |out: &mut Vec<u8>, n: i64, width: usize| {
+        let text = digits.format(n).as_bytes();
+        out.resize(out.len() + width.saturating_sub(text.len()), b'0');
+        out.extend_from_slice(text);
     };
     if d > 0 {
-        format!("{d}d{h:02}h{m:02}m")
-    } else if h > 0 {
-        format!("{h}h{m:02}m{s:02}.{fraction}s")
-    } else if m > 0 {
-        format!("{m}m{s:02}.{fraction}s")
-    } else {
-        format!("{s}.{fraction}s")
+        number(out, d, 1);
+        out.push(b'd');
+        number(out, h, 2);
+        out.push(b'h');
+        number(out, m, 2);
+        out.push(b'm');
+        return;
     }
+    if h > 0 {
+        number(out, h, 1);
+        out.push(b'h');
+    }
+    if h > 0 || m > 0 {
+        number(out, m, if h > 0 { 2 } else { 1 });
+        out.push(b'm');
+    }
+    number(out, s, if h > 0 || m > 0 { 2 } else { 1 });
+    out.push(b'.');
+    match precision {
+        Precision::Millis => number(out, us / 1000 % 1000, 3),
+        Precision::Micros => number(out, us % 1_000_000, 6),
+    }
+    out.push(b's');
 }
 
 /// The deltas of each line: since the first line and since the previous one, for placed lines.
@@ -448,141 +473,7 @@ fn write_text(
     }
     out.write_all(b"\n")?;
 
-    // The rows. Every column but the last is padded to its widest cell.
-    let deltas = deltas(timeline);
-    // Within one day (in the shown zone) the rows give the time of day; the summary has the
-    // date. Every placed time renders as `YYYY-MM-DDTHH:MM:SS.mmm` and a zone suffix.
-    let mut times: Vec<String> = timeline
-        .lines
-        .iter()
-        .map(|l| {
-            l.time_us
-                .map_or_else(|| "-".to_string(), |t| clock.format_micros(t, precision))
-        })
-        .collect();
-    let dated = |t: &String| time_of_day(t, precision).is_some();
-    let first_date = times.iter().find(|t| dated(t)).map(|t| t[..10].to_string());
-    if times
-        .iter()
-        .all(|t| !dated(t) || Some(&t[..10]) == first_date.as_deref())
-    {
-        for t in &mut times {
-            if let Some(day) = time_of_day(t, precision).map(str::to_string) {
-                *t = day;
-            }
-        }
-    }
-    let delta_cells: Vec<(String, String)> = deltas
-        .iter()
-        .map(|d| match d {
-            Some((first, prev)) => (
-                format!("+{}", duration(*first, precision)),
-                format!("+{}", duration(*prev, precision)),
-            ),
-            None => ("-".to_string(), "-".to_string()),
-        })
-        .collect();
-    let source_cells: Vec<Vec<u8>> = timeline
-        .lines
-        .iter()
-        .map(|l| {
-            let mut cell = Vec::new();
-            escape_into(&mut cell, sources.names[l.file].as_bytes());
-            let _ = write!(cell, ":{}", l.line_no);
-            cell
-        })
-        .collect();
-    let field_cells: Vec<Vec<u8>> = timeline
-        .lines
-        .iter()
-        .map(|l| {
-            let mut cell = Vec::new();
-            escape_into(&mut cell, l.field.as_deref().unwrap_or("-").as_bytes());
-            cell
-        })
-        .collect();
-    let show_via = timeline.lines.iter().any(|l| l.via != 0);
-    let via_cells: Vec<String> = timeline
-        .lines
-        .iter()
-        .map(|l| {
-            if l.via == 0 {
-                String::new()
-            } else {
-                tail(&timeline.ids[l.via])
-            }
-        })
-        .collect();
-    let width = |cells: &mut dyn Iterator<Item = usize>, header: &str| {
-        cells.max().unwrap_or(0).max(header.chars().count())
-    };
-    let w_time = width(&mut times.iter().map(|t| t.len()), "TIME") + 1;
-    let w_first = width(&mut delta_cells.iter().map(|d| d.0.len()), "+FIRST");
-    let w_prev = width(&mut delta_cells.iter().map(|d| d.1.len()), "+PREV");
-    let w_source = width(&mut source_cells.iter().map(|c| text_width(c)), "SOURCE");
-    let w_field = width(&mut field_cells.iter().map(|c| text_width(c)), "FIELD").min(24);
-    let w_via = if show_via { 9 } else { 0 };
-    let prefix_width = w_time
-        + w_first
-        + w_prev
-        + w_source
-        + w_field
-        + 2 * 5
-        + if show_via { w_via + 2 } else { 0 };
-
-    let mut header = format!(
-        "{:w_time$}  {:w_first$}  {:w_prev$}  {:w_source$}  {:w_field$}  ",
-        "TIME", "+FIRST", "+PREV", "SOURCE", "FIELD"
-    );
-    if show_via {
-        header.push_str(&format!("{:w_via$}  ", "VIA"));
-    }
-    header.push_str("LINE");
-    paint(&mut buf, style.color, HEADER_COLOR, |b| {
-        b.extend_from_slice(header.as_bytes())
-    });
-    buf.push(b'\n');
-    for (i, line) in timeline.lines.iter().enumerate() {
-        let _ = write!(buf, "{}{}", times[i], line.placement.mark());
-        pad(&mut buf, times[i].len() + 1, w_time);
-        let _ = write!(
-            buf,
-            "  {:>w_first$}  {:>w_prev$}  ",
-            delta_cells[i].0, delta_cells[i].1
-        );
-        let color = SOURCE_COLORS[sources.lanes[line.file] % SOURCE_COLORS.len()];
-        paint(&mut buf, style.color, color, |b| {
-            b.extend_from_slice(&source_cells[i])
-        });
-        pad(&mut buf, text_width(&source_cells[i]), w_source);
-        buf.extend_from_slice(b"  ");
-        let field = &field_cells[i];
-        let width = text_width(field);
-        let shown = if width <= w_field {
-            buf.extend_from_slice(field);
-            width
-        } else {
-            let mut field = field.clone();
-            let shown = cut(&mut field, w_field);
-            buf.extend_from_slice(&field);
-            shown
-        };
-        pad(&mut buf, shown, w_field);
-        buf.extend_from_slice(b"  ");
-        if show_via {
-            buf.extend_from_slice(via_cells[i].as_bytes());
-            pad(&mut buf, via_cells[i].chars().count(), w_via);
-            buf.extend_from_slice(b"  ");
-        }
-        let budget = style.width.map(|w| w.saturating_sub(prefix_width).max(20));
-        write_line_text(&mut buf, line, budget, style.color);
-        buf.push(b'\n');
-        if buf.len() >= 64 * 1024 {
-            out.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    out.write_all(&buf)
+    rows::write_rows(out, timeline, clock, style, &sources, precision)
 }
 
 fn pad(buf: &mut Vec<u8>, shown: usize, width: usize) {
@@ -629,40 +520,53 @@ fn cut(cell: &mut Vec<u8>, width: usize) -> usize {
 }
 
 /// The log line, escaped, the ID highlighted in colour, cut to `budget` terminal columns.
-fn write_line_text(buf: &mut Vec<u8>, line: &Line, budget: Option<usize>, color: bool) {
+/// `piece` is room for one piece of it, escaped.
+fn write_line_text(
+    buf: &mut Vec<u8>,
+    line: &Line,
+    budget: Option<usize>,
+    color: bool,
+    piece: &mut Vec<u8>,
+) {
+    // Uncut and uncoloured, the pieces make up the escaped line: marks stand at the edges of
+    // ASCII tokens, where escaping the whole and escaping piece by piece agree.
+    if budget.is_none() && !color {
+        escape_into(buf, &line.text);
+        return;
+    }
     let mut left = budget.unwrap_or(usize::MAX);
     let mut at = 0;
-    let mut pieces: Vec<(&[u8], bool)> = Vec::new();
-    for &(start, end) in &line.marks {
-        pieces.push((&line.text[at..start], false));
-        pieces.push((&line.text[start..end], true));
+    let ends = line
+        .marks
+        .iter()
+        .flat_map(|&(start, end)| [(start, false), (end, true)])
+        .chain([(line.text.len(), false)]);
+    for (end, is_id) in ends {
+        let bytes = &line.text[at..end];
         at = end;
-    }
-    pieces.push((&line.text[at..], false));
-    for (bytes, is_id) in pieces {
         if left == 0 {
             break;
         }
-        let mut piece = Vec::new();
-        escape_into(&mut piece, bytes);
+        piece.clear();
+        escape_into(piece, bytes);
         if budget.is_some() {
             // A tab would take a terminal up to eight columns of the budget of one.
-            for b in &mut piece {
+            for b in piece.iter_mut() {
                 if *b == b'\t' {
                     *b = b' ';
                 }
             }
         }
-        let chars = text_width(&piece);
+        let chars = text_width(piece);
         let last = chars >= left && budget.is_some();
         if last {
-            cut(&mut piece, left);
+            cut(piece, left);
             left = 0;
         } else {
             left = left.saturating_sub(chars);
         }
         paint(buf, is_id && color, MATCH_COLOR, |buf| {
-            buf.extend_from_slice(&piece)
+            buf.extend_from_slice(piece)
         });
     }
 }

@@ -45,9 +45,11 @@ pub fn write_row(buf: &mut Vec<u8>, line: &Line, at: &RowContext, clock: &Clock,
     // `HH:MM:SS.fff` and the placement mark.
     let time_width = 9 + at.precision.digits() + 1;
     let time = match at.date {
-        Some(date) if time.starts_with(date) => {
-            time_of_day(&time, at.precision).map_or_else(|| time.clone(), str::to_string)
-        }
+        Some(date) if time.starts_with(date) => time_of_day(time.as_bytes(), at.precision)
+            .map_or_else(
+                || time.clone(),
+                |day| String::from_utf8_lossy(day).into_owned(),
+            ),
         _ => time,
     };
     let _ = write!(buf, "{time}{}", line.placement.mark());
@@ -79,7 +81,7 @@ pub fn write_row(buf: &mut Vec<u8>, line: &Line, at: &RowContext, clock: &Clock,
     }
     let used = time_width + 2 + 8 + 2 + 8 + 2 + text_width(&source) + 2 + text_width(&field) + 2;
     let budget = style.width.map(|w| w.saturating_sub(used).max(20));
-    write_line_text(buf, line, budget, style.color);
+    write_line_text(buf, line, budget, style.color, &mut Vec::new());
     buf.push(b'\n');
 }
 
