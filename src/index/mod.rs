@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::{Summary, update};
 pub use lookup::{Candidates, Index, Plan, Range};
-pub use ranges::{RangeReader, Walk, find_before, find_from_start};
+pub use ranges::{RangeReader, Walk, find_before, find_from_start, read_dated};
 pub use status::{Status, status};
 
 use format::Damage;

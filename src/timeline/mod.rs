@@ -110,7 +110,7 @@ pub struct TimelineId {
     pub first_us: Option<i64>,
     pub last_us: Option<i64>,
     /// The field that holds it most often on those lines.
-    pub field: Option<String>,
+    pub field: Option<Arc<str>>,
     /// A span's parent span, where a line writes both (`span_id` beside `parent_span_id`,
     /// `X-B3-SpanId` beside `X-B3-ParentSpanId`): an index into [`Timeline::ids`].
     pub parent: Option<usize>,
@@ -128,8 +128,9 @@ pub struct Line {
     /// Index into [`Timeline::paths`].
     pub file: usize,
     pub line_no: u64,
-    /// The field that holds the ID that brought the line in.
-    pub field: Option<String>,
+    /// The field that holds the ID that brought the line in (one copy of each name, shared
+    /// by the lines that name it).
+    pub field: Option<Arc<str>>,
     /// Index into [`Timeline::ids`] of the ID that brought the line in.
     pub via: usize,
     /// The line without its line ending, as read.
@@ -429,7 +430,7 @@ fn finish(
     for entry in &mut ids {
         entry.found_via = entry.found_via.map(|v| remap[v]);
     }
-    let mut fields: Vec<FastMap<String, u64>> = vec![FastMap::default(); ids.len()];
+    let mut fields: Vec<FastMap<Arc<str>, u64>> = vec![FastMap::default(); ids.len()];
     let mut lines = Vec::with_capacity(found.len());
     // The last line that listed each ID: a line may hold an ID many times, and a test of the
     // line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
@@ -540,9 +541,10 @@ fn name_services(ids: &mut [TimelineId], lines: &[Line]) {
     }
 }
 
-/// Time order; ties keep file order, then line order; unplaced lines last.
+/// Time order; ties keep file order, then line order; unplaced lines last. A line is on a
+/// timeline once, so no two keys are equal and an unstable sort, in place, gives the order.
 fn sort_lines(lines: &mut [Line]) {
-    lines.sort_by_key(|l| (l.time_us.is_none(), l.time_us, l.file, l.line_no));
+    lines.sort_unstable_by_key(|l| (l.time_us.is_none(), l.time_us, l.file, l.line_no));
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memchr::{memchr, memrchr};
 
 use crate::id::{self, Id, Parsed, Shape};
-use crate::index::{Plan, Range, RangeReader, Walk, find_before, find_from_start};
+use crate::index::{Plan, Range, RangeReader, Walk, find_before, find_from_start, read_dated};
 use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
@@ -50,7 +50,7 @@ pub(super) struct Token {
     pub(super) shape: Shape,
     pub(super) start: usize,
     pub(super) end: usize,
-    pub(super) field: Option<String>,
+    pub(super) field: Option<Arc<str>>,
 }
 
 /// What one pass found.
@@ -68,7 +68,11 @@ struct PassThread {
     lines: Vec<Found>,
     tokens: Vec<scan::Hit>,
     spans: Vec<(usize, usize)>,
-    fields: Vec<Option<String>>,
+    fields: Vec<Option<Arc<str>>>,
+    /// Each field name met, once: the lines that name it share it.
+    names: FastMap<Box<[u8]>, Arc<str>>,
+    /// Room for the bytes of a file's ranges, kept from file to file.
+    held: Vec<u8>,
 }
 
 /// Reads every input once for `ids`.
@@ -97,7 +101,8 @@ pub(super) fn search_pass(
                     Some((Plan::Ranges(r), Some(file))) => {
                         let mut records =
                             Records::new(settings.zone.clone(), source::modified(input));
-                        ranges = DatedRanges::new(file, r, &mut records);
+                        let held = std::mem::take(&mut thread.held);
+                        ranges = DatedRanges::new(file, r, &mut records, held);
                     }
                     _ => {}
                 }
@@ -215,15 +220,33 @@ enum Parts {
 /// timestamped line.
 struct DatedRanges {
     file: std::fs::File,
-    ranges: Vec<Range>,
     first_us: Option<i64>,
-    before_us: Vec<Option<i64>>,
+    ranges: Vec<DatedRange>,
+    /// The bytes of ranges read while they were dated, one after another.
+    held: Vec<u8>,
 }
+
+struct DatedRange {
+    range: Range,
+    before_us: Option<i64>,
+    /// Where its bytes are in [`DatedRanges::held`], when they were read then.
+    held: Option<std::ops::Range<usize>>,
+}
+
+/// The most bytes of a file's ranges that dating them keeps for the search; the rest are
+/// read again when searched.
+const HELD_MAX: usize = 8 << 20;
 
 impl DatedRanges {
     /// `None` when a walk for those times gives up (a long run of undated lines) or fails:
     /// the file is then read whole.
-    fn new(file: std::fs::File, ranges: Vec<Range>, records: &mut Records) -> Option<DatedRanges> {
+    /// `held`: room for the ranges' bytes.
+    fn new(
+        file: std::fs::File,
+        ranges: Vec<Range>,
+        records: &mut Records,
+        mut held: Vec<u8>,
+    ) -> Option<DatedRanges> {
         let mut time = |line: &[u8]| records.time(trim_cr(line));
         let found = |walk: io::Result<Walk<i64>>| match walk {
             Ok(Walk::Found(t)) => Some(Some(t)),
@@ -231,19 +254,32 @@ impl DatedRanges {
             Ok(Walk::TooFar) | Err(_) => None,
         };
         let first_us = found(find_from_start(&file, &mut time))?;
-        let before_us = match first_us {
-            // No line of the file has a time: none before any range either.
-            None => vec![None; ranges.len()],
-            Some(_) => ranges
-                .iter()
-                .map(|r| found(find_before(&file, r.start, &mut time)))
-                .collect::<Option<_>>()?,
-        };
+        held.clear();
+        let mut dated = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            let (before_us, span) = match (first_us, range.end) {
+                // No line of the file has a time: none before any range either.
+                (None, _) => (None, None),
+                (Some(_), Some(end))
+                    if held.len() as u64 + end.saturating_sub(range.start) <= HELD_MAX as u64 =>
+                {
+                    let at = held.len();
+                    let walk = read_dated(&file, range.start, end, &mut held, &mut time);
+                    (found(walk)?, Some(at..held.len()))
+                }
+                (Some(_), _) => (found(find_before(&file, range.start, &mut time))?, None),
+            };
+            dated.push(DatedRange {
+                range,
+                before_us,
+                held: span,
+            });
+        }
         Some(DatedRanges {
             file,
-            ranges,
             first_us,
-            before_us,
+            ranges: dated,
+            held,
         })
     }
 }
@@ -289,6 +325,8 @@ fn scan_one(
         tokens,
         spans,
         fields,
+        names,
+        held,
     } = thread;
     let first_found = lines.len();
     let options = SearchOptions {
@@ -358,7 +396,7 @@ fn scan_one(
         spans.extend(tokens.iter().map(|t| (t.start, t.end)));
         let records = &mut records.borrow_mut();
         let times = &mut times.borrow_mut();
-        let own_us = records.read(m.line, spans, fields);
+        let own_us = records.read(m.line, spans, fields, names);
         let prev_us = if own_us.is_some() {
             None
         } else {
@@ -404,17 +442,30 @@ fn scan_one(
             };
             times.borrow_mut().first_us = dated.first_us;
             let mut total = search::Outcome::default();
-            for (range, &before_us) in dated.ranges.iter().zip(&dated.before_us) {
+            for part in &dated.ranges {
+                let range = &part.range;
                 *times.borrow_mut() = FileTimes {
                     checked: range.first_line - 1,
-                    last_us: before_us,
+                    last_us: part.before_us,
                     chunk_last: None,
                     first_us: dated.first_us,
+                };
+                let mut in_memory;
+                let mut unread;
+                let reader: &mut dyn io::Read = match &part.held {
+                    Some(span) => {
+                        in_memory = &dated.held[span.clone()];
+                        &mut in_memory
+                    }
+                    None => {
+                        unread = RangeReader::new(&dated.file, range);
+                        &mut unread
+                    }
                 };
                 let outcome = search::search_part(
                     matcher,
                     options,
-                    &mut RangeReader::new(&dated.file, range),
+                    reader,
                     scratch,
                     range.first_line,
                     Some(&mut on_chunk),
@@ -426,6 +477,7 @@ fn scan_one(
                     break;
                 }
             }
+            *held = dated.held;
             total
         }
     };
@@ -516,19 +568,25 @@ impl Records {
         }
     }
 
-    /// Reads `line`: returns its own time and sets `fields` to the field of each span.
+    /// Reads `line`: returns its own time and sets `fields` to the field of each span, each
+    /// name taken from `names` (and added to it when new).
     fn read(
         &mut self,
         line: &[u8],
         spans: &[(usize, usize)],
-        fields: &mut Vec<Option<String>>,
+        fields: &mut Vec<Option<Arc<str>>>,
+        names: &mut FastMap<Box<[u8]>, Arc<str>>,
     ) -> Option<i64> {
         record::analyse(line, spans, true, &self.context, &mut self.analysis);
         fields.clear();
         fields.extend((0..spans.len()).map(|i| {
-            self.analysis
-                .field(i)
-                .map(|f| String::from_utf8_lossy(f).into_owned())
+            let name = self.analysis.field(i)?;
+            if let Some(shared) = names.get(name) {
+                return Some(Arc::clone(shared));
+            }
+            let shared: Arc<str> = String::from_utf8_lossy(name).into();
+            names.insert(name.into(), Arc::clone(&shared));
+            Some(shared)
         }));
         self.analysis.time().map(|t| t.micros)
     }

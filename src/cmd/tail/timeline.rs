@@ -138,7 +138,7 @@ impl Sink for TimelineSink<'_> {
                     line_no,
                     field: analysis
                         .field(first_hit)
-                        .map(|f| String::from_utf8_lossy(f).into_owned()),
+                        .map(|f| String::from_utf8_lossy(f).into()),
                     via: query,
                     text: m.line.into(),
                     marks: m

@@ -127,7 +127,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
             ("line", line.line_no.into()),
             ("via", canonical(&timeline.ids[line.via]).into()),
             ("text", text.into_owned().into()),
-            ("field", line.field.clone().into()),
+            ("field", line.field.as_deref().into()),
         ]);
         events.push(Event {
             name,
@@ -155,7 +155,7 @@ pub fn write(out: &mut dyn Write, timeline: &Timeline) -> io::Result<()> {
             ("status", status_text(e, timeline).into()),
             ("first", utc.rfc3339_micros(first, precision).into()),
             ("last", utc.rfc3339_micros(last, precision).into()),
-            ("field", e.field.clone().into()),
+            ("field", e.field.as_deref().into()),
         ]);
         events.push(Event {
             name: Cow::Owned(name),
@@ -267,7 +267,7 @@ fn span_slices<'a>(
             ("lines", e.lines.into()),
             ("first", time(e.first_us.unwrap_or_default())),
             ("last", time(e.last_us.unwrap_or_default())),
-            ("field", e.field.clone().into()),
+            ("field", e.field.as_deref().into()),
         ]);
         if let Some(p) = e.parent {
             args.insert("parent", canonical(&timeline.ids[p]).into());
