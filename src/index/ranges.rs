@@ -80,34 +80,34 @@ fn walk_back<T>(
     }
 }
 
-/// Appends bytes `start..end` of a file to `out` and walks back from `start` as
-/// [`find_before`] does, in one read where the 4 KiB before the range hold the line sought
-/// (a timeline reads thousands of ranges, and a read is a system call).
+/// Reads bytes `start..end` of a file, and up to 4 KiB before them, into `out` from `at` on
+/// (growing it as needed, overwriting what it held there), and walks back from `start` as
+/// [`find_before`] does: one read where those 4 KiB hold the line sought, as they nearly
+/// always do (a timeline reads thousands of ranges, and a read is a system call). Returns
+/// the walk and where the range's bytes are in `out`.
 pub fn read_dated<T>(
     file: &File,
     start: u64,
     end: u64,
     out: &mut Vec<u8>,
+    at: usize,
     mut find: impl FnMut(&[u8]) -> Option<T>,
-) -> io::Result<Walk<T>> {
+) -> io::Result<(Walk<T>, std::ops::Range<usize>)> {
     let from = start.saturating_sub(WINDOWS[0]);
-    let at = out.len();
-    out.resize(at + (end - from) as usize, 0);
-    let read = read_exact_at(file, &mut out[at..], from);
-    let before = (start - from) as usize;
-    let walk = match read {
-        Ok(()) if start == 0 => Some(Walk::Nothing),
-        Ok(()) => walk_back(&out[at..at + before], from == 0, &mut find),
-        Err(e) => {
-            out.truncate(at);
-            return Err(e);
-        }
-    };
-    out.drain(at..at + before);
-    match walk {
-        Some(walk) => Ok(walk),
-        None => find_before(file, start, find),
+    let (before, len) = ((start - from) as usize, (end - from) as usize);
+    if out.len() < at + len {
+        out.resize(at + len, 0);
     }
+    read_exact_at(file, &mut out[at..at + len], from)?;
+    let walk = match start {
+        0 => Some(Walk::Nothing),
+        _ => walk_back(&out[at..at + before], from == 0, &mut find),
+    };
+    let walk = match walk {
+        Some(walk) => walk,
+        None => find_before(file, start, find)?,
+    };
+    Ok((walk, at + before..at + len))
 }
 
 /// Offers the file's lines to `find` from its first, until it gives a value.
@@ -287,20 +287,23 @@ mod tests {
         for _ in 0..2000 {
             let (a, b) = (rng.below(starts.len()), rng.below(starts.len()));
             let (start, end) = (starts[a.min(b)], starts[a.max(b)]);
+            // Bytes before `at` stay; longer ones after it are overwritten.
             let mut out = b"kept".to_vec();
-            let walk = read_dated(&file, start, end, &mut out, dated).unwrap();
+            out.resize(rng.below(20_000), b'x');
+            let at = out.len().min(4);
+            let (walk, span) = read_dated(&file, start, end, &mut out, at, dated).unwrap();
             assert_eq!(
                 walk,
                 find_before(&file, start, dated).unwrap(),
                 "at {start}"
             );
-            assert_eq!(&out[..4], b"kept");
-            assert_eq!(&out[4..], &text[start as usize..end as usize]);
+            assert_eq!(&out[..at], &b"kept"[..at]);
+            assert_eq!(&out[span], &text[start as usize..end as usize]);
         }
         // Not a line start: as the walk says.
         let mut out = Vec::new();
         assert_eq!(
-            read_dated(&file, 5, 9, &mut out, dated).unwrap(),
+            read_dated(&file, 5, 9, &mut out, 0, dated).unwrap().0,
             find_before(&file, 5, dated).unwrap()
         );
     }

@@ -235,7 +235,7 @@ struct DatedRange {
 
 /// The most bytes of a file's ranges that dating them keeps for the search; the rest are
 /// read again when searched.
-const HELD_MAX: usize = 8 << 20;
+const HELD_MAX: u64 = 8 << 20;
 
 impl DatedRanges {
     /// `None` when a walk for those times gives up (a long run of undated lines) or fails:
@@ -254,18 +254,19 @@ impl DatedRanges {
             Ok(Walk::TooFar) | Err(_) => None,
         };
         let first_us = found(find_from_start(&file, &mut time))?;
-        held.clear();
+        // `held` keeps its length from file to file: only growing it writes zeros.
+        let mut used = 0;
         let mut dated = Vec::with_capacity(ranges.len());
         for range in ranges {
             let (before_us, span) = match (first_us, range.end) {
                 // No line of the file has a time: none before any range either.
                 (None, _) => (None, None),
-                (Some(_), Some(end))
-                    if held.len() as u64 + end.saturating_sub(range.start) <= HELD_MAX as u64 =>
-                {
-                    let at = held.len();
-                    let walk = read_dated(&file, range.start, end, &mut held, &mut time);
-                    (found(walk)?, Some(at..held.len()))
+                (Some(_), Some(end)) if used + end.saturating_sub(range.start) <= HELD_MAX => {
+                    let read =
+                        read_dated(&file, range.start, end, &mut held, used as usize, &mut time);
+                    let (walk, span) = read.ok()?;
+                    used = span.end as u64;
+                    (found(Ok(walk))?, Some(span))
                 }
                 (Some(_), _) => (found(find_before(&file, range.start, &mut time))?, None),
             };
