@@ -231,6 +231,8 @@ pub fn build(
     let mut reported: HashSet<usize> = HashSet::new();
     let mut errored = false;
     let mut frontier = vec![0usize];
+    // Where each found line stands in time, worked out again after each pass.
+    let mut placed = Vec::new();
     for hop in 0..=query.hops {
         if frontier.is_empty() {
             break;
@@ -314,7 +316,7 @@ pub fn build(
             }
         }
         // Place what we have so far, so the window can decide which new lines lead on.
-        let placed = place(&found, &known);
+        placed = place(&found, &known);
         let mut next = Vec::new();
         for (n, (f, via)) in found.iter().enumerate().skip(first_new) {
             if !in_window(placed[n].0, query) {
@@ -343,7 +345,10 @@ pub fn build(
         }
         frontier = if hop < query.hops { next } else { Vec::new() };
     }
-    (finish(query, inputs, found, &known, &index), errored)
+    (
+        finish(query, inputs, found, placed, &known, &index),
+        errored,
+    )
 }
 
 /// The nil and max UUIDs stand for "no ID"; following them would follow nothing.
@@ -392,15 +397,16 @@ fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Placeme
     placed
 }
 
-/// Sorts, applies the window, drops unlisted IDs and works out each ID's figures.
+/// Sorts, applies the window, drops unlisted IDs and works out each ID's figures. `placed`:
+/// each found line's time and rule, as [`place`] gives them.
 fn finish(
     query: &Query,
     inputs: &[Input],
     found: Vec<(Found, usize)>,
+    placed: Vec<(Option<i64>, Placement)>,
     known: &[Known],
     index: &FastMap<u128, usize>,
 ) -> Timeline {
-    let placed = place(&found, known);
     // Listed: the root, and named entities; their new indices are in order of discovery.
     let mut remap = vec![usize::MAX; known.len()];
     let mut ids = Vec::new();
@@ -445,9 +451,9 @@ fn finish(
             continue;
         }
         let via_id = known[via].id;
-        let mut line_ids = Vec::new();
+        let mut line_ids = Vec::with_capacity(f.tokens.len());
         let mut field = None;
-        let mut marks = Vec::new();
+        let mut marks = Vec::with_capacity(1);
         // The line's own span and its parent, as span fields name them.
         let (mut own_span, mut parent_span) = (None, None);
         for token in f.tokens {
