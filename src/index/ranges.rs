@@ -42,10 +42,9 @@ pub fn find_before<T>(
         let start = offset.saturating_sub(window);
         buf.resize((offset - start) as usize, 0);
         read_exact_at(file, &mut buf, start)?;
-        match walk_back(&buf, start == 0, &mut find) {
-            // The line goes on before the window: a wider one.
-            None => {}
-            Some(walk) => return Ok(walk),
+        // `None`: the line goes on before the window, so a wider one.
+        if let Some(walk) = walk_back(&buf, start == 0, &mut find) {
+            return Ok(walk);
         }
     }
     Ok(Walk::TooFar)

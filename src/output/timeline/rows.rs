@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use super::{
-    SOURCE_COLORS, Sources, Style, cut, pad, tail, text_width, time_of_day, write_duration,
+    SOURCE_COLORS, Sources, Style, cut, deltas, pad, tail, text_width, time_of_day, write_duration,
     write_line_text,
 };
 use crate::text::{HEADER_COLOR, escape_into, paint};
@@ -54,13 +54,12 @@ pub(super) fn write_rows(
     let mut times = Column::default();
     let (mut firsts, mut prevs) = (Column::default(), Column::default());
     let (mut source_cells, mut field_cells) = (Column::default(), Column::default());
-    let first_us = timeline.span_us().map(|(f, _)| f);
-    let mut prev_us = first_us;
+    let deltas = deltas(timeline);
     // Each file's name escaped once, with its width.
     let mut names: Vec<Option<(Vec<u8>, usize)>> = vec![None; timeline.paths.len()];
     // Each ID's tail, for the lines it brought in.
     let mut tails: Vec<Option<String>> = vec![None; timeline.ids.len()];
-    for line in &timeline.lines {
+    for (line, delta) in timeline.lines.iter().zip(&deltas) {
         times.push(
             |b| match line.time_us {
                 Some(t) => clock.write_micros(t, precision, b),
@@ -68,11 +67,9 @@ pub(super) fn write_rows(
             },
             byte_len,
         );
-        // Since the first line and since the previous one, for placed lines.
-        let deltas = line.time_us.zip(first_us).zip(prev_us);
         for (column, delta) in [
-            (&mut firsts, deltas.map(|((t, first), _)| t - first)),
-            (&mut prevs, deltas.map(|((t, _), prev)| t - prev)),
+            (&mut firsts, delta.map(|(first, _)| first)),
+            (&mut prevs, delta.map(|(_, prev)| prev)),
         ] {
             column.push(
                 |b| match delta {
@@ -84,9 +81,6 @@ pub(super) fn write_rows(
                 },
                 byte_len,
             );
-        }
-        if deltas.is_some() {
-            prev_us = line.time_us;
         }
         let (name, name_width) = names[line.file].get_or_insert_with(|| {
             let mut name = Vec::new();
