@@ -99,6 +99,11 @@ pub fn run(config: TimelineConfig) -> Exit {
             )
         }),
     };
+    // The process ends here: its exit frees the lines and unmaps the index at once, where
+    // dropping them freed each line's allocations one by one (40 ms of a `--hops 2` run of
+    // 78,000 lines).
+    std::mem::forget(timeline);
+    std::mem::forget(index);
     Exit::after_report(written, errored, found)
 }
 

@@ -39,7 +39,7 @@ use crate::par::ScanSettings;
 use crate::source::Input;
 use crate::text::Name;
 
-use scan::{FastMap, FastSet, Found, search_pass};
+use scan::{FastMap, FastSet, Found, UNLISTED, search_pass};
 
 /// How a line got its place in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,11 +318,11 @@ pub fn build(
         // Place what we have so far, so the window can decide which new lines lead on.
         placed = place(&found, &known);
         let mut next = Vec::new();
-        for (n, (f, via)) in found.iter().enumerate().skip(first_new) {
+        for (n, (f, via)) in found.iter_mut().enumerate().skip(first_new) {
             if !in_window(placed[n].0, query) {
                 continue;
             }
-            for token in &f.tokens {
+            for token in &mut f.tokens {
                 let k = *index.entry(token.id.0).or_insert_with(|| {
                     known.push(Known {
                         id: token.id,
@@ -334,6 +334,7 @@ pub fn build(
                     });
                     known.len() - 1
                 });
+                token.known = u32::try_from(k).unwrap_or(UNLISTED);
                 let entry = &mut known[k];
                 if token.shape != Shape::UuidUndashed && !entry.named {
                     entry.named = true;
@@ -463,12 +464,20 @@ fn finish(
                     field.clone_from(&token.field);
                 }
             }
-            let k = remap[index[&token.id.0]];
-            if k == usize::MAX {
+            // A line placed outside the window when its pass ended had its IDs left unlisted
+            // then; one of them may have been listed from another line since.
+            let listed = match token.known {
+                UNLISTED => index.get(&token.id.0).copied(),
+                k => Some(k as usize),
+            };
+            let Some(k) = listed.map(|k| remap[k]).filter(|&k| k != usize::MAX) else {
                 continue;
-            }
+            };
             if let Some(name) = token.field {
-                if ids[k].kind == Kind::Span
+                // A span ID is a 64-bit value: the test of the value spares most tokens a read
+                // of their entry, far apart in memory.
+                if token.id.0 >> 64 == 0
+                    && ids[k].kind == Kind::Span
                     && id::trace::field_role(name.as_bytes()) == Some(id::trace::FieldRole::Span)
                 {
                     let slot = if id::trace_value::is_parent_span_field(name.as_bytes()) {

@@ -51,7 +51,13 @@ pub(super) struct Token {
     pub(super) start: usize,
     pub(super) end: usize,
     pub(super) field: Option<Arc<str>>,
+    /// Where the ID is in the timeline's list of known IDs, once a pass has listed it:
+    /// [`UNLISTED`] before.
+    pub(super) known: u32,
 }
+
+/// [`Token::known`] of a token whose ID no pass has listed yet.
+pub(super) const UNLISTED: u32 = u32::MAX;
 
 /// What one pass found.
 pub(super) struct Pass {
@@ -421,6 +427,7 @@ fn scan_one(
                     start: t.start,
                     end: t.end,
                     field,
+                    known: UNLISTED,
                 })
                 .collect(),
         });
