@@ -159,9 +159,13 @@ pub fn open_for(input: &InputConfig, using: &IndexUse) -> Option<Index> {
 }
 
 /// The postings of `ids`; a damaged index is reported in one line and left aside.
-pub fn candidates<'a>(index: &'a Index, ids: &[crate::id::Id]) -> Option<Candidates<'a>> {
+pub fn candidates<'a>(
+    index: &'a Index,
+    ids: &[crate::id::Id],
+    threads: usize,
+) -> Option<Candidates<'a>> {
     let values: Vec<u128> = ids.iter().map(|id| id.0).collect();
-    match index.candidates(&values) {
+    match index.candidates(&values, threads) {
         Ok(c) => Some(c),
         Err(warning) => {
             report(&warning);

@@ -44,7 +44,7 @@ pub fn run(config: SearchConfig) -> Exit {
         let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
         let candidates = index
             .as_ref()
-            .and_then(|index| super::index::candidates(index, &ids));
+            .and_then(|index| super::index::candidates(index, &ids, config.input.threads));
         let walked = walk
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

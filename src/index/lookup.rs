@@ -109,19 +109,52 @@ impl Index {
         self.damaged.load(Ordering::Relaxed)
     }
 
-    /// The blocks that may mention any of `ids`, by file. `Err`: the index is damaged
-    /// where the lookup read it (the warning line).
-    pub fn candidates(&self, ids: &[u128]) -> Result<Candidates<'_>, String> {
+    /// The blocks that may mention any of `ids`, by file, looked up on up to `threads`
+    /// threads. `Err`: the index is damaged where the lookup read it (the warning line).
+    pub fn candidates(&self, ids: &[u128], threads: usize) -> Result<Candidates<'_>, String> {
         let mut keys: Vec<u64> = ids.iter().map(|&id| key_of(id)).collect();
         keys.sort_unstable();
         keys.dedup();
-        let mut hits: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (segment, named) in self.segments.iter().zip(&self.manifest.segments) {
-            for &key in &keys {
-                segment
-                    .lookup(key, &mut |file, block| {
-                        hits.entry(file).or_default().push(block)
+        // Each key's search reads pages of its own, mostly page faults: the second hop of a
+        // timeline looks up thousands, which threads share.
+        let per_thread = keys.len().div_ceil(threads.max(1)).max(KEYS_PER_THREAD);
+        let parts: Vec<Result<Vec<(u32, u32)>, String>> = if keys.len() <= per_thread {
+            vec![self.postings_of(&keys)]
+        } else {
+            std::thread::scope(|scope| {
+                let running: Vec<_> = keys
+                    .chunks(per_thread)
+                    .map(|part| scope.spawn(|| self.postings_of(part)))
+                    .collect();
+                running
+                    .into_iter()
+                    .map(|t| {
+                        t.join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
                     })
+                    .collect()
+            })
+        };
+        let mut pairs = Vec::new();
+        for part in parts {
+            pairs.extend(part?);
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        let hits = pairs
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|file| (file[0].0, file.iter().map(|&(_, block)| block).collect()))
+            .collect();
+        Ok(Candidates { index: self, hits })
+    }
+
+    /// Every (file, block) posting of `keys`, in no order.
+    fn postings_of(&self, keys: &[u64]) -> Result<Vec<(u32, u32)>, String> {
+        let mut pairs = Vec::new();
+        for (segment, named) in self.segments.iter().zip(&self.manifest.segments) {
+            for &key in keys {
+                segment
+                    .lookup(key, &mut |file, block| pairs.push((file, block)))
                     .map_err(|d| {
                         format!(
                             "index {}: segment {}: {d}; searching without it",
@@ -131,11 +164,7 @@ impl Index {
                     })?;
             }
         }
-        for blocks in hits.values_mut() {
-            blocks.sort_unstable();
-            blocks.dedup();
-        }
-        Ok(Candidates { index: self, hits })
+        Ok(pairs)
     }
 
     fn entry_for(&self, dev: u64, ino: u64) -> Option<&FileEntry> {
@@ -144,6 +173,10 @@ impl Index {
             .map(|&i| &self.manifest.files[i])
     }
 }
+
+/// The fewest keys worth a thread of their own: a lookup costs tens of microseconds, about as
+/// much as starting a thread.
+const KEYS_PER_THREAD: usize = 64;
 
 /// What to read of one file.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::{Summary, update};
 pub use lookup::{Candidates, Index, Plan, Range};
-pub use ranges::{RangeReader, Walk, find_before, find_from_start, read_dated};
+pub use ranges::{RangeReader, Walk, find_from_start, last_before, read_range};
 pub use status::{Status, status};
 
 use format::Damage;

@@ -79,34 +79,81 @@ fn walk_back<T>(
     }
 }
 
-/// Reads bytes `start..end` of a file, and up to 4 KiB before them, into `out` from `at` on
-/// (growing it as needed, overwriting what it held there), and walks back from `start` as
-/// [`find_before`] does: one read where those 4 KiB hold the line sought, as they nearly
-/// always do (a timeline reads thousands of ranges, and a read is a system call). Returns
-/// the walk and where the range's bytes are in `out`.
-pub fn read_dated<T>(
+/// The value of the nearest line before `offset` (a line start) that gives one, however far
+/// back it is: [`find_before`]'s walk, and past its limit the file read from its start.
+pub fn last_before<T>(
+    file: &File,
+    offset: u64,
+    mut find: impl FnMut(&[u8]) -> Option<T>,
+) -> io::Result<Option<T>> {
+    match find_before(file, offset, &mut find)? {
+        Walk::Found(value) => Ok(Some(value)),
+        Walk::Nothing => Ok(None),
+        Walk::TooFar => last_from_start(file, offset, find),
+    }
+}
+
+/// [`last_before`] by reading the lines before `offset` from the file's start, a MiB at a
+/// time, keeping the last value: each MiB is walked back from its last whole line until one
+/// gives a value.
+fn last_from_start<T>(
+    file: &File,
+    offset: u64,
+    mut find: impl FnMut(&[u8]) -> Option<T>,
+) -> io::Result<Option<T>> {
+    const READ: u64 = 1 << 20;
+    let mut last = None;
+    let mut buf: Vec<u8> = Vec::new();
+    // The file offset of buf[0], a line start.
+    let mut pos = 0;
+    loop {
+        let kept = buf.len();
+        let want = (offset - pos - kept as u64).min(READ) as usize;
+        if want == 0 {
+            return Ok(last);
+        }
+        buf.resize(kept + want, 0);
+        read_exact_at(file, &mut buf[kept..], pos + kept as u64)?;
+        // A line longer than what is read so far: read on.
+        let Some(newline) = memrchr(b'\n', &buf) else {
+            continue;
+        };
+        let mut end = newline;
+        loop {
+            let start = memrchr(b'\n', &buf[..end]).map_or(0, |p| p + 1);
+            if let Some(value) = find(&buf[start..end]) {
+                last = Some(value);
+                break;
+            }
+            if start == 0 {
+                break;
+            }
+            end = start - 1;
+        }
+        buf.drain(..=newline);
+        pos += newline as u64 + 1;
+    }
+}
+
+/// Reads bytes `start..end` of a file into `out` from `at` on (growing it as needed,
+/// overwriting what it held there), with the byte before them, which must end a line: one
+/// read checks that the index's offsets still describe the file. Returns where the range's
+/// bytes are in `out`, or `None` when `start` is not a line start.
+pub fn read_range(
     file: &File,
     start: u64,
     end: u64,
     out: &mut Vec<u8>,
     at: usize,
-    mut find: impl FnMut(&[u8]) -> Option<T>,
-) -> io::Result<(Walk<T>, std::ops::Range<usize>)> {
-    let from = start.saturating_sub(WINDOWS[0]);
+) -> io::Result<Option<std::ops::Range<usize>>> {
+    let from = start.saturating_sub(1);
     let (before, len) = ((start - from) as usize, (end - from) as usize);
     if out.len() < at + len {
         out.resize(at + len, 0);
     }
     read_exact_at(file, &mut out[at..at + len], from)?;
-    let walk = match start {
-        0 => Some(Walk::Nothing),
-        _ => walk_back(&out[at..at + before], from == 0, &mut find),
-    };
-    let walk = match walk {
-        Some(walk) => walk,
-        None => find_before(file, start, find)?,
-    };
-    Ok((walk, at + before..at + len))
+    let line_start = before == 0 || out[at] == b'\n';
+    Ok(line_start.then_some(at + before..at + len))
 }
 
 /// Offers the file's lines to `find` from its first, until it gives a value.
@@ -266,19 +313,13 @@ mod tests {
     }
 
     #[test]
-    fn a_dated_read_gives_the_range_and_what_a_walk_back_gives() {
-        // Dated lines now and then among undated ones of every length, some longer than the
-        // first window, so that walks end in it, past it, and at the file's start.
+    fn a_range_read_gives_its_bytes_and_checks_the_line_start() {
         let mut rng = crate::testing::Rng(0xda7e);
         let mut text = Vec::new();
         let mut starts = vec![0u64];
         for n in 0..3000 {
-            if rng.below(9) == 0 {
-                text.extend_from_slice(format!("t={n}").as_bytes());
-            } else {
-                let len = [3, 40, 300, 5000][rng.below(4)];
-                text.extend(std::iter::repeat_n(b'u', len));
-            }
+            let len = [3, 40, 300, 5000][rng.below(4)];
+            text.extend(std::iter::repeat_n(b'a' + (n % 26) as u8, len));
             text.push(b'\n');
             starts.push(text.len() as u64);
         }
@@ -290,21 +331,63 @@ mod tests {
             let mut out = b"kept".to_vec();
             out.resize(rng.below(20_000), b'x');
             let at = out.len().min(4);
-            let (walk, span) = read_dated(&file, start, end, &mut out, at, dated).unwrap();
-            assert_eq!(
-                walk,
-                find_before(&file, start, dated).unwrap(),
-                "at {start}"
-            );
+            let span = read_range(&file, start, end, &mut out, at)
+                .unwrap()
+                .unwrap();
             assert_eq!(&out[..at], &b"kept"[..at]);
             assert_eq!(&out[span], &text[start as usize..end as usize]);
         }
-        // Not a line start: as the walk says.
+        // Inside a line: the index is out of step with the file.
         let mut out = Vec::new();
         assert_eq!(
-            read_dated(&file, 5, 9, &mut out, 0, dated).unwrap().0,
-            find_before(&file, 5, dated).unwrap()
+            read_range(&file, starts[7] + 1, starts[8], &mut out, 0).unwrap(),
+            None
         );
+    }
+
+    #[test]
+    fn the_last_dated_line_before_an_offset_is_found_however_far_back() {
+        // Dated lines now and then among undated ones of every length, and runs of undated
+        // lines longer than a walk goes, so that walks end in its first window, past it, at
+        // the file's start, and past its limit.
+        let mut rng = crate::testing::Rng(0x1a57);
+        let mut text = Vec::new();
+        // Each line start, with the value of the last dated line before it.
+        let mut starts = vec![(0u64, None)];
+        let mut last = None;
+        for n in 0..800 {
+            match rng.below(100) {
+                0..10 => {
+                    text.extend_from_slice(format!("t={n}").as_bytes());
+                    last = Some(n.to_string());
+                }
+                10..12 => {
+                    for _ in 0..(WALK_LIMIT as usize / 5000 + 5) {
+                        text.extend(std::iter::repeat_n(b'u', 4999));
+                        text.push(b'\n');
+                    }
+                    text.pop();
+                }
+                _ => {
+                    let len = [3, 40, 300, 5000][rng.below(4)];
+                    text.extend(std::iter::repeat_n(b'u', len));
+                }
+            }
+            text.push(b'\n');
+            starts.push((text.len() as u64, last.clone()));
+        }
+        let (_keep, file) = file_of(&text);
+        let mut far = 0;
+        for _ in 0..300 {
+            let (start, want) = &starts[rng.below(starts.len())];
+            far += usize::from(find_before(&file, *start, dated).unwrap() == Walk::TooFar);
+            assert_eq!(
+                &last_before(&file, *start, dated).unwrap(),
+                want,
+                "at {start}"
+            );
+        }
+        assert!(far > 0, "no walk went past its limit");
     }
 
     #[test]

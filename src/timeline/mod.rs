@@ -265,7 +265,7 @@ pub fn build(
         // A block table found damaged by an earlier pass was reported then: this one scans.
         ids_index = ids_index.filter(|i| !i.is_damaged());
         let usable_index = ids_index.filter(|_| !traced);
-        let candidates = match usable_index.map(|i| i.candidates(&values)) {
+        let candidates = match usable_index.map(|i| i.candidates(&values, settings.threads)) {
             Some(Err(warning)) => {
                 exit::report(&warning);
                 ids_index = None;
@@ -304,6 +304,8 @@ pub fn build(
             }
         }
         let first_new = found.len();
+        found.reserve(pass.lines.len());
+        on_timeline.reserve(pass.lines.len());
         for f in pass.lines {
             let via = f
                 .queries
@@ -370,16 +372,21 @@ fn in_window(time_us: Option<i64>, query: &Query) -> bool {
 /// Gives each found line its time and rule (see the module doc). `found` holds each line with
 /// the index of the ID that brought it in; the result is in the same order.
 fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Placement)> {
-    let mut order: Vec<usize> = (0..found.len()).collect();
-    order.sort_unstable_by_key(|&i| (found[i].0.file, found[i].0.line_no));
+    // Each pass's lines are in file order: the sort merges a run per pass, on keys read once.
+    let mut order: Vec<(usize, u64, usize)> = found
+        .iter()
+        .enumerate()
+        .map(|(i, (f, _))| (f.file, f.line_no, i))
+        .collect();
+    order.sort();
     let mut placed = vec![(None, Placement::Unplaced); found.len()];
     let root_us = known[0].id.unix_ms(known[0].kind).map(|ms| ms * 1000);
-    for group in order.chunk_by(|&a, &b| found[a].0.file == found[b].0.file) {
+    for group in order.chunk_by(|a, b| a.0 == b.0) {
         let first_us = group
             .iter()
-            .find_map(|&i| found[i].0.own_us.or(found[i].0.prev_us))
-            .or(found[group[0]].0.file_first_us);
-        for &i in group {
+            .find_map(|&(_, _, i)| found[i].0.own_us.or(found[i].0.prev_us))
+            .or(found[group[0].2].0.file_first_us);
+        for &(_, _, i) in group {
             let (f, via) = &found[i];
             placed[i] = match (f.own_us, f.prev_us, first_us) {
                 (Some(t), _, _) => (Some(t), Placement::Line),
@@ -438,6 +445,9 @@ fn finish(
         entry.found_via = entry.found_via.map(|v| remap[v]);
     }
     let mut fields: Vec<FastMap<Arc<str>, u64>> = vec![FastMap::default(); ids.len()];
+    // Each ID's line count and first and last time, apart from its entry: the entries are
+    // large, and a line's IDs are far apart among them.
+    let mut figures = vec![Figures::default(); ids.len()];
     let mut lines = Vec::with_capacity(found.len());
     // The last line that listed each ID: a line may hold an ID many times, and a test of the
     // line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
@@ -504,11 +514,11 @@ fn finish(
             ids[span].parent.get_or_insert(parent);
         }
         for &k in &line_ids {
-            let entry = &mut ids[k];
-            entry.lines += 1;
+            let figures = &mut figures[k];
+            figures.lines += 1;
             if let Some(t) = time_us {
-                entry.first_us = Some(entry.first_us.map_or(t, |f| f.min(t)));
-                entry.last_us = Some(entry.last_us.map_or(t, |l| l.max(t)));
+                figures.first_us = figures.first_us.min(t);
+                figures.last_us = figures.last_us.max(t);
             }
         }
         lines.push(Line {
@@ -523,7 +533,12 @@ fn finish(
             ids: line_ids,
         });
     }
-    for (entry, counts) in ids.iter_mut().zip(fields) {
+    for ((entry, counts), figures) in ids.iter_mut().zip(fields).zip(figures) {
+        entry.lines = figures.lines;
+        // Placed lines give both times or neither.
+        if figures.first_us <= figures.last_us {
+            (entry.first_us, entry.last_us) = (Some(figures.first_us), Some(figures.last_us));
+        }
         entry.field = counts
             .into_iter()
             .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
@@ -542,6 +557,25 @@ fn finish(
     }
 }
 
+/// An ID's line count and the times of its first and last placed lines, while
+/// [`finish`] counts them.
+#[derive(Clone, Copy)]
+struct Figures {
+    lines: u64,
+    first_us: i64,
+    last_us: i64,
+}
+
+impl Default for Figures {
+    fn default() -> Figures {
+        Figures {
+            lines: 0,
+            first_us: i64::MAX,
+            last_us: i64::MIN,
+        }
+    }
+}
+
 /// Gives each span the service its first line names.
 fn name_services(ids: &mut [TimelineId], lines: &[Line]) {
     let mut read = vec![false; ids.len()];
@@ -557,9 +591,10 @@ fn name_services(ids: &mut [TimelineId], lines: &[Line]) {
 }
 
 /// Time order; ties keep file order, then line order; unplaced lines last. A line is on a
-/// timeline once, so no two keys are equal and an unstable sort, in place, gives the order.
+/// timeline once, so no two keys are equal. The keys are read once and sorted apart, and
+/// each line then moved once, not at every swap of a sort.
 fn sort_lines(lines: &mut [Line]) {
-    lines.sort_unstable_by_key(|l| (l.time_us.is_none(), l.time_us, l.file, l.line_no));
+    lines.sort_by_cached_key(|l| (l.time_us.is_none(), l.time_us, l.file, l.line_no));
 }
 
 #[cfg(test)]

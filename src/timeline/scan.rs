@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memchr::{memchr, memrchr};
 
 use crate::id::{self, Id, Parsed, Shape};
-use crate::index::{Plan, Range, RangeReader, Walk, find_before, find_from_start, read_dated};
+use crate::index::{Plan, Range, RangeReader, Walk, find_from_start, last_before, read_range};
 use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
@@ -93,32 +93,37 @@ pub(super) fn search_pass(
 ) -> Pass {
     let matcher = Matcher::for_queries(queries);
     let counts: Vec<AtomicU64> = queries.iter().map(|_| AtomicU64::new(0)).collect();
-    let total = inputs.iter().map(source::size).sum::<Option<u64>>();
+    // Each size is a `stat`: none is taken for a bar that is not drawn.
+    let total = if settings.progress {
+        inputs.iter().map(source::size).sum::<Option<u64>>()
+    } else {
+        None
+    };
     let progress = Progress::start(settings.progress, total);
     let (threads, notices) = par::scan_all(
         inputs,
         settings.threads,
         PassThread::default,
         |thread, index, input| {
-            let mut ranges = None;
+            let mut plan = None;
             if let (Some(candidates), Input::File(path)) = (candidates, input) {
                 match candidates.plan_path(path) {
                     Some((Plan::Skip, _)) => return None,
-                    Some((Plan::Ranges(r), Some(file))) => {
-                        let mut records =
-                            Records::new(settings.zone.clone(), source::modified(input));
-                        let held = std::mem::take(&mut thread.held);
-                        ranges = DatedRanges::new(file, r, &mut records, held);
-                    }
+                    Some((Plan::Ranges(r), Some(file))) => plan = Some((r, file)),
                     _ => {}
                 }
             }
+            let mut records = Records::new(settings.zone.clone(), source::modified(input));
+            let ranges = plan.and_then(|(r, file)| {
+                DatedRanges::new(file, r, &mut records, std::mem::take(&mut thread.held))
+            });
             scan_one(
                 thread,
                 index,
                 input,
                 stdin,
                 ranges,
+                records,
                 &matcher,
                 &counts,
                 on_timeline,
@@ -147,6 +152,10 @@ struct FileTimes {
     checked: u64,
     /// The time of the last timestamped line up to `checked`.
     last_us: Option<i64>,
+    /// While the lines searched are a range of the file and no time has been seen in it: the
+    /// range's start, before which the time stands in `last_us` is still to be read. Most
+    /// matching lines have their own time, so this is read only for those that do not.
+    before: Option<u64>,
     /// The last timestamped line of the chunk being searched: its offset in the chunk and its
     /// time. The chunk's bytes are gone when the next one is searched, so a long run of
     /// untimed lines (a stack trace longer than the buffer) still reads back to it.
@@ -162,6 +171,7 @@ impl FileTimes {
     fn enter_chunk(&mut self, chunk: &search::Chunk, records: &mut Records) {
         if let Some((_, ms)) = self.chunk_last.take() {
             self.last_us = Some(ms);
+            self.before = None;
         }
         self.checked = chunk.first_line_no.saturating_sub(1);
         let bytes = chunk.bytes;
@@ -207,6 +217,7 @@ impl FileTimes {
         }
         if let Some(t) = time_us {
             self.last_us = Some(t);
+            self.before = None;
         }
     }
 }
@@ -216,36 +227,33 @@ fn trim_cr(line: &[u8]) -> &[u8] {
 }
 
 /// What of an input a pass reads.
-enum Parts {
+enum Parts<'a> {
     Whole(Box<dyn io::Read + Send>),
-    Ranges(DatedRanges),
+    Ranges(&'a DatedRanges),
 }
 
-/// The ranges of a file that an index names, with what dates their lines as a whole read
-/// would: the file's first time, and before each range the time of the nearest earlier
-/// timestamped line.
+/// The ranges of a file that an index names, and the file's first time, which dates its
+/// lines as a whole read would.
 struct DatedRanges {
     file: std::fs::File,
     first_us: Option<i64>,
-    ranges: Vec<DatedRange>,
-    /// The bytes of ranges read while they were dated, one after another.
+    ranges: Vec<HeldRange>,
+    /// The bytes of ranges read ahead, one after another.
     held: Vec<u8>,
 }
 
-struct DatedRange {
+struct HeldRange {
     range: Range,
-    before_us: Option<i64>,
-    /// Where its bytes are in [`DatedRanges::held`], when they were read then.
+    /// Where its bytes are in [`DatedRanges::held`], when they were read ahead.
     held: Option<std::ops::Range<usize>>,
 }
 
-/// The most bytes of a file's ranges that dating them keeps for the search; the rest are
-/// read again when searched.
+/// The most bytes of a file's ranges read ahead; the rest are read as they are searched.
 const HELD_MAX: u64 = 8 << 20;
 
 impl DatedRanges {
-    /// `None` when a walk for those times gives up (a long run of undated lines) or fails:
-    /// the file is then read whole.
+    /// `None` when the walk for the file's first time gives up (a long run of undated lines),
+    /// a read fails, or a range does not start a line: the file is then read whole.
     /// `held`: room for the ranges' bytes.
     fn new(
         file: std::fs::File,
@@ -253,39 +261,31 @@ impl DatedRanges {
         records: &mut Records,
         mut held: Vec<u8>,
     ) -> Option<DatedRanges> {
-        let mut time = |line: &[u8]| records.time(trim_cr(line));
-        let found = |walk: io::Result<Walk<i64>>| match walk {
-            Ok(Walk::Found(t)) => Some(Some(t)),
-            Ok(Walk::Nothing) => Some(None),
-            Ok(Walk::TooFar) | Err(_) => None,
+        let first_us = match find_from_start(&file, |line| records.time(trim_cr(line))) {
+            Ok(Walk::Found(t)) => Some(t),
+            Ok(Walk::Nothing) => None,
+            Ok(Walk::TooFar) | Err(_) => return None,
         };
-        let first_us = found(find_from_start(&file, &mut time))?;
         // `held` keeps its length from file to file: only growing it writes zeros.
         let mut used = 0;
-        let mut dated = Vec::with_capacity(ranges.len());
+        let mut read = Vec::with_capacity(ranges.len());
         for range in ranges {
-            let (before_us, span) = match (first_us, range.end) {
-                // No line of the file has a time: none before any range either.
-                (None, _) => (None, None),
-                (Some(_), Some(end)) if used + end.saturating_sub(range.start) <= HELD_MAX => {
-                    let read =
-                        read_dated(&file, range.start, end, &mut held, used as usize, &mut time);
-                    let (walk, span) = read.ok()?;
+            let span = match range.end {
+                Some(end) if used + end.saturating_sub(range.start) <= HELD_MAX => {
+                    let span = read_range(&file, range.start, end, &mut held, used as usize)
+                        .ok()
+                        .flatten()?;
                     used = span.end as u64;
-                    (found(Ok(walk))?, Some(span))
+                    Some(span)
                 }
-                (Some(_), _) => (found(find_before(&file, range.start, &mut time))?, None),
+                _ => None,
             };
-            dated.push(DatedRange {
-                range,
-                before_us,
-                held: span,
-            });
+            read.push(HeldRange { range, held: span });
         }
         Some(DatedRanges {
             file,
             first_us,
-            ranges: dated,
+            ranges: read,
             held,
         })
     }
@@ -302,6 +302,7 @@ fn scan_one(
     input: &Input,
     stdin: Option<&Arc<[u8]>>,
     ranges: Option<DatedRanges>,
+    records: Records,
     matcher: &Matcher,
     counts: &[AtomicU64],
     on_timeline: &FastSet<(usize, u64)>,
@@ -309,7 +310,7 @@ fn scan_one(
     settings: &ScanSettings,
     progress: &Progress,
 ) -> Option<Notice> {
-    let parts = match ranges {
+    let parts = match &ranges {
         Some(dated) => Parts::Ranges(dated),
         None => {
             let opened = match (input, stdin) {
@@ -324,7 +325,10 @@ fn scan_one(
             }
         }
     };
-    let records = RefCell::new(Records::new(settings.zone.clone(), source::modified(input)));
+    let ranged_file = ranges.as_ref().map(|dated| &dated.file);
+    // A read for the time before a range that failed: the file's error.
+    let mut walk_failed = None;
+    let records = RefCell::new(records);
     let times = RefCell::new(FileTimes::default());
     let PassThread {
         scratch,
@@ -407,7 +411,13 @@ fn scan_one(
         let prev_us = if own_us.is_some() {
             None
         } else {
-            previous_time(m.before, m.line_no, times, records)
+            match previous_time(m.before, m.line_no, times, records, ranged_file) {
+                Ok(t) => t,
+                Err(e) => {
+                    walk_failed = Some(e);
+                    return false;
+                }
+            }
         };
         times.matched(m.line_no, m.before.len(), own_us.or(prev_us));
         lines.push(Found {
@@ -433,7 +443,7 @@ fn scan_one(
         });
         true
     };
-    let outcome = match parts {
+    let mut outcome = match parts {
         Parts::Whole(mut reader) => search::search_with_chunks(
             matcher,
             options,
@@ -448,13 +458,14 @@ fn scan_one(
                 text: true,
                 ..options
             };
-            times.borrow_mut().first_us = dated.first_us;
             let mut total = search::Outcome::default();
             for part in &dated.ranges {
                 let range = &part.range;
                 *times.borrow_mut() = FileTimes {
                     checked: range.first_line - 1,
-                    last_us: part.before_us,
+                    last_us: None,
+                    // A file without a time has none before any range either.
+                    before: dated.first_us.map(|_| range.start),
                     chunk_last: None,
                     first_us: dated.first_us,
                 };
@@ -485,10 +496,15 @@ fn scan_one(
                     break;
                 }
             }
-            *held = dated.held;
             total
         }
     };
+    if let Some(dated) = ranges {
+        *held = dated.held;
+    }
+    if let Some(e) = walk_failed {
+        outcome.error = Some(e);
+    }
     let file_first_us = times.borrow().first_us;
     for found in &mut lines[first_found..] {
         found.file_first_us = file_first_us;
@@ -534,13 +550,14 @@ fn is_trace_spelling(shape: Shape) -> bool {
 /// The time of the nearest timestamped line before line `line_no`, reading back through
 /// `before` (the buffered lines before it) no further than the lines already checked; past
 /// those, the last time seen in the file (on a matching line, or the last of an earlier
-/// buffer).
+/// buffer), read from `file` before the range searched when it is still to be read.
 fn previous_time(
     before: &[u8],
     line_no: u64,
-    times: &FileTimes,
+    times: &mut FileTimes,
     records: &mut Records,
-) -> Option<i64> {
+    file: Option<&std::fs::File>,
+) -> io::Result<Option<i64>> {
     let mut end = before.len();
     let mut n = line_no;
     while n > times.checked + 1 && end > 0 {
@@ -551,12 +568,16 @@ fn previous_time(
             line = rest;
         }
         if let Some(t) = records.time(line) {
-            return Some(t);
+            return Ok(Some(t));
         }
         n -= 1;
         end = start;
     }
-    times.last_us
+    if let (Some(start), Some(file)) = (times.before, file) {
+        times.last_us = last_before(file, start, |line| records.time(trim_cr(line)))?;
+        times.before = None;
+    }
+    Ok(times.last_us)
 }
 
 /// The one door to [`crate::record`], which reads a line's fields and time: everything this
@@ -615,23 +636,29 @@ mod tests {
         let mut records = Records::new(None, None);
         let before =
             b"2026-11-30T08:00:01Z start\n2026-11-30T08:00:04Z failed\n\tat a.b(C.java:1)\r\n";
-        let fresh = FileTimes {
+        let mut fresh = FileTimes {
             checked: 0,
             last_us: None,
             ..FileTimes::default()
         };
         let four = jiff::Timestamp::from_second(1_796_025_604).unwrap();
         assert_eq!(
-            previous_time(before, 4, &fresh, &mut records),
+            previous_time(before, 4, &mut fresh, &mut records, None).unwrap(),
             Some(four.as_microsecond())
         );
         // Lines 1-3 already read: the remembered time stands.
-        let checked = FileTimes {
+        let mut checked = FileTimes {
             checked: 3,
             last_us: Some(7),
             ..FileTimes::default()
         };
-        assert_eq!(previous_time(before, 4, &checked, &mut records), Some(7));
-        assert_eq!(previous_time(b"no time\n", 2, &fresh, &mut records), None);
+        assert_eq!(
+            previous_time(before, 4, &mut checked, &mut records, None).unwrap(),
+            Some(7)
+        );
+        assert_eq!(
+            previous_time(b"no time\n", 2, &mut fresh, &mut records, None).unwrap(),
+            None
+        );
     }
 }
