@@ -66,7 +66,8 @@ impl Tree {
         tail.extend_from_slice(form(&mut tree.rng, tree.ids[0]).as_bytes());
         fs::write(tree.logs.join("worker/partial.log"), tail).unwrap();
         // A file with no time on any line, and one whose first lines are undated and whose
-        // middle holds an undated run longer than a timeline's walk back from a block.
+        // middle holds an undated run longer than a timeline's walk back from a block
+        // (1 MiB): the time before it is read from the file's start.
         let undated: String = tree
             .lines(300)
             .lines()
@@ -75,7 +76,7 @@ impl Tree {
         fs::write(tree.logs.join("worker/undated.log"), undated).unwrap();
         let mut stack = String::from("starting up\nno time yet\n");
         stack.push_str(&tree.lines(400));
-        for k in 0..16_000 {
+        for k in 0..24_000 {
             stack.push_str(&format!(
                 "    at frame{k}(Deep.java:{k}) and some padding text\n"
             ));
