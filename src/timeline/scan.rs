@@ -266,12 +266,28 @@ impl DatedRanges {
             Ok(Walk::Nothing) => None,
             Ok(Walk::TooFar) | Err(_) => return None,
         };
-        // `held` keeps its length from file to file: only growing it writes zeros.
+        // Each range read ahead takes its bytes and the one before it.
+        let ahead = |range: &Range, used: u64| {
+            range
+                .end
+                .map(|end| end - range.start.saturating_sub(1))
+                .filter(|len| used + len <= HELD_MAX)
+        };
+        let mut room = 0;
+        for range in &ranges {
+            room += ahead(range, room).unwrap_or(0);
+        }
+        // `held` keeps its length from file to file. It grows by a fresh zeroed allocation,
+        // to the room this file needs: a reallocation would copy the old bytes, and growing
+        // range by range wrote zeros over every new page before the read filled it.
+        if (held.len() as u64) < room {
+            held = vec![0; room as usize];
+        }
         let mut used = 0;
         let mut read = Vec::with_capacity(ranges.len());
         for range in ranges {
-            let span = match range.end {
-                Some(end) if used + end.saturating_sub(range.start) <= HELD_MAX => {
+            let span = match (range.end, ahead(&range, used)) {
+                (Some(end), Some(_)) => {
                     let span = read_range(&file, range.start, end, &mut held, used as usize)
                         .ok()
                         .flatten()?;
