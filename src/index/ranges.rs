@@ -52,10 +52,10 @@ pub fn find_before<T>(
 
 /// Offers the lines of `window` (bytes that end where a line starts) to `find`, nearest
 /// first; `None` when the first of them may begin before the window and none gave a value.
-/// `at_file_start`: the window begins the file.
+/// `at_line_start`: the window begins a line (the file's, say), so its first line is whole.
 fn walk_back<T>(
     window: &[u8],
-    at_file_start: bool,
+    at_line_start: bool,
     find: &mut impl FnMut(&[u8]) -> Option<T>,
 ) -> Option<Walk<T>> {
     if window.last() != Some(&b'\n') {
@@ -71,7 +71,7 @@ fn walk_back<T>(
                 }
                 end = newline;
             }
-            None if at_file_start => {
+            None if at_line_start => {
                 return Some(find(&window[..end]).map_or(Walk::Nothing, Walk::Found));
             }
             None => return None,
@@ -94,8 +94,8 @@ pub fn last_before<T>(
 }
 
 /// [`last_before`] by reading the lines before `offset` from the file's start, a MiB at a
-/// time, keeping the last value: each MiB is walked back from its last whole line until one
-/// gives a value.
+/// time, keeping the last value: each MiB's whole lines are walked back until one gives a
+/// value.
 fn last_from_start<T>(
     file: &File,
     offset: u64,
@@ -118,17 +118,8 @@ fn last_from_start<T>(
         let Some(newline) = memrchr(b'\n', &buf) else {
             continue;
         };
-        let mut end = newline;
-        loop {
-            let start = memrchr(b'\n', &buf[..end]).map_or(0, |p| p + 1);
-            if let Some(value) = find(&buf[start..end]) {
-                last = Some(value);
-                break;
-            }
-            if start == 0 {
-                break;
-            }
-            end = start - 1;
+        if let Some(Walk::Found(value)) = walk_back(&buf[..=newline], true, &mut find) {
+            last = Some(value);
         }
         buf.drain(..=newline);
         pos += newline as u64 + 1;

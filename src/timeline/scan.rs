@@ -266,35 +266,35 @@ impl DatedRanges {
             Ok(Walk::Nothing) => None,
             Ok(Walk::TooFar) | Err(_) => return None,
         };
-        // Each range read ahead takes its bytes and the one before it.
-        let ahead = |range: &Range, used: u64| {
-            range
-                .end
-                .map(|end| end - range.start.saturating_sub(1))
-                .filter(|len| used + len <= HELD_MAX)
-        };
+        // Where each range read ahead goes in `held`: its bytes and the one before it, while
+        // they fit.
         let mut room = 0;
-        for range in &ranges {
-            room += ahead(range, room).unwrap_or(0);
-        }
+        let places: Vec<Option<(u64, usize)>> = ranges
+            .iter()
+            .map(|range| {
+                let end = range.end?;
+                let len = end - range.start.saturating_sub(1);
+                (room + len <= HELD_MAX).then(|| {
+                    room += len;
+                    (end, (room - len) as usize)
+                })
+            })
+            .collect();
         // `held` keeps its length from file to file. It grows by a fresh zeroed allocation,
         // to the room this file needs: a reallocation would copy the old bytes, and growing
         // range by range wrote zeros over every new page before the read filled it.
         if (held.len() as u64) < room {
             held = vec![0; room as usize];
         }
-        let mut used = 0;
         let mut read = Vec::with_capacity(ranges.len());
-        for range in ranges {
-            let span = match (range.end, ahead(&range, used)) {
-                (Some(end), Some(_)) => {
-                    let span = read_range(&file, range.start, end, &mut held, used as usize)
+        for (range, place) in ranges.into_iter().zip(places) {
+            let span = match place {
+                Some((end, at)) => Some(
+                    read_range(&file, range.start, end, &mut held, at)
                         .ok()
-                        .flatten()?;
-                    used = span.end as u64;
-                    Some(span)
-                }
-                _ => None,
+                        .flatten()?,
+                ),
+                None => None,
             };
             read.push(HeldRange { range, held: span });
         }
@@ -579,11 +579,7 @@ fn previous_time(
     while n > times.checked + 1 && end > 0 {
         let body_end = end - 1;
         let start = memrchr(b'\n', &before[..body_end]).map_or(0, |p| p + 1);
-        let mut line = &before[start..body_end];
-        if let [rest @ .., b'\r'] = line {
-            line = rest;
-        }
-        if let Some(t) = records.time(line) {
+        if let Some(t) = records.time(trim_cr(&before[start..body_end])) {
             return Ok(Some(t));
         }
         n -= 1;
