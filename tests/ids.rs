@@ -53,8 +53,8 @@ struct Counted {
 }
 
 /// The inventory of `dir` by regular expressions, the way a careful script would do it: ULIDs
-/// and dashed UUIDs anywhere between non-alphanumerics; 32-hex tokens only when the same value
-/// is also written another way.
+/// and dashed UUIDs anywhere between non-alphanumerics; 32-hex tokens only in a trace field or
+/// when the same value is also written another way.
 fn oracle(dir: &str) -> BTreeMap<u128, Counted> {
     let token = Regex::new(
         r"(?-u)(?:^|[^0-9A-Za-z])([0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32})(?:$|[^0-9A-Za-z])",
@@ -122,6 +122,14 @@ fn form_of(line: &[u8], start: usize, end: usize) -> String {
     };
     match token.len() {
         26 => format!("ulid_{case}"),
+        // A trace ID in a trace field (the logs here write them as `trace_id=` and
+        // `"trace_id":"`), else a plain 32-hex token.
+        32 if Regex::new(r#"(?i-u)trace[_.-]?id"?\s*[:=]\s*"?$"#)
+            .unwrap()
+            .is_match(&line[..start]) =>
+        {
+            "trace_hex".to_string()
+        }
         32 => "uuid_undashed".to_string(),
         _ if start > 0 && line[start - 1] == b'{' && line.get(end) == Some(&b'}') => {
             "uuid_braced".to_string()

@@ -307,7 +307,7 @@ fn bad_results_are_reported_with_their_path() {
     let text = write("text", b"testdata/logs/x.log:1:hello\n");
     let missing = dir.path().join("missing").to_str().unwrap().to_string();
     // Partials that parse but cannot be the counts of a scan, or of another version.
-    let header = r#"{"idgrep_partial":"ids","version":1,"inputs":["x.log"]}"#;
+    let header = r#"{"idgrep_partial":"ids","version":2,"inputs":["x.log"]}"#;
     let record = |occurrences: u32, file: u32| {
         format!(
             r#"{{"value":"01a226bf-4285-ac05-6cc6-be1805fdf179","lines":1,"occurrences":{occurrences},"files":[{file}],"fields":[],"forms":{{"ulid_lower":1}},"first_ms":null,"last_ms":null}}"#
@@ -320,12 +320,12 @@ fn bad_results_are_reported_with_their_path() {
     );
     let newer = write(
         "newer",
-        format!("{}\n{}\n", header.replace(":1,", ":2,"), record(1, 0)).as_bytes(),
+        format!("{}\n{}\n", header.replace(":2,", ":3,"), record(1, 0)).as_bytes(),
     );
     let cases = [
         (&uneven, "line 2: the forms do not add up"),
         (&outside, "line 2: file 1 is not among the 1 inputs"),
-        (&newer, "version 2"),
+        (&newer, "version 3"),
         (&cut, "line"),
         (&public, "--partial"),
         (&search, "one kind"),

@@ -7,8 +7,8 @@ use memchr::{memchr, memrchr};
 
 use crate::search::Chunk;
 
-use super::keys;
 use super::rules::NilKind;
+use crate::record::keys;
 
 /// True for keys that name an entity's ID: `id`, `*_id`, `*Id`, `*ID`, judged on the last
 /// segment of a key path (`ctx.user_id`, `items[].id`). Left out, since their integers are
@@ -97,8 +97,8 @@ pub(super) fn key_lines(chunk: &Chunk, mut on_line: impl FnMut(&[u8], u64)) {
     let mut next_line = 0;
     keys::for_each_key_end(bytes, |sep| {
         if sep < next_line
-            || !id_before(bytes, sep)
-            || !(scalar_follows(bytes, sep) || trace_key_before(bytes, sep))
+            || !keys::ends_in_id(bytes, sep)
+            || !(scalar_follows(bytes, sep) || keys::trace_value_follows(bytes, sep))
         {
             return;
         }
@@ -110,50 +110,6 @@ pub(super) fn key_lines(chunk: &Chunk, mut on_line: impl FnMut(&[u8], u64)) {
         on_line(line.strip_suffix(b"\r").unwrap_or(line), line_no);
         next_line = end + 1;
     });
-}
-
-/// True when the key that ends at the separator `sep` (its last letter a `d`, by
-/// [`keys::for_each_key_end`]) ends in `id`.
-fn id_before(bytes: &[u8], sep: usize) -> bool {
-    let d = match bytes[sep] {
-        b'=' => sep - 1,
-        _ if bytes[sep - 2] == b'\\' => sep - 3,
-        _ => sep - 2,
-    };
-    d > 0 && bytes[d - 1] | 0x20 == b'i'
-}
-
-/// True when the id-like key that ends at the separator `sep` names a trace or span ID
-/// (`trace_id`, `spanId`, `dd.trace_id`, `x-datadog-parent-id`) and its value is not 32 hex
-/// digits (those are ID tokens, counted with the line's other tokens): a 16-hex or decimal
-/// value is read for the trace rules. The four letters before `id` (`race`, `span`, `rent`)
-/// rule out most other keys before the key is read.
-fn trace_key_before(bytes: &[u8], sep: usize) -> bool {
-    let d = match bytes[sep] {
-        b'=' => sep - 1,
-        _ if bytes[sep - 2] == b'\\' => sep - 3,
-        _ => sep - 2,
-    };
-    // `d - 1` is the key's `i`; a separator may stand before it.
-    let mut end = d - 1;
-    if end > 0 && matches!(bytes[end - 1], b'_' | b'.' | b'-') {
-        end -= 1;
-    }
-    let Some(word) = end.checked_sub(4).map(|start| &bytes[start..end]) else {
-        return false;
-    };
-    let folded: [u8; 4] = std::array::from_fn(|i| word[i] | 0x20);
-    if !matches!(&folded, b"race" | b"span" | b"rent") {
-        return false;
-    }
-    if crate::id::trace::field_before(bytes, sep + 1).is_none() {
-        return false;
-    }
-    let mut value = sep + 1;
-    while value < bytes.len() && value <= sep + 4 && matches!(bytes[value], b'"' | b'\\' | b' ') {
-        value += 1;
-    }
-    !crate::id::trace_value::is_hex32_token(&bytes[value..])
 }
 
 /// True when the bytes after the separator `sep` of an id-like key may be an integer or an

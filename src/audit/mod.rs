@@ -28,11 +28,9 @@
 //! The parts: `rules` names the rules and what each one counts; `evidence` keeps locations and
 //! examples in walk order; `counts` is one thread's counts, filled line by line; `key_values`
 //! judges the values of id-like keys that are not IDs and flags the lines that may hold them,
-//! on top of [`keys`], which finds the keys; `shards` keeps the records per value in many
+//! on top of [`crate::record::keys`], which finds the keys; `shards` keeps the records per value in many
 //! small maps by hash, merged shard by shard on all threads; `report` turns the merged counts
 //! into the [`Report`]. This module runs the scan.
-
-pub mod keys;
 
 mod counts;
 mod evidence;

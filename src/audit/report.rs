@@ -658,6 +658,9 @@ fn form_words(form: Form) -> &'static str {
         Form::Xray => "x-ray",
         Form::Hex16 => "16-hex",
         Form::DdDecimal => "decimal",
+        Form::TraceHex => "trace hex",
+        Form::Traceparent => "traceparent",
+        Form::B3 => "b3",
     }
 }
 

@@ -181,10 +181,17 @@ pub enum Form {
     Hex16,
     /// A decimal in a trace or span field, as Datadog writes them.
     DdDecimal,
+    /// 32 hex digits, any case, in a trace field (`trace_id`, `traceId`, `X-B3-TraceId`, ...):
+    /// the W3C / OpenTelemetry spelling of a trace ID.
+    TraceHex,
+    /// Inside a W3C `traceparent` value (its trace ID, or its parent span ID).
+    Traceparent,
+    /// Inside a single `b3` header value (its trace ID, span ID or parent span ID).
+    B3,
 }
 
 impl Form {
-    pub const ALL: [Form; 12] = [
+    pub const ALL: [Form; 15] = [
         Form::UlidLower,
         Form::UlidUpper,
         Form::UlidMixed,
@@ -197,6 +204,9 @@ impl Form {
         Form::Xray,
         Form::Hex16,
         Form::DdDecimal,
+        Form::TraceHex,
+        Form::Traceparent,
+        Form::B3,
     ];
 
     pub fn name(self) -> &'static str {
@@ -213,13 +223,18 @@ impl Form {
             Form::Xray => "xray",
             Form::Hex16 => "hex16",
             Form::DdDecimal => "dd_decimal",
+            Form::TraceHex => "trace_hex",
+            Form::Traceparent => "traceparent",
+            Form::B3 => "b3",
         }
     }
 
     pub fn kind(self) -> Kind {
         match self {
             Form::UlidLower | Form::UlidUpper | Form::UlidMixed => Kind::Ulid,
-            Form::Xray => Kind::Trace,
+            // A header holds a trace ID and span IDs, and a 16-hex or decimal value is a span
+            // ID or a 64-bit trace ID: what a value is, its field or place says, not its form.
+            Form::Xray | Form::TraceHex | Form::Traceparent | Form::B3 => Kind::Trace,
             Form::Hex16 | Form::DdDecimal => Kind::Span,
             _ => Kind::Uuid,
         }

@@ -12,7 +12,7 @@
 //! count as trace or span IDs only in a field whose name says so: [`field_before`] reads the
 //! key written before a value.
 
-use super::{HEX_DECODE, INVALID, Id, Kind, ParseError, Parsed, Written};
+use super::{HEX_DECODE, INVALID, Id, Kind, ParseError, Parsed, Written, is_token_byte};
 
 /// Length of an X-Ray trace ID: `1-` 8 hex `-` 24 hex.
 pub const XRAY_LEN: usize = 35;
@@ -191,6 +191,65 @@ fn hex_mask(chunk: &[u8; 64]) -> u64 {
     chunk.iter().enumerate().fold(0, |m, (i, &b)| {
         m | (u64::from(HEX_DECODE[b as usize] != INVALID) << i)
     })
+}
+
+/// Calls `f(start, end, trace, parent)` for each X-Ray trace ID of `hay` that is a whole
+/// token, not all zero: `hay[start..end]` is `1-<8 hex>-<24 hex>`, and `parent` the span ID
+/// of an `X-Amzn-Trace-Id` value's `;Parent=<16 hex>` right after it, with its place, if
+/// there is one and it is not zero.
+pub fn for_each_xray(hay: &[u8], mut f: impl FnMut(usize, usize, Id, Option<(usize, u64)>)) {
+    for start in memchr::memmem::find_iter(hay, b"1-") {
+        let end = start + XRAY_LEN;
+        if end > hay.len()
+            || (start > 0 && is_token_byte(hay[start - 1]))
+            || hay.get(end).is_some_and(|&b| is_token_byte(b))
+        {
+            continue;
+        }
+        let Some(trace) = decode_xray(&hay[start..end]).filter(|id| id.0 != 0) else {
+            continue;
+        };
+        const PARENT: &[u8] = b";parent=";
+        let at = end + PARENT.len();
+        let parent = hay
+            .get(end..at)
+            .filter(|key| key.eq_ignore_ascii_case(PARENT))
+            .and_then(|_| hex16_token(hay, at))
+            .filter(|&span| span != 0)
+            .map(|span| (at, span));
+        f(start, end, trace, parent);
+    }
+}
+
+/// The 16 hex digits at `hay[at..]`, when they are a whole token: no letter, digit or `-`
+/// right after them.
+pub fn hex16_token(hay: &[u8], at: usize) -> Option<u64> {
+    let end = at + SPAN_HEX_LEN;
+    let value = decode_hex64(hay.get(at..end)?)?;
+    (!hay.get(end).is_some_and(|&b| is_token_byte(b))).then_some(value)
+}
+
+/// The span and parent span IDs of a single `b3` header whose trace ID ends at `hay[end]`:
+/// `-<span>[-<sampled>[-<parent>]]`, each with its place; zero IDs are left out.
+pub fn b3_spans(hay: &[u8], end: usize) -> [Option<(usize, u64)>; 2] {
+    let span_at = end + 1;
+    let span_end = span_at + SPAN_HEX_LEN;
+    let span = (hay.get(end) == Some(&b'-'))
+        .then(|| hex16_token(hay, span_at))
+        .flatten();
+    let Some(span) = span else {
+        return [None, None];
+    };
+    let nonzero = |at: usize, v: u64| (v != 0).then_some((at, v));
+    // `-<sampled>-<parent>`: one flag character (`0`, `1`, `d`), then the parent.
+    let parent_at = span_end + 3;
+    let parent = (hay.get(span_end) == Some(&b'-') && hay.get(span_end + 2) == Some(&b'-'))
+        .then(|| hex16_token(hay, parent_at))
+        .flatten();
+    [
+        nonzero(span_at, span),
+        parent.and_then(|p| nonzero(parent_at, p)),
+    ]
 }
 
 /// Decodes 16 hex digits (either case) to a 64-bit value.

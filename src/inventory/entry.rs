@@ -10,7 +10,7 @@
 //! second and third dependent miss for most occurrences, which belong to such IDs. Memory
 //! grows with distinct IDs, not with bytes.
 
-use crate::id::Form;
+use crate::id::{Form, Kind};
 
 /// Marks "no value" in the u32 slots of an entry.
 pub(super) const NONE: u32 = u32::MAX;
@@ -279,6 +279,57 @@ impl EntryRef<'_> {
             }
         }
         counts
+    }
+
+    /// File numbers, ascending.
+    pub(super) fn files(&self) -> Vec<u32> {
+        match self {
+            EntryRef::Cold(c) => vec![c.file],
+            EntryRef::Hot(h, side) => {
+                // The set bits only, lowest first, rather than a test of every possible file.
+                let mut files = Vec::new();
+                for (w, &word) in h.low_files.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        files.push(w as u32 * 64 + bits.trailing_zeros());
+                        bits &= bits - 1;
+                    }
+                }
+                files.extend(side.iter().flat_map(|s| s.files.iter().copied()));
+                files
+            }
+        }
+    }
+
+    /// (field name number, occurrences), in no particular order.
+    pub(super) fn fields(&self) -> Vec<(u32, u32)> {
+        let mut fields = Vec::with_capacity(HOT_FIELDS);
+        match self {
+            EntryRef::Cold(c) if c.field != NONE => fields.push((c.field, c.field_count)),
+            EntryRef::Cold(_) => {}
+            EntryRef::Hot(h, side) => {
+                fields.extend(
+                    h.field_names
+                        .iter()
+                        .zip(h.field_counts)
+                        .take_while(|(name, _)| **name != NARROW_NONE)
+                        .map(|(&f, n)| (f as u32, n)),
+                );
+                fields.extend(side.iter().flat_map(|s| &s.fields).copied());
+            }
+        }
+        fields
+    }
+
+    /// Written in a trace spelling at least once (a trace field, a header, X-Ray).
+    pub(super) fn is_trace(&self) -> bool {
+        match self {
+            EntryRef::Cold(c) => Form::ALL[c.form as usize].kind() == Kind::Trace,
+            EntryRef::Hot(..) => Form::ALL
+                .iter()
+                .zip(self.form_counts())
+                .any(|(form, n)| n > 0 && form.kind() == Kind::Trace),
+        }
     }
 
     /// Written only as 32 hex digits (see the module doc).

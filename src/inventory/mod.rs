@@ -19,19 +19,24 @@ mod table;
 mod tally;
 #[cfg(test)]
 mod tests;
+mod traces;
 
 pub use names::{FieldNames, LocalNames};
 pub use tally::{Counts, Occurrence, Tallies, Tally};
 
-use entry::{EntryRef, HOT_FIELDS, NARROW_NONE, NONE};
+use entry::EntryRef;
 use table::{Table, prefetch};
 
-use crate::id::{Form, Id, Kind};
+use std::cell::RefCell;
+
+use traces::TraceLines;
+
+use crate::id::{Form, Id, Kind, Shape};
 use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
 use crate::record::{self, Analysis, TimeContext};
 use crate::scan::Matcher;
-use crate::search::{self, Scratch, SearchOptions};
+use crate::search::{self, Chunk, Scratch, SearchOptions};
 use crate::source::{self, Input};
 
 /// Counts every ID of `inputs` on `settings.threads` threads; `count_undashed`: every 32-hex
@@ -59,6 +64,7 @@ pub fn build(
             scratch: Scratch::default(),
             analysis: Analysis::default(),
             occurrences: Vec::new(),
+            trace_lines: TraceLines::default(),
         },
         |thread, index, input| {
             count_input(
@@ -85,6 +91,7 @@ struct InventoryThread<'t> {
     scratch: Scratch,
     analysis: Analysis,
     occurrences: Vec<Occurrence>,
+    trace_lines: TraceLines,
 }
 
 /// Counts every ID on every line of `input`, input number `file`.
@@ -107,23 +114,70 @@ fn count_input(
         scratch,
         analysis,
         occurrences,
+        trace_lines,
     } = thread;
-    let outcome = search::search(matcher, options, &mut reader, scratch, &mut |m| {
-        tally.prefetch(m.hits.iter().map(|hit| hit.id));
-        record::analyse_hits(m.line, m.hits, &context, analysis);
-        occurrences.clear();
-        for (i, hit) in m.hits.iter().enumerate() {
-            let field = analysis.field(i).map(|name| tally.field(name));
-            occurrences.push(Occurrence {
-                id: hit.id,
-                form: Form::of(hit.shape, m.line, hit.start, hit.end),
-                field,
-            });
-        }
-        tally.add_line(file, analysis.time_ms(), occurrences);
-        true
-    });
+    // Both callbacks count, one at a time.
+    let counting = RefCell::new((tally, analysis, trace_lines));
+    let outcome = search::search_with_chunks(
+        matcher,
+        options,
+        &mut reader,
+        scratch,
+        Some(&mut |chunk: &Chunk| {
+            let (tally, analysis, trace_lines) = &mut *counting.borrow_mut();
+            trace_lines.read_chunk(chunk.bytes, file, matcher, &context, analysis, tally);
+        }),
+        &mut |m| {
+            let (tally, analysis, trace_lines) = &mut *counting.borrow_mut();
+            tally.prefetch(m.hits.iter().map(|hit| hit.id));
+            record::analyse_hits(m.line, m.hits, &context, analysis);
+            occurrences.clear();
+            for (i, hit) in m.hits.iter().enumerate() {
+                let name = analysis.field(i);
+                let field = name.map(|name| tally.field(name));
+                let mut spans = [0u64; 2];
+                let mut span_count = 0;
+                let form = if hit.shape == Shape::UuidUndashed {
+                    traces::hex32_form(m.line, hit.start, hit.end, hit.id, name, |span| {
+                        spans[span_count] = span;
+                        span_count += 1;
+                    })
+                } else {
+                    Form::of(hit.shape, m.line, hit.start, hit.end)
+                };
+                occurrences.push(Occurrence {
+                    id: hit.id,
+                    form,
+                    field,
+                    space: Space::Wide,
+                });
+                occurrences.extend(spans[..span_count].iter().map(|&span| Occurrence {
+                    id: Id(u128::from(span)),
+                    form,
+                    field,
+                    space: Space::Span,
+                }));
+            }
+            occurrences.extend_from_slice(trace_lines.take(m.before.len()));
+            tally.add_line(file, analysis.time_ms(), occurrences);
+            true
+        },
+    );
     Notice::after_scan(outcome, "not counted")
+}
+
+/// Which IDs a value is among: 128-bit values (ULIDs, UUIDs, trace IDs), 64-bit span IDs,
+/// and 64-bit trace IDs (B3's and Datadog's), which join the 128-bit trace they are the low
+/// half of where the logs write it too. The same bits in two spaces are two IDs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Space {
+    Wide,
+    Span,
+    Trace64,
+}
+
+impl Space {
+    pub const ALL: [Space; 3] = [Space::Wide, Space::Span, Space::Trace64];
 }
 
 /// The counts of a whole run, in the order the views show them.
@@ -140,14 +194,26 @@ pub struct Inventory {
 /// One ID of the inventory, as the views show it.
 #[derive(Clone, Copy)]
 pub struct Summary<'a> {
+    /// A span ID or a 64-bit trace ID in the low 64 bits.
     pub id: Id,
+    space: Space,
     entry: EntryRef<'a>,
     inventory: &'a Inventory,
 }
 
 impl<'a> Summary<'a> {
-    /// How the ID is mostly written: as a ULID or as a UUID (ties go to ULID).
+    /// What the ID is: a span ID or a 64-bit trace ID by its key space; a 128-bit value
+    /// written in a trace spelling at least once is a trace ID, else it is what it is mostly
+    /// written as, a ULID or a UUID (ties go to ULID).
     pub fn kind(&self) -> Kind {
+        match self.space {
+            Space::Span => return Kind::Span,
+            Space::Trace64 => return Kind::Trace,
+            Space::Wide => {}
+        }
+        if self.entry.is_trace() {
+            return Kind::Trace;
+        }
         if let EntryRef::Cold(c) = self.entry {
             return Form::ALL[c.form as usize].kind();
         }
@@ -159,6 +225,11 @@ impl<'a> Summary<'a> {
             }
         }
         if ulid >= uuid { Kind::Ulid } else { Kind::Uuid }
+    }
+
+    /// Which IDs the value is among.
+    pub fn space(&self) -> Space {
+        self.space
     }
 
     pub fn lines(&self) -> u32 {
@@ -182,43 +253,18 @@ impl<'a> Summary<'a> {
 
     /// File numbers, ascending.
     pub fn files(&self) -> Vec<u32> {
-        match self.entry {
-            EntryRef::Cold(c) => vec![c.file],
-            EntryRef::Hot(h, side) => {
-                // The set bits only, lowest first, rather than a test of every possible file.
-                let mut files = Vec::new();
-                for (w, &word) in h.low_files.iter().enumerate() {
-                    let mut bits = word;
-                    while bits != 0 {
-                        files.push(w as u32 * 64 + bits.trailing_zeros());
-                        bits &= bits - 1;
-                    }
-                }
-                files.extend(side.iter().flat_map(|s| s.files.iter().copied()));
-                files
-            }
-        }
+        self.entry.files()
     }
 
     /// Field names with their occurrence counts, most frequent first, then by name.
     pub fn fields(&self) -> Vec<(&'a [u8], u32)> {
         let names = &self.inventory.field_names;
-        let name = |(f, n): (u32, u32)| (&*names[f as usize], n);
-        let mut fields = Vec::with_capacity(HOT_FIELDS);
-        match self.entry {
-            EntryRef::Cold(c) if c.field != NONE => fields.push(name((c.field, c.field_count))),
-            EntryRef::Cold(_) => {}
-            EntryRef::Hot(h, side) => {
-                fields.extend(
-                    h.field_names
-                        .iter()
-                        .zip(h.field_counts)
-                        .take_while(|(name, _)| **name != NARROW_NONE)
-                        .map(|(&f, n)| name((f as u32, n))),
-                );
-                fields.extend(side.iter().flat_map(|s| &s.fields).map(|&f| name(f)));
-            }
-        }
+        let mut fields: Vec<(&'a [u8], u32)> = self
+            .entry
+            .fields()
+            .into_iter()
+            .map(|(f, n)| (&*names[f as usize], n))
+            .collect();
         fields.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         fields
     }
@@ -302,6 +348,7 @@ impl Inventory {
         let entry = self.tables[table as usize].get(at);
         Summary {
             id: Id(entry.key()),
+            space: tally::space_of_table(table),
             entry,
             inventory: self,
         }
@@ -321,7 +368,7 @@ impl Inventory {
         top: Option<usize>,
         threads: usize,
     ) {
-        type Keyed<K> = (K, u128, (u32, u32));
+        type Keyed<K> = (K, (u128, Space), (u32, u32));
         let order = |a: &Keyed<K>, b: &Keyed<K>| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
         // One part's keys, sorted, with only its first `top` kept.
         let sorted = |part: &[(u32, u32)]| {
@@ -329,7 +376,7 @@ impl Inventory {
                 .iter()
                 .map(|&at| {
                     let s = self.summary(at);
-                    (key(s), s.id.0, at)
+                    (key(s), (s.id.0, s.space), at)
                 })
                 .collect();
             if let Some(top) = top.filter(|&t| t < keyed.len()) {

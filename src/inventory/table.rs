@@ -1,6 +1,7 @@
 //! The hash table of one shard of the counts: ID -> [`Cold`] or [`Hot`] entry, built so that a
 //! batch of occurrences can prefetch what each will touch.
 
+use super::Space;
 use super::entry::{Cold, EntryRef, Hot, NONE, Side};
 use crate::id::Form;
 
@@ -15,6 +16,7 @@ pub(super) struct Pending {
     pub(super) last_ms: i64,
     pub(super) file: u32,
     pub(super) field: u32,
+    pub(super) space: Space,
     /// The lines these occurrences are first of their value on.
     pub(super) lines: u32,
     /// 0 marks an empty slot of `Tally::recent`.
@@ -30,6 +32,7 @@ impl Pending {
         last_ms: i64::MIN,
         file: NONE,
         field: NONE,
+        space: Space::Wide,
         lines: 0,
         occurrences: 0,
         form: Form::UlidLower,
@@ -38,6 +41,7 @@ impl Pending {
     /// Whether `other` goes with these occurrences: the same ID, file, field and form.
     pub(super) fn counts_with(&self, other: &Pending) -> bool {
         self.key == other.key
+            && self.space == other.space
             && self.file == other.file
             && self.field == other.field
             && self.form == other.form

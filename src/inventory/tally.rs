@@ -8,11 +8,11 @@ use std::collections::HashSet;
 use std::hash::BuildHasher;
 use std::sync::Mutex;
 
-use super::Inventory;
-use super::entry::NONE;
+use super::entry::{EntryRef, NONE};
 use super::names::{FieldNames, LocalNames};
 use super::table::{Pending, Table, prefetch};
-use crate::id::{Form, Id};
+use super::{Inventory, Space};
+use crate::id::{Form, Id, Kind};
 
 /// Occurrences are counted in batches of this many per shard, so what they touch can be
 /// prefetched ahead of use (with a million IDs the tables are far larger than the
@@ -29,7 +29,7 @@ const PREFETCH_AHEAD: usize = 32;
 
 /// A field name, interned by [`Tally::field`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FieldId(u32);
+pub struct FieldId(pub(super) u32);
 
 /// One occurrence of an ID on a line.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +37,15 @@ pub struct Occurrence {
     pub id: Id,
     pub form: Form,
     pub field: Option<FieldId>,
+    pub space: Space,
+}
+
+impl Occurrence {
+    /// A 128-bit trace ID written in a trace spelling, whose low 64 bits a 64-bit trace ID on
+    /// the same line may repeat.
+    fn is_wide_trace(&self) -> bool {
+        self.space == Space::Wide && self.form.kind() == Kind::Trace
+    }
 }
 
 /// What an earlier run counted of one ID over its own inputs (read back by `idgrep merge`),
@@ -105,7 +114,9 @@ pub struct Tally<'t> {
     /// One batch per shard.
     batches: Vec<Vec<Pending>>,
     /// The IDs seen so far on a line with many occurrences.
-    on_line: HashSet<u128, foldhash::fast::FixedState>,
+    on_line: HashSet<(u128, Space), foldhash::fast::FixedState>,
+    /// The low 64 bits of the 128-bit trace IDs on a line with many occurrences.
+    wide_traces_on_line: HashSet<u64, foldhash::fast::FixedState>,
 }
 
 /// Up to this many occurrences on a line, [`Tally::add_line`] finds an ID's first one by
@@ -122,7 +133,9 @@ impl Tallies {
     pub fn new(count_undashed: bool) -> Tallies {
         Tallies {
             names: FieldNames::default(),
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            shards: (0..SHARDS * Space::ALL.len())
+                .map(|_| Mutex::default())
+                .collect(),
             count_undashed,
         }
     }
@@ -133,15 +146,20 @@ impl Tallies {
             tallies: self,
             names: LocalNames::new(&self.names),
             recent: vec![Pending::EMPTY; RECENT],
-            batches: (0..SHARDS).map(|_| Vec::with_capacity(BATCH)).collect(),
+            batches: (0..SHARDS * Space::ALL.len())
+                .map(|_| Vec::with_capacity(BATCH))
+                .collect(),
             on_line: HashSet::default(),
+            wide_traces_on_line: HashSet::default(),
         }
     }
 
-    /// The final counts, once every tally is done: values written only undashed are dropped,
+    /// The final counts, once every tally is done: 64-bit trace IDs are joined to the
+    /// 128-bit trace whose low half they are, and values written only undashed are dropped,
     /// unless every undashed token counts. The tables are listed on up to two threads: with
     /// a million IDs, one thread took about 50 ms.
     pub fn finish(self, threads: usize) -> Inventory {
+        let joined = self.join_64_bit_traces();
         let tables: Vec<Table> = self
             .shards
             .into_iter()
@@ -153,11 +171,13 @@ impl Tallies {
             let mut order = Vec::new();
             let mut dropped = 0;
             for (t, table) in tables.iter().enumerate() {
+                let t = (first + t) as u32;
+                let wide = space_of_table(t) == Space::Wide;
                 for at in table.entries() {
-                    if !count_undashed && table.get(at).only_undashed() {
+                    if wide && !count_undashed && table.get(at).only_undashed() {
                         dropped += 1;
-                    } else {
-                        order.push(((first + t) as u32, at));
+                    } else if joined.binary_search(&(t, at)).is_err() {
+                        order.push((t, at));
                     }
                 }
             }
@@ -186,6 +206,73 @@ impl Tallies {
 
 const POISONED: &str = "a worker panicked while counting";
 
+/// The key space of the table numbered `table`.
+pub(super) fn space_of_table(table: u32) -> Space {
+    Space::ALL[table as usize / SHARDS]
+}
+
+impl Tallies {
+    /// Adds each 64-bit trace ID to the 128-bit trace ID whose low 64 bits it is, where
+    /// exactly one such trace was counted (B3 and Datadog write the low half of the trace
+    /// that W3C, X-Ray and OpenTelemetry write whole); returns the (table, entry) of those
+    /// joined, sorted, for the listing to leave out. Two lists sorted by the low 64 bits
+    /// are walked side by side.
+    fn join_64_bit_traces(&self) -> Vec<(u32, u32)> {
+        let tables_of = |space: Space| {
+            let first = space as usize * SHARDS;
+            (first..first + SHARDS).map(|t| (t as u32, self.shards[t].lock().expect(POISONED)))
+        };
+        let mut narrow: Vec<(u64, u32, u32)> = Vec::new();
+        for (t, table) in tables_of(Space::Trace64) {
+            narrow.extend(
+                table
+                    .entries()
+                    .map(|at| (table.get(at).key() as u64, t, at)),
+            );
+        }
+        if narrow.is_empty() {
+            return Vec::new();
+        }
+        let mut wide: Vec<(u64, u128)> = Vec::new();
+        for (_, table) in tables_of(Space::Wide) {
+            wide.extend(
+                table
+                    .entries()
+                    .map(|at| table.get(at))
+                    .filter(|e| e.is_trace())
+                    .map(|e| (e.key() as u64, e.key())),
+            );
+        }
+        narrow.sort_unstable();
+        wide.sort_unstable();
+        let mut matches: Vec<(u128, u32, u32)> = Vec::new();
+        let mut w = 0;
+        for &(low, t, at) in &narrow {
+            while w < wide.len() && wide[w].0 < low {
+                w += 1;
+            }
+            let unique = w < wide.len()
+                && wide[w].0 == low
+                && wide.get(w + 1).is_none_or(|next| next.0 != low);
+            if unique {
+                matches.push((wide[w].1, t, at));
+            }
+        }
+        let mut tally = self.tally();
+        for &(key, t, at) in &matches {
+            let counts = {
+                let table = self.shards[t as usize].lock().expect(POISONED);
+                whole_counts(table.get(at))
+            };
+            tally.add_counts_unchecked(Space::Wide, Id(key), &counts);
+        }
+        tally.done();
+        let mut joined: Vec<(u32, u32)> = matches.into_iter().map(|(_, t, at)| (t, at)).collect();
+        joined.sort_unstable();
+        joined
+    }
+}
+
 impl Tally<'_> {
     /// The ID of a field name, for [`Occurrence::field`].
     pub fn field(&mut self, name: &[u8]) -> FieldId {
@@ -213,17 +300,39 @@ impl Tally<'_> {
         // A line counts once per ID: for a few occurrences the earlier ones are compared, for
         // many (a line listing thousands of IDs) a set remembers them, as the comparisons
         // would take quadratic time.
+        //
+        // A 64-bit trace ID joins its 128-bit trace at the end (see [`Tallies::finish`]), so
+        // on a line that also holds that trace it adds no line.
         let many = occurrences.len() > FEW_OCCURRENCES;
         if many {
             self.on_line.clear();
+            self.wide_traces_on_line.clear();
+            self.wide_traces_on_line.extend(
+                occurrences
+                    .iter()
+                    .filter(|o| o.is_wide_trace())
+                    .map(|o| o.id.0 as u64),
+            );
         }
         for (i, occ) in occurrences.iter().enumerate() {
             let hash = hash(occ.id.0);
-            let new_line = if many {
-                self.on_line.insert(occ.id.0)
+            let mut new_line = if many {
+                self.on_line.insert((occ.id.0, occ.space))
             } else {
-                !occurrences[..i].iter().any(|o| o.id == occ.id)
+                !occurrences[..i]
+                    .iter()
+                    .any(|o| o.id == occ.id && o.space == occ.space)
             };
+            if new_line && occ.space == Space::Trace64 {
+                let low = occ.id.0 as u64;
+                new_line = if many {
+                    !self.wide_traces_on_line.contains(&low)
+                } else {
+                    !occurrences
+                        .iter()
+                        .any(|o| o.is_wide_trace() && o.id.0 as u64 == low)
+                };
+            }
             let time_ms = time_ms.filter(|_| new_line);
             let pending = Pending {
                 key: occ.id.0,
@@ -232,6 +341,7 @@ impl Tally<'_> {
                 last_ms: time_ms.unwrap_or(i64::MIN),
                 file,
                 field: occ.field.map_or(NONE, |f| f.0),
+                space: occ.space,
                 lines: new_line as u32,
                 occurrences: 1,
                 form: occ.form,
@@ -254,8 +364,20 @@ impl Tally<'_> {
     /// so they are paired off in order, each piece as large as the three allow: every file,
     /// field and form then ends with its own total (a file one occurrence, the last file the
     /// rest), and the ID's lines and times come with the first piece.
-    pub fn add_counts(&mut self, id: Id, counts: &Counts) -> Result<(), Inconsistent> {
+    pub fn add_counts(
+        &mut self,
+        space: Space,
+        id: Id,
+        counts: &Counts,
+    ) -> Result<(), Inconsistent> {
         counts.check()?;
+        self.add_counts_unchecked(space, id, counts);
+        Ok(())
+    }
+
+    /// [`Tally::add_counts`] without the check: a 64-bit trace ID joined to its 128-bit trace
+    /// may add no line (each of its lines held the trace too).
+    fn add_counts_unchecked(&mut self, space: Space, id: Id, counts: &Counts) {
         let total = counts.occurrences;
         let fields_total: u32 = counts.fields.iter().map(|&(_, n)| n).sum();
         let mut fields = counts
@@ -295,6 +417,7 @@ impl Tally<'_> {
                 last_ms,
                 file: file_no,
                 field: f,
+                space,
                 lines,
                 occurrences: n,
                 form: w,
@@ -309,12 +432,11 @@ impl Tally<'_> {
                 .filter(|p| p.1 > 0)
                 .or_else(|| forms.next());
         }
-        Ok(())
     }
 
     /// Puts `pending` in its shard's batch, counting the batch when it is full.
     fn push(&mut self, pending: Pending) {
-        let shard = pending.hash as usize % SHARDS;
+        let shard = pending.space as usize * SHARDS + pending.hash as usize % SHARDS;
         self.batches[shard].push(pending);
         if self.batches[shard].len() >= BATCH {
             self.flush(shard);
@@ -328,7 +450,7 @@ impl Tally<'_> {
                 self.push(pending);
             }
         }
-        for shard in 0..SHARDS {
+        for shard in 0..self.batches.len() {
             self.flush(shard);
         }
     }
@@ -349,6 +471,30 @@ impl Tally<'_> {
             table.count(p);
         }
         batch.clear();
+    }
+}
+
+/// What an entry counted, as [`Tally::add_counts`] takes it.
+fn whole_counts(entry: EntryRef) -> Counts {
+    let (lines, occurrences, first_ms, last_ms) = entry.counts();
+    let mut fields: Vec<(FieldId, u32)> = entry
+        .fields()
+        .into_iter()
+        .map(|(f, n)| (FieldId(f), n))
+        .collect();
+    fields.sort_unstable_by_key(|&(f, _)| f.0);
+    Counts {
+        lines,
+        occurrences,
+        files: entry.files(),
+        fields,
+        forms: Form::ALL
+            .into_iter()
+            .zip(entry.form_counts())
+            .filter(|&(_, n)| n > 0)
+            .collect(),
+        first_ms: (first_ms != i64::MAX).then_some(first_ms),
+        last_ms: (last_ms != i64::MIN).then_some(last_ms),
     }
 }
 

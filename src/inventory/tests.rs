@@ -94,6 +94,7 @@ fn count(tallies: &Tallies, lines: &[TestLine]) {
                 id: Id(v),
                 form,
                 field: field.map(|name| tally.field(name)),
+                space: Space::Wide,
             })
             .collect();
         tally.add_line(*file, *time, &occ);
@@ -186,6 +187,7 @@ fn field_names_numbered_past_a_u16_are_counted_in_the_side_record() {
         id: Id(42),
         form: Form::UlidLower,
         field: Some(names[field]),
+        space: Space::Wide,
     };
     // The first, wide, name is the cold entry's, then moves with the promotion.
     for (file, field) in [(0, 69_999), (1, 65_535), (1, 65_534), (2, 69_999), (2, 7)] {
@@ -240,6 +242,7 @@ fn kind_follows_the_form_written_most() {
         id: Id(7),
         form,
         field: None,
+        space: Space::Wide,
     };
     t.add_line(0, None, &[occ(Form::UuidLower), occ(Form::UlidUpper)]);
     t.add_line(0, None, &[occ(Form::UuidBraced)]);
@@ -272,6 +275,7 @@ fn a_sort_on_two_threads_matches_one_on_one() {
                 id: Id(v.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835)),
                 form: Form::UlidLower,
                 field: None,
+                space: Space::Wide,
             };
             // Few distinct line counts: many ties, broken by ID.
             for _ in 0..1 + (state >> 60) {
@@ -318,6 +322,7 @@ fn sort_and_top_keep_the_largest_in_order() {
                     id: Id(v),
                     form: Form::UlidLower,
                     field: None,
+                    space: Space::Wide,
                 }],
             );
         }

@@ -15,11 +15,11 @@ use std::io::Write;
 use serde::{Deserialize, Serialize};
 
 use crate::id::{self, Form, Id};
-use crate::inventory::{Counts, Inventory, Tally};
+use crate::inventory::{Counts, Inventory, Space, Tally};
 use crate::text::{JsonText, Name};
 
 /// The header's format version; a reader refuses any other.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The first line.
 #[derive(Serialize, Deserialize)]
@@ -37,8 +37,11 @@ const KIND: &str = "ids";
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Record<'a> {
-    /// The 128-bit value as a dashed UUID, whatever its kind.
+    /// The 128-bit value as a dashed UUID, whatever its kind (a 64-bit one in the low bits).
     value: String,
+    /// `"span"` for a span ID, `"trace64"` for a 64-bit trace ID; absent for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    space: Option<String>,
     lines: u32,
     occurrences: u32,
     files: Vec<u32>,
@@ -67,6 +70,7 @@ pub fn write(out: &mut dyn Write, inventory: &Inventory, paths: &[Name]) -> std:
             .collect();
         let record = Record {
             value: summary.id.uuid(),
+            space: space_name(summary.space()).map(str::to_string),
             lines: summary.lines(),
             occurrences: summary.occurrences(),
             files: summary.files(),
@@ -87,6 +91,15 @@ pub fn write(out: &mut dyn Write, inventory: &Inventory, paths: &[Name]) -> std:
     Ok(())
 }
 
+/// The `space` of a record: none for 128-bit values.
+fn space_name(space: Space) -> Option<&'static str> {
+    match space {
+        Space::Wide => None,
+        Space::Span => Some("span"),
+        Space::Trace64 => Some("trace64"),
+    }
+}
+
 /// Whether `first_line` is the header of a partial inventory.
 pub fn is_header(first_line: &serde_json::Value) -> bool {
     first_line.get("idgrep_partial").is_some()
@@ -100,6 +113,7 @@ pub struct Partial {
 
 /// One ID of a partial: its counts, and its field names (interned once all is read).
 struct ReadId {
+    space: Space,
     id: Id,
     counts: Counts,
     fields: Vec<(Vec<u8>, u32)>,
@@ -127,6 +141,16 @@ pub fn read(text: &[u8]) -> Result<Partial, String> {
         let at = |e: &dyn std::fmt::Display| format!("line {}: {e}", n + 1);
         let record: Record = serde_json::from_slice(line).map_err(|e| at(&e))?;
         let value = id::parse(&record.value).map_err(|e| at(&format!("value: {e}")))?;
+        let space = match record.space.as_deref() {
+            None => Space::Wide,
+            Some(name) => Space::ALL
+                .into_iter()
+                .find(|&s| space_name(s) == Some(name))
+                .ok_or_else(|| at(&format!("unknown space {name:?} (span, trace64)")))?,
+        };
+        if space != Space::Wide && value.id.0 >> 64 != 0 {
+            return Err(at(&"a 64-bit ID with bits above the 64th"));
+        }
         if let Some(&file) = record.files.iter().find(|&&f| f as usize >= inputs) {
             return Err(at(&format!("file {file} is not among the {inputs} inputs")));
         }
@@ -163,6 +187,7 @@ pub fn read(text: &[u8]) -> Result<Partial, String> {
         }
         counts.check().map_err(|e| at(&e.0))?;
         ids.push(ReadId {
+            space,
             id: value.id,
             counts,
             fields,
@@ -179,6 +204,7 @@ impl Partial {
     /// that earlier partials hold.
     pub fn add_to(self, tally: &mut Tally, first_file: u32) {
         for ReadId {
+            space,
             id,
             mut counts,
             fields,
@@ -192,7 +218,7 @@ impl Partial {
                 .map(|(name, n)| (tally.field(name), *n))
                 .collect();
             tally
-                .add_counts(id, &counts)
+                .add_counts(space, id, &counts)
                 .expect("the counts were checked when read");
         }
     }

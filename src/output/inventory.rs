@@ -64,13 +64,17 @@ pub fn write_table(
     // CREATED is a time's width, wider only for an ID dated outside RFC 3339's years
     // (`unix_ms 278742126155650 (after 9999)`).
     let time_width = clock.format(0).len();
-    let (mut any_uuid, mut max_lines, mut kind_width, mut created_width) =
-        (false, 0, 9, time_width);
+    let (mut id_width, mut max_lines, mut kind_width, mut created_width) =
+        (crate::id::ULID_LEN, 0, 9, time_width);
     for i in 0..inventory.len() {
         inventory.prefetch(i + 16, false);
         let summary = inventory.get(i);
         let kind = summary.kind();
-        any_uuid = any_uuid || kind == Kind::Uuid;
+        id_width = id_width.max(match kind {
+            Kind::Uuid => crate::id::UUID_DASHED_LEN,
+            Kind::Trace => crate::id::UUID_UNDASHED_LEN,
+            Kind::Ulid | Kind::Span => crate::id::ULID_LEN,
+        });
         max_lines = max_lines.max(summary.lines());
         kind_width = kind_width.max(summary.id.describe(kind).len());
         if let Some(ms) = summary.id.unix_ms(kind)
@@ -79,11 +83,6 @@ pub fn write_table(
             created_width = created_width.max(clock.format(ms).len());
         }
     }
-    let id_width = if any_uuid {
-        crate::id::UUID_DASHED_LEN
-    } else {
-        crate::id::ULID_LEN
-    };
     let lines_width = max_lines.to_string().len().max("LINES".len());
     let files_width = paths_len.to_string().len().max("FILES".len());
     let mut line = Vec::with_capacity(256);
@@ -520,7 +519,7 @@ fn write_csv_row(
 mod tests {
     use super::*;
     use crate::id::{Form, Id};
-    use crate::inventory::{Occurrence, Tallies};
+    use crate::inventory::{Occurrence, Space, Tallies};
     use crate::text::csv_cell;
 
     /// The ID and LINES columns are as wide as the widest row needs, also when that row is
@@ -534,6 +533,7 @@ mod tests {
             id: Id(id),
             form,
             field: None,
+            space: Space::Wide,
         };
         tally.add_line(0, None, &[occurrence(1, Form::UlidLower)]);
         for _ in 0..123_456 {
@@ -577,6 +577,7 @@ mod tests {
                     form: [Form::UlidLower, Form::UuidLower, Form::UuidBraced]
                         [(id + line) as usize % 3],
                     field: (id % 7 != 0).then_some(names[((id + line) % 5) as usize]),
+                    space: Space::Wide,
                 };
                 let time = (line % 2 == 0).then_some(1_795_000_000_000 + id as i64);
                 tally.add_line(((id + line) % 3) as u32, time, &[occurrence]);

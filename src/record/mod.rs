@@ -21,6 +21,7 @@
 //! audits by `pairs`.
 
 mod json;
+pub mod keys;
 mod line_time;
 mod logfmt;
 mod pairs;

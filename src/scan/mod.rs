@@ -21,7 +21,7 @@
 //! POPCNT), AVX2 (with SSE4.1), or SSE2. The environment variable `IDGREP_SIMD` (`scalar`,
 //! `sse2`, `avx2` or `avx512`), read once per process, caps that level, so every path can be
 //! run and timed on one machine; a level the CPU lacks falls to the widest one below it, and
-//! other values are ignored. The same level applies to `audit::keys`. The unit tests run
+//! other values are ignored. The same level applies to `record::keys`. The unit tests run
 //! every level the CPU has, whatever `IDGREP_SIMD` says, and fail when a level named in
 //! `IDGREP_REQUIRE_SIMD` (comma-separated, e.g. `avx2,sse2,scalar`) cannot run.
 //!

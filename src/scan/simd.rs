@@ -1,4 +1,4 @@
-//! Which instruction set the vector loops of [`crate::scan`] and `audit::keys` use: the
+//! Which instruction set the vector loops of [`crate::scan`] and `record::keys` use: the
 //! widest the CPU has, or a narrower one asked for with `IDGREP_SIMD` (see the scan module
 //! doc), settled once per process. A [`Simd`] value exists only for a level the CPU
 //! supports, so a dispatcher holding one may call that level's `unsafe` kernels.

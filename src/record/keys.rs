@@ -64,6 +64,50 @@ fn tail(hay: &[u8], from: usize, f: &mut impl FnMut(usize)) {
     }
 }
 
+/// True when the key that ends at the separator `sep` (its last letter a `d`, by
+/// [`for_each_key_end`]) ends in `id`.
+pub fn ends_in_id(bytes: &[u8], sep: usize) -> bool {
+    let d = match bytes[sep] {
+        b'=' => sep - 1,
+        _ if bytes[sep - 2] == b'\\' => sep - 3,
+        _ => sep - 2,
+    };
+    d > 0 && bytes[d - 1] | 0x20 == b'i'
+}
+
+/// True when the key ending in `id` at the separator `sep` names a trace or span ID
+/// (`trace_id`, `spanId`, `dd.trace_id`, `x-datadog-parent-id`) and its value is not 32 hex
+/// digits (those are ID tokens, counted with the line's other tokens): a 16-hex or decimal
+/// value is read for the trace rules. The four letters before `id` (`race`, `span`, `rent`)
+/// rule out most other keys before the key is read.
+pub fn trace_value_follows(bytes: &[u8], sep: usize) -> bool {
+    let d = match bytes[sep] {
+        b'=' => sep - 1,
+        _ if bytes[sep - 2] == b'\\' => sep - 3,
+        _ => sep - 2,
+    };
+    // `d - 1` is the key's `i`; a separator may stand before it.
+    let mut end = d - 1;
+    if end > 0 && matches!(bytes[end - 1], b'_' | b'.' | b'-') {
+        end -= 1;
+    }
+    let Some(word) = end.checked_sub(4).map(|start| &bytes[start..end]) else {
+        return false;
+    };
+    let folded: [u8; 4] = std::array::from_fn(|i| word[i] | 0x20);
+    if !matches!(&folded, b"race" | b"span" | b"rent") {
+        return false;
+    }
+    if crate::id::trace::field_before(bytes, sep + 1).is_none() {
+        return false;
+    }
+    let mut value = sep + 1;
+    while value < bytes.len() && value <= sep + 4 && matches!(bytes[value], b'"' | b'\\' | b' ') {
+        value += 1;
+    }
+    !crate::id::trace_value::is_hex32_token(&bytes[value..])
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;

@@ -1,0 +1,211 @@
+//! Trace and span IDs for the inventory, beyond the ULID and UUID tokens of the token walk:
+//! what a 32-hex token is (a trace ID in a trace field or header, or a value written only
+//! undashed), the span IDs of the `traceparent` and `b3` headers around it, and the values
+//! the token walk does not see: X-Ray trace IDs with their `Parent` span, and the 16-hex and
+//! decimal values of trace and span fields (`span_id`, `X-B3-TraceId`, `dd.trace_id`, ...).
+//!
+//! Those last are found a chunk at a time, by the cheap key filter `audit` uses
+//! ([`crate::record::keys`]) and a search for `1-`, and read on the lines they flag only.
+//! A flagged line without ID tokens is counted at once; one with tokens waits for the line
+//! callback, so that the line counts once per ID.
+
+use std::ops::Range;
+
+use memchr::{memchr, memrchr};
+
+use super::{Occurrence, Space, Tally};
+use crate::id::trace::{self, FieldRole};
+use crate::id::trace_value::{self, ValueForm};
+use crate::id::{Form, Id};
+use crate::record::{self, Analysis, PairBuffers, TimeContext, Value, keys};
+use crate::scan::{Hit, Matcher};
+
+/// The form of the 32-hex token `line[start..end]` of value `id`, whose field (as the record
+/// reader named it) is `field`: a trace ID inside a `traceparent` or `b3` header, or in a
+/// trace field, or else a plain 32-hex token ([`Form::UuidUndashed`]). The span IDs of a
+/// header go to `span`.
+pub(super) fn hex32_form(
+    line: &[u8],
+    start: usize,
+    end: usize,
+    id: Id,
+    field: Option<&[u8]>,
+    mut span: impl FnMut(u64),
+) -> Form {
+    // All zeros is the nil UUID, and no trace ID (W3C Trace Context).
+    if id.0 == 0 {
+        return Form::UuidUndashed;
+    }
+    if let Some(header) = trace_value::traceparent_around(line, start, end) {
+        // Version ff is invalid: no trace ID is read from it.
+        if header.version == 0xff {
+            return Form::UuidUndashed;
+        }
+        if header.span != 0 {
+            span(header.span);
+        }
+        return Form::Traceparent;
+    }
+    if trace::key_before(line, start).and_then(trace::field_role) == Some(FieldRole::B3) {
+        for (_, value) in trace::b3_spans(line, end).into_iter().flatten() {
+            span(value);
+        }
+        return Form::B3;
+    }
+    let in_trace_field = field.and_then(trace::field_role) == Some(FieldRole::Trace)
+        // Google Cloud's `logging.googleapis.com/trace`: `projects/<project>/traces/<32 hex>`.
+        || line[..start].ends_with(b"/traces/");
+    if in_trace_field {
+        Form::TraceHex
+    } else {
+        Form::UuidUndashed
+    }
+}
+
+/// One scan thread's reader of the trace values the token walk does not see.
+#[derive(Default)]
+pub(super) struct TraceLines {
+    pairs: PairBuffers,
+    hits: Vec<Hit>,
+    /// Lines of the current chunk that may hold trace values: where each starts, and whether
+    /// a trace or span key flagged it (else an X-Ray ID did).
+    flagged: Vec<(usize, bool)>,
+    /// Lines of the current chunk with trace values and ID tokens: where each starts, and its
+    /// values in `values`.
+    waiting: Vec<(usize, Range<usize>)>,
+    /// The first of `waiting` not yet taken by the line callback.
+    next: usize,
+    values: Vec<Occurrence>,
+}
+
+impl TraceLines {
+    /// Reads the trace values of the lines of `chunk` that may hold some: those of a line
+    /// without ID tokens are counted now, in file number `file`; the others wait for
+    /// [`TraceLines::take`].
+    pub(super) fn read_chunk(
+        &mut self,
+        chunk: &[u8],
+        file: u32,
+        tokens: &Matcher,
+        context: &TimeContext,
+        analysis: &mut Analysis,
+        tally: &mut Tally,
+    ) {
+        self.waiting.clear();
+        self.values.clear();
+        self.next = 0;
+        self.flagged.clear();
+        let line_start = |at: usize| memrchr(b'\n', &chunk[..at]).map_or(0, |p| p + 1);
+        let flagged = &mut self.flagged;
+        keys::for_each_key_end(chunk, |sep| {
+            if keys::ends_in_id(chunk, sep) && keys::trace_value_follows(chunk, sep) {
+                flagged.push((line_start(sep), true));
+            }
+        });
+        trace::for_each_xray(chunk, |start, _, _, _| {
+            flagged.push((line_start(start), false))
+        });
+        // A line flagged twice is read once, its pairs if a key flagged it.
+        flagged.sort_unstable();
+        flagged.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            earlier.1 |= same && later.1;
+            same
+        });
+        for i in 0..self.flagged.len() {
+            let (start, by_pairs) = self.flagged[i];
+            let end = memchr(b'\n', &chunk[start..]).map_or(chunk.len(), |p| start + p);
+            let line = &chunk[start..end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let first = self.values.len();
+            self.read_line(line, by_pairs, tally);
+            if self.values.len() == first {
+                continue;
+            }
+            tokens.find(line, &mut self.hits);
+            if self.hits.is_empty() {
+                record::analyse_hits(line, &[], context, analysis);
+                tally.add_line(file, analysis.time_ms(), &self.values[first..]);
+                self.values.truncate(first);
+            } else {
+                self.waiting.push((start, first..self.values.len()));
+            }
+        }
+    }
+
+    /// Appends the trace values of `line` that the token walk does not see to `values`:
+    /// X-Ray IDs, and with `by_pairs` the 16-hex and decimal values of its trace and span
+    /// fields.
+    fn read_line(&mut self, line: &[u8], by_pairs: bool, tally: &mut Tally) {
+        let values = &mut self.values;
+        trace::for_each_xray(line, |start, _, id, parent| {
+            // `X-Amzn-Trace-Id: Root=1-...`: the key before `Root=`.
+            let key_at = match start.checked_sub(5) {
+                Some(root) if line[root..start].eq_ignore_ascii_case(b"root=") => root,
+                _ => start,
+            };
+            let field = trace::key_before(line, key_at).map(|key| tally.field(key));
+            values.push(Occurrence {
+                id,
+                form: Form::Xray,
+                field,
+                space: Space::Wide,
+            });
+            if let Some((_, span)) = parent {
+                values.push(Occurrence {
+                    id: Id(u128::from(span)),
+                    form: Form::Xray,
+                    field,
+                    space: Space::Span,
+                });
+            }
+        });
+        if !by_pairs {
+            return;
+        }
+        record::for_each_pair(line, &mut self.pairs, |key, value| {
+            let (Value::Str(raw) | Value::Int(raw)) = value else {
+                return;
+            };
+            let Some(value) = trace_value::field_value(key, raw) else {
+                return;
+            };
+            let (form, space) = match (value.form, value.role) {
+                // The token walk and the X-Ray search have these.
+                (ValueForm::Hex32 | ValueForm::Xray, _) => return,
+                (ValueForm::Hex16, FieldRole::Span) => (Form::Hex16, Space::Span),
+                (ValueForm::Decimal, FieldRole::Span) => (Form::DdDecimal, Space::Span),
+                (ValueForm::Hex16, _) => (Form::Hex16, Space::Trace64),
+                (ValueForm::Decimal, _) => (Form::DdDecimal, Space::Trace64),
+            };
+            // Zero stands for "no parent" in several tracers, and is no ID.
+            if value.value == 0 {
+                return;
+            }
+            values.push(Occurrence {
+                id: Id(value.value),
+                form,
+                field: Some(tally.field(key)),
+                space,
+            });
+        });
+    }
+
+    /// The trace values of the line that starts at `start` of the current chunk, if it has
+    /// any, to be counted with its tokens. Lines are taken in order.
+    pub(super) fn take(&mut self, start: usize) -> &[Occurrence] {
+        while let Some((at, values)) = self.waiting.get(self.next) {
+            if *at > start {
+                break;
+            }
+            self.next += 1;
+            // A waiting line holds ID tokens by the line callback's own matcher, so each is
+            // taken.
+            debug_assert_eq!(*at, start, "a line with tokens was not reported");
+            if *at == start {
+                return &self.values[values.clone()];
+            }
+        }
+        &[]
+    }
+}
