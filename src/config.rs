@@ -205,6 +205,8 @@ pub enum KindFilter {
     UuidVersion(u8),
     Nil,
     Max,
+    Trace,
+    Span,
 }
 
 /// Where a timeline goes.

@@ -528,7 +528,7 @@ fn filters_and_sort_orders() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&bad.stderr)
-            .contains("not a kind (accepted: ulid, uuid, uuid1 ... uuid8, nil, max)")
+            .contains("not a kind (accepted: ulid, uuid, uuid1 ... uuid8, nil, max, trace, span)")
     );
 }
 

@@ -142,6 +142,22 @@ fn merged_results_of_the_bundled_logs_equal_one_run() {
     assert_merges(root, &files, id, files.len(), &mut rng);
 }
 
+/// Trace logs split in parts: a Datadog decimal in one part joins the trace another part
+/// writes whole, as in one run.
+#[test]
+fn merged_results_of_the_trace_logs_equal_one_run() {
+    let root = Path::new("testdata/traces");
+    let files: Vec<PathBuf> = files_under(&testdata("traces"))
+        .iter()
+        .map(|f| root.join(f.strip_prefix(testdata("traces")).unwrap()))
+        .collect();
+    let mut rng = Rng(23);
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    for parts in [2, 3, files.len()] {
+        assert_merges(root, &files, trace, parts, &mut rng);
+    }
+}
+
 /// A generated tree where a merge has work to do: a value written only undashed in one part
 /// and dashed in another (counted only because of the other part), microsecond times in one
 /// part and milliseconds in another (the timeline shows all to the microsecond), a field name

@@ -6,6 +6,7 @@ mod cli;
 mod faults;
 mod generate;
 mod ids;
+mod ids_traces;
 mod index;
 mod inputs;
 mod live;

@@ -174,7 +174,7 @@ pub(super) struct IdsViewArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub(super) min_lines: u32,
 
-    /// Show only IDs of this kind: ulid, uuid, uuid1 ... uuid8, nil, max
+    /// Show only IDs of this kind: ulid, uuid, uuid1 ... uuid8, nil, max, trace, span
     #[arg(long, value_name = "KIND", value_parser = parse_kind_filter)]
     pub(super) kind: Option<KindFilter>,
 

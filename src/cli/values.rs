@@ -38,7 +38,7 @@ pub(super) fn parse_duration(s: &str) -> Result<i64, String> {
     Ok(total)
 }
 
-pub(super) const KIND_FILTERS: &str = "ulid, uuid, uuid1 ... uuid8, nil, max";
+pub(super) const KIND_FILTERS: &str = "ulid, uuid, uuid1 ... uuid8, nil, max, trace, span";
 
 /// `--clump N`: one ID alone in its millisecond is no clump.
 pub(super) fn parse_clump(s: &str) -> Result<u64, String> {
@@ -60,6 +60,8 @@ pub(super) fn parse_kind_filter(s: &str) -> Result<KindFilter, String> {
         "uuid" => KindFilter::Uuid,
         "nil" => KindFilter::Nil,
         "max" => KindFilter::Max,
+        "trace" => KindFilter::Trace,
+        "span" => KindFilter::Span,
         other => match other
             .strip_prefix("uuid")
             .and_then(|v| v.parse::<u8>().ok())

@@ -117,5 +117,7 @@ fn kind_matches(s: &Summary, filter: KindFilter) -> bool {
         KindFilter::UuidVersion(v) => kind == Kind::Uuid && s.id.uuid_version() == Some(v),
         KindFilter::Nil => kind == Kind::Uuid && s.id.uuid_variant() == Variant::Nil,
         KindFilter::Max => kind == Kind::Uuid && s.id.uuid_variant() == Variant::Max,
+        KindFilter::Trace => kind == Kind::Trace,
+        KindFilter::Span => kind == Kind::Span,
     }
 }

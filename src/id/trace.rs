@@ -460,6 +460,45 @@ fn nonzero(value: u128, what: &'static str) -> Result<(), ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xray_ids_are_whole_tokens_with_their_parent() {
+        let mut found = Vec::new();
+        let hay = b"a Root=1-5759e988-bd862e3fe1be46a994272793;parent=53995C3F42CD8AD8;S=1 \
+            x1-5759e988-bd862e3fe1be46a994272793 1-5759e988-bd862e3fe1be46a994272793ab \
+            1-00000000-000000000000000000000000 [1-5759e988-bd862e3fe1be46a994272793;Parent=0000000000000000]";
+        for_each_xray(hay, |start, end, id, parent| {
+            found.push((start, end, id.0, parent))
+        });
+        let value = 0x5759e988bd862e3fe1be46a994272793;
+        assert_eq!(
+            found,
+            vec![
+                (7, 42, value, Some((50, 0x53995c3f42cd8ad8))),
+                (hay.len() - 60, hay.len() - 25, value, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn b3_spans_follow_the_trace_id() {
+        let t = b"x-e457b5a2e4d86bd1-1-05e3ac9a4f6e3b90";
+        assert_eq!(
+            b3_spans(t, 1),
+            [
+                Some((2, 0xe457b5a2e4d86bd1)),
+                Some((21, 0x05e3ac9a4f6e3b90))
+            ]
+        );
+        assert_eq!(
+            b3_spans(b"x-e457b5a2e4d86bd1", 1),
+            [Some((2, 0xe457b5a2e4d86bd1)), None]
+        );
+        // Longer than 16 hex, or none: no span.
+        assert_eq!(b3_spans(b"x-e457b5a2e4d86bd1ff", 1), [None, None]);
+        assert_eq!(b3_spans(b"x", 1), [None, None]);
+        assert_eq!(b3_spans(b"x-0000000000000000-1", 1), [None, None]);
+    }
     use crate::testing::Rng;
 
     /// The plain answer: some `len` bytes in a row are all hex digits.

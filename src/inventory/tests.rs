@@ -252,6 +252,96 @@ fn kind_follows_the_form_written_most() {
 }
 
 #[test]
+fn a_64_bit_trace_joins_the_one_trace_it_is_the_low_half_of() {
+    let occ = |id: u128, form, space| Occurrence {
+        id: Id(id),
+        form,
+        field: None,
+        space,
+    };
+    let (joined, ambiguous, alone) = (0xaaaa_0000_0000_0001u128, 0x77u128, 0x99u128);
+    let tallies = Tallies::new(false);
+    let mut t = tallies.tally();
+    // The same bits in three spaces: a UUID, a span and a 64-bit trace are three IDs.
+    t.add_line(0, Some(5), &[occ(7, Form::UuidLower, Space::Wide)]);
+    t.add_line(0, None, &[occ(7, Form::Hex16, Space::Span)]);
+    t.add_line(1, None, &[occ(7, Form::Hex16, Space::Trace64)]);
+    // One trace, written whole and, on its own line and beside it, as its low half.
+    let wide = (0x1234u128 << 64) | joined;
+    t.add_line(0, Some(10), &[occ(wide, Form::TraceHex, Space::Wide)]);
+    t.add_line(1, Some(20), &[occ(joined, Form::DdDecimal, Space::Trace64)]);
+    t.add_line(
+        2,
+        Some(30),
+        &[
+            occ(wide, Form::Traceparent, Space::Wide),
+            occ(joined, Form::Hex16, Space::Trace64),
+        ],
+    );
+    // Two traces share a low half: which one a 64-bit ID belongs to is unknown.
+    t.add_line(
+        0,
+        None,
+        &[occ(1 << 64 | ambiguous, Form::Xray, Space::Wide)],
+    );
+    t.add_line(
+        0,
+        None,
+        &[occ(2 << 64 | ambiguous, Form::Xray, Space::Wide)],
+    );
+    t.add_line(0, None, &[occ(ambiguous, Form::Hex16, Space::Trace64)]);
+    // A low half no trace is written whole with.
+    t.add_line(0, None, &[occ(alone, Form::Hex16, Space::Trace64)]);
+    t.done();
+    let inv = tallies.finish(2);
+    // (kind, lines, occurrences, files, first, last)
+    type Row = (Kind, u32, u32, usize, Option<i64>, Option<i64>);
+    let rows: BTreeMap<(Space, u128), Row> = inv
+        .summaries()
+        .map(|s| {
+            let row = (
+                s.kind(),
+                s.lines(),
+                s.occurrences(),
+                s.file_count(),
+                s.first_ms(),
+                s.last_ms(),
+            );
+            ((s.space(), s.id.0), row)
+        })
+        .collect();
+    assert_eq!(rows.len(), 8, "{rows:?}");
+    assert_eq!(rows[&(Space::Wide, 7)].0, Kind::Uuid);
+    assert_eq!(rows[&(Space::Span, 7)].0, Kind::Span);
+    assert_eq!(rows[&(Space::Trace64, 7)].0, Kind::Trace);
+    // Three lines (the third holds both spellings), four occurrences, three files.
+    assert_eq!(
+        rows[&(Space::Wide, wide)],
+        (Kind::Trace, 3, 4, 3, Some(10), Some(30))
+    );
+    assert!(!rows.contains_key(&(Space::Trace64, joined)));
+    assert!(rows.contains_key(&(Space::Trace64, ambiguous)));
+    assert_eq!(rows[&(Space::Trace64, alone)].0, Kind::Trace);
+    let forms: Vec<Form> = inv
+        .summaries()
+        .find(|s| s.id.0 == wide)
+        .unwrap()
+        .forms()
+        .into_iter()
+        .map(|f| f.0)
+        .collect();
+    assert_eq!(
+        forms,
+        [
+            Form::Hex16,
+            Form::DdDecimal,
+            Form::TraceHex,
+            Form::Traceparent
+        ]
+    );
+}
+
+#[test]
 fn field_names_match_whole_or_last_segment() {
     assert!(field_matches(b"ctx.batch_id", b"batch_id"));
     assert!(field_matches(b"batch_id", b"batch_id"));

@@ -209,3 +209,153 @@ impl TraceLines {
         &[]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form_and_spans(line: &str, field: Option<&str>) -> (Form, Vec<u64>) {
+        let start = line.find("4bf92f35").expect("the trace in the line");
+        let id = Id(0x4bf92f3577b34da6a3ce929d0e0e4736);
+        let mut spans = Vec::new();
+        let form = hex32_form(
+            line.as_bytes(),
+            start,
+            start + 32,
+            id,
+            field.map(str::as_bytes),
+            |s| spans.push(s),
+        );
+        (form, spans)
+    }
+
+    #[test]
+    fn a_32_hex_token_is_a_trace_in_a_header_or_trace_field_only() {
+        let t = "4bf92f3577b34da6a3ce929d0e0e4736";
+        assert_eq!(
+            form_and_spans(&format!("tp=00-{t}-00f067aa0ba902b7-01"), Some("tp")),
+            (Form::Traceparent, vec![0x00f067aa0ba902b7])
+        );
+        // Version ff is invalid, and a zero parent is no span.
+        assert_eq!(
+            form_and_spans(&format!("tp=ff-{t}-00f067aa0ba902b7-01"), None).0,
+            Form::UuidUndashed
+        );
+        assert_eq!(
+            form_and_spans(&format!("tp=00-{t}-0000000000000000-01"), None),
+            (Form::Traceparent, vec![])
+        );
+        assert_eq!(
+            form_and_spans(
+                &format!("b3={t}-e457b5a2e4d86bd1-1-05e3ac9a4f6e3b90"),
+                Some("b3")
+            ),
+            (Form::B3, vec![0xe457b5a2e4d86bd1, 0x05e3ac9a4f6e3b90])
+        );
+        assert_eq!(
+            form_and_spans(&format!(r#"{{"b3":"{t}-e457b5a2e4d86bd1"}}"#), Some("b3")),
+            (Form::B3, vec![0xe457b5a2e4d86bd1])
+        );
+        for field in [
+            "trace_id",
+            "traceId",
+            "trace.id",
+            "X-B3-TraceId",
+            "otelTraceID",
+        ] {
+            assert_eq!(
+                form_and_spans(&format!("{field}={t}"), Some(field)).0,
+                Form::TraceHex,
+                "{field}"
+            );
+        }
+        assert_eq!(
+            form_and_spans(&format!("trace=projects/p/traces/{t}"), Some("trace")).0,
+            Form::TraceHex
+        );
+        for field in ["sha", "file.hash.md5", "span_id", "request_id"] {
+            assert_eq!(
+                form_and_spans(&format!("{field}={t}"), Some(field)).0,
+                Form::UuidUndashed,
+                "{field}"
+            );
+        }
+        assert_eq!(
+            form_and_spans(&format!("plain {t} text"), None).0,
+            Form::UuidUndashed
+        );
+        // All zeros is the nil UUID, never a trace.
+        let zero = format!("trace_id={}", "0".repeat(32));
+        let form = hex32_form(zero.as_bytes(), 9, 41, Id(0), Some(b"trace_id"), |_| {
+            panic!("no span")
+        });
+        assert_eq!(form, Form::UuidUndashed);
+    }
+
+    /// The values [`TraceLines`] reads from a chunk: (space, value, form, field), the lines
+    /// without tokens counted at once and the others left for the line callback.
+    #[test]
+    fn a_chunk_gives_the_values_the_token_walk_does_not_see() {
+        let chunk =
+            b"ts=1 span_id=00f067aa0ba902b7 X-B3-TraceId=a3ce929d0e0e4736 key=1111111111111111\n\
+            {\"dd\":{\"trace_id\":\"11803532876627986230\",\"span_id\":\"0\"},\"attempts\":42}\n\
+            edge \"Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1\"\n\
+            ts=2 order=01m8kbygm5ng2pshny302zvwbs spanId=e457b5a2e4d86bd1\n\
+            ts=3 sha=4bf92f3577b34da6a3ce929d0e0e4736 addr=0x00f067aa0ba902b7 count=12\n";
+        let tallies = super::super::Tallies::new(false);
+        let mut tally = tallies.tally();
+        let mut lines = TraceLines::default();
+        let mut analysis = Analysis::default();
+        let context = TimeContext::for_file(None, None);
+        lines.read_chunk(
+            chunk,
+            0,
+            &Matcher::every_id(),
+            &context,
+            &mut analysis,
+            &mut tally,
+        );
+        // Only the ULID's line has tokens: it waits, with its span.
+        let ulid_line = chunk
+            .split(|&b| b == b'\n')
+            .take(3)
+            .map(|l| l.len() + 1)
+            .sum::<usize>();
+        let waiting = lines.take(ulid_line).to_vec();
+        assert_eq!(waiting.len(), 1);
+        assert_eq!(
+            (waiting[0].id, waiting[0].space, waiting[0].form),
+            (Id(0xe457b5a2e4d86bd1), Space::Span, Form::Hex16)
+        );
+        tally.done();
+        let inventory = tallies.finish(1);
+        let mut got: Vec<(Space, u128, Vec<Form>)> = inventory
+            .summaries()
+            .map(|s| {
+                (
+                    s.space(),
+                    s.id.0,
+                    s.forms().into_iter().map(|f| f.0).collect(),
+                )
+            })
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    Space::Wide,
+                    0x5759e988bd862e3fe1be46a994272793,
+                    vec![Form::Xray]
+                ),
+                (Space::Span, 0x00f067aa0ba902b7, vec![Form::Hex16]),
+                (Space::Span, 0x53995c3f42cd8ad8, vec![Form::Xray]),
+                (
+                    Space::Trace64,
+                    0xa3ce929d0e0e4736,
+                    vec![Form::Hex16, Form::DdDecimal]
+                ),
+            ]
+        );
+    }
+}
