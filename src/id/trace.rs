@@ -55,7 +55,11 @@ pub fn field_role(key: &[u8]) -> Option<FieldRole> {
         }
     }
     let name = &folded[..n];
-    if name == b"b3" {
+    // `b3`, also as the last segment of a key path (`headers.b3`).
+    let last_segment = key
+        .rsplit(|&b| matches!(b, b'.' | b'/' | b'[' | b']'))
+        .find(|segment| !segment.is_empty());
+    if name == b"b3" || last_segment.is_some_and(|s| s.eq_ignore_ascii_case(b"b3")) {
         Some(FieldRole::B3)
     } else if name.ends_with(b"traceid") || name.ends_with(b"traceidhex") {
         Some(FieldRole::Trace)

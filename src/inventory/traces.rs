@@ -46,19 +46,23 @@ pub(super) fn hex32_form(
         }
         return Form::Traceparent;
     }
-    if trace::key_before(line, start).and_then(trace::field_role) == Some(FieldRole::B3) {
-        for (_, value) in trace::b3_spans(line, end).into_iter().flatten() {
-            span(value);
+    // The record reader names the field of a JSON, logfmt or `key=value` value; the key
+    // written right before the token is read only where it named none.
+    let role = match field {
+        Some(name) => trace::field_role(name),
+        None => trace::key_before(line, start).and_then(trace::field_role),
+    };
+    match role {
+        Some(FieldRole::B3) => {
+            for (_, value) in trace::b3_spans(line, end).into_iter().flatten() {
+                span(value);
+            }
+            Form::B3
         }
-        return Form::B3;
-    }
-    let in_trace_field = field.and_then(trace::field_role) == Some(FieldRole::Trace)
+        Some(FieldRole::Trace) => Form::TraceHex,
         // Google Cloud's `logging.googleapis.com/trace`: `projects/<project>/traces/<32 hex>`.
-        || line[..start].ends_with(b"/traces/");
-    if in_trace_field {
-        Form::TraceHex
-    } else {
-        Form::UuidUndashed
+        _ if line[..start].ends_with(b"/traces/") => Form::TraceHex,
+        _ => Form::UuidUndashed,
     }
 }
 
@@ -254,6 +258,18 @@ mod tests {
         );
         assert_eq!(
             form_and_spans(&format!(r#"{{"b3":"{t}-e457b5a2e4d86bd1"}}"#), Some("b3")),
+            (Form::B3, vec![0xe457b5a2e4d86bd1])
+        );
+        assert_eq!(
+            form_and_spans(
+                &format!(r#"{{"headers":{{"b3":"{t}-e457b5a2e4d86bd1"}}}}"#),
+                Some("headers.b3")
+            ),
+            (Form::B3, vec![0xe457b5a2e4d86bd1])
+        );
+        // The key before the token, where the record reader named no field.
+        assert_eq!(
+            form_and_spans(&format!("got b3: {t}-e457b5a2e4d86bd1 ok"), None),
             (Form::B3, vec![0xe457b5a2e4d86bd1])
         );
         for field in [
