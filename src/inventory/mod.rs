@@ -29,7 +29,7 @@ use table::{Table, prefetch};
 
 use std::cell::RefCell;
 
-use traces::TraceLines;
+use traces::{FieldRoles, TraceLines};
 
 use crate::id::{Form, Id, Kind, Shape};
 use crate::par::{self, Notice, ScanSettings};
@@ -65,6 +65,7 @@ pub fn build(
             analysis: Analysis::default(),
             occurrences: Vec::new(),
             trace_lines: TraceLines::default(),
+            roles: FieldRoles::default(),
         },
         |thread, index, input| {
             count_input(
@@ -92,6 +93,7 @@ struct InventoryThread<'t> {
     analysis: Analysis,
     occurrences: Vec<Occurrence>,
     trace_lines: TraceLines,
+    roles: FieldRoles,
 }
 
 /// Counts every ID on every line of `input`, input number `file`.
@@ -115,6 +117,7 @@ fn count_input(
         analysis,
         occurrences,
         trace_lines,
+        roles,
     } = thread;
     // Both callbacks count, one at a time.
     let counting = RefCell::new((tally, analysis, trace_lines));
@@ -138,7 +141,8 @@ fn count_input(
                 let mut spans = [0u64; 2];
                 let mut span_count = 0;
                 let form = if hit.shape == Shape::UuidUndashed {
-                    traces::hex32_form(m.line, hit.start, hit.end, hit.id, name, |span| {
+                    let role = field.zip(name).map(|(f, name)| roles.of(f, name));
+                    traces::hex32_form(m.line, hit.start, hit.end, hit.id, role, |span| {
                         spans[span_count] = span;
                         span_count += 1;
                     })

@@ -11,8 +11,9 @@
 
 use std::ops::Range;
 
-use memchr::{memchr, memrchr};
+use memchr::{memchr, memmem, memrchr};
 
+use super::tally::FieldId;
 use super::{Occurrence, Space, Tally};
 use crate::id::trace::{self, FieldRole};
 use crate::id::trace_value::{self, ValueForm};
@@ -20,8 +21,8 @@ use crate::id::{Form, Id};
 use crate::record::{self, Analysis, PairBuffers, TimeContext, Value, keys};
 use crate::scan::{Hit, Matcher};
 
-/// The form of the 32-hex token `line[start..end]` of value `id`, whose field (as the record
-/// reader named it) is `field`: a trace ID inside a `traceparent` or `b3` header, or in a
+/// The form of the 32-hex token `line[start..end]` of value `id`, whose field the record
+/// reader named, if it did, with that field's role as `field`: a trace ID inside a `traceparent` or `b3` header, or in a
 /// trace field, or else a plain 32-hex token ([`Form::UuidUndashed`]). The span IDs of a
 /// header go to `span`.
 pub(super) fn hex32_form(
@@ -29,7 +30,7 @@ pub(super) fn hex32_form(
     start: usize,
     end: usize,
     id: Id,
-    field: Option<&[u8]>,
+    field: Option<Option<FieldRole>>,
     mut span: impl FnMut(u64),
 ) -> Form {
     // All zeros is the nil UUID, and no trace ID (W3C Trace Context).
@@ -49,7 +50,7 @@ pub(super) fn hex32_form(
     // The record reader names the field of a JSON, logfmt or `key=value` value; the key
     // written right before the token is read only where it named none.
     let role = match field {
-        Some(name) => trace::field_role(name),
+        Some(role) => role,
         None => trace::key_before(line, start).and_then(trace::field_role),
     };
     match role {
@@ -66,9 +67,25 @@ pub(super) fn hex32_form(
     }
 }
 
-/// One scan thread's reader of the trace values the token walk does not see.
+/// The role of each field name a thread has met, computed once per name: the 32-hex tokens
+/// of a log mostly stand under a few names.
 #[derive(Default)]
+pub(super) struct FieldRoles(Vec<Option<Option<FieldRole>>>);
+
+impl FieldRoles {
+    /// The role of the field `field`, named `name`.
+    pub(super) fn of(&mut self, field: FieldId, name: &[u8]) -> Option<FieldRole> {
+        let at = field.0 as usize;
+        if at >= self.0.len() {
+            self.0.resize(at + 1, None);
+        }
+        *self.0[at].get_or_insert_with(|| trace::field_role(name))
+    }
+}
+
+/// One scan thread's reader of the trace values the token walk does not see.
 pub(super) struct TraceLines {
+    xray_roots: memmem::Finder<'static>,
     pairs: PairBuffers,
     hits: Vec<Hit>,
     /// Lines of the current chunk that may hold trace values: where each starts, and whether
@@ -80,6 +97,20 @@ pub(super) struct TraceLines {
     /// The first of `waiting` not yet taken by the line callback.
     next: usize,
     values: Vec<Occurrence>,
+}
+
+impl Default for TraceLines {
+    fn default() -> TraceLines {
+        TraceLines {
+            xray_roots: memmem::Finder::new(b"Root=1-"),
+            pairs: PairBuffers::default(),
+            hits: Vec::new(),
+            flagged: Vec::new(),
+            waiting: Vec::new(),
+            next: 0,
+            values: Vec::new(),
+        }
+    }
 }
 
 impl TraceLines {
@@ -106,9 +137,12 @@ impl TraceLines {
                 flagged.push((line_start(sep), true));
             }
         });
-        trace::for_each_xray(chunk, |start, _, _, _| {
-            flagged.push((line_start(start), false))
-        });
+        // An X-Ray ID in a trace field is flagged by its key; elsewhere it stands in an
+        // `X-Amzn-Trace-Id` value, `Root=1-...` (a search for `1-` alone stopped at every
+        // date).
+        for at in self.xray_roots.find_iter(chunk) {
+            flagged.push((line_start(at), false));
+        }
         // A line flagged twice is read once, its pairs if a key flagged it.
         flagged.sort_unstable();
         flagged.dedup_by(|later, earlier| {
@@ -227,7 +261,7 @@ mod tests {
             start,
             start + 32,
             id,
-            field.map(str::as_bytes),
+            field.map(|name| trace::field_role(name.as_bytes())),
             |s| spans.push(s),
         );
         (form, spans)
@@ -302,9 +336,14 @@ mod tests {
         );
         // All zeros is the nil UUID, never a trace.
         let zero = format!("trace_id={}", "0".repeat(32));
-        let form = hex32_form(zero.as_bytes(), 9, 41, Id(0), Some(b"trace_id"), |_| {
-            panic!("no span")
-        });
+        let form = hex32_form(
+            zero.as_bytes(),
+            9,
+            41,
+            Id(0),
+            Some(Some(FieldRole::Trace)),
+            |_| panic!("no span"),
+        );
         assert_eq!(form, Form::UuidUndashed);
     }
 

@@ -1,13 +1,15 @@
 //! Finds where keys ending in `d` or `D` end in a buffer: the `=` of `user_id=` or `userID=`,
 //! the `:` of `"user_id":` or of `\"user_id\":` (JSON inside an escaped message). The audit
-//! reads the values of id-like keys on every line, not only on lines with IDs, and this is
-//! its first, cheap look at every byte.
+//! reads the values of id-like keys on every line, not only on lines with IDs, and `ids` the
+//! 16-hex and decimal values of trace and span keys; this is their first, cheap look at every
+//! byte, and [`ends_in_id`] and [`trace_value_follows`] their second, at each key end.
 //!
 //! A general multi-pattern searcher stops at every quote and `=` of a JSON or logfmt line to
 //! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, `"`, `\`,
 //! `d` in either case) and bit arithmetic leaves only the separators with the right bytes
-//! before them. On x86_64 it uses SSE2, which every x86_64 CPU has, unless `IDGREP_SIMD=scalar`
-//! (see [`crate::scan`]); other targets, and `IDGREP_SIMD=scalar`, walk one byte at a time.
+//! before them. On x86_64 it uses AVX2 where the CPU has it, else SSE2, which every x86_64 CPU
+//! has, as `IDGREP_SIMD` allows (see [`crate::scan`]); other targets, and
+//! `IDGREP_SIMD=scalar`, walk one byte at a time.
 
 #[cfg(target_arch = "x86_64")]
 use crate::scan::simd::Level;
@@ -19,12 +21,14 @@ pub fn for_each_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
     for_each_key_end_at(Simd::current(), hay, &mut f);
 }
 
-/// [`for_each_key_end`] at the dispatch level `simd`: the SSE2 loop at every vector level.
+/// [`for_each_key_end`] at the dispatch level `simd` (AVX-512 runs the AVX2 loop).
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 fn for_each_key_end_at(simd: Simd, hay: &[u8], f: &mut impl FnMut(usize)) {
     #[cfg(target_arch = "x86_64")]
     let done = match simd.level() {
-        Level::Sse2 | Level::Avx2 | Level::Avx512 => x86::key_ends(hay, f),
+        // SAFETY: a `Simd` at a level exists only when the CPU has that level's features.
+        Level::Avx2 | Level::Avx512 => unsafe { x86::key_ends_avx2(hay, f) },
+        Level::Sse2 => x86::key_ends_sse2(hay, f),
         Level::Scalar => 0,
     };
     #[cfg(not(target_arch = "x86_64"))]
@@ -98,14 +102,13 @@ pub fn trace_value_follows(bytes: &[u8], sep: usize) -> bool {
     if !matches!(&folded, b"race" | b"span" | b"rent") {
         return false;
     }
-    if crate::id::trace::field_before(bytes, sep + 1).is_none() {
-        return false;
-    }
     let mut value = sep + 1;
     while value < bytes.len() && value <= sep + 4 && matches!(bytes[value], b'"' | b'\\' | b' ') {
         value += 1;
     }
+    // Most trace fields hold 32 hex digits: ruled out before the key is read.
     !crate::id::trace_value::is_hex32_token(&bytes[value..])
+        && crate::id::trace::field_before(bytes, sep + 1).is_some()
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -123,13 +126,13 @@ mod x86 {
         d: u64,
     }
 
-    /// The masks of the 64 bytes at `p`.
+    /// The masks of the 64 bytes at `p`, 16 bytes at a time.
     ///
     /// # Safety
     /// `p..p + 64` must be readable. (SSE2, the only feature used, is part of the x86_64
     /// baseline.)
     #[inline(always)]
-    unsafe fn masks(p: *const u8) -> Masks {
+    unsafe fn masks_sse2(p: *const u8) -> Masks {
         let mut m = Masks::default();
         for k in 0..4 {
             // SAFETY: p + 16k + 16 <= p + 64, readable by the caller's promise; SSE2 is part
@@ -149,14 +152,61 @@ mod x86 {
         m
     }
 
-    /// Reports the key ends in the whole 64-byte blocks of `hay`; returns where the blocks
-    /// stop, for the scalar tail.
-    pub(super) fn key_ends(hay: &[u8], f: &mut impl FnMut(usize)) -> usize {
+    /// The masks of the 64 bytes at `p`, 32 bytes at a time.
+    ///
+    /// # Safety
+    /// `p..p + 64` must be readable, and the CPU must have AVX2.
+    #[inline(always)]
+    unsafe fn masks_avx2(p: *const u8) -> Masks {
+        let mut m = Masks::default();
+        for k in 0..2 {
+            // SAFETY: p + 32k + 32 <= p + 64, readable by the caller's promise, who also
+            // promises AVX2.
+            unsafe {
+                let v = _mm256_loadu_si256(p.add(32 * k) as *const __m256i);
+                let bits = |x: __m256i| (_mm256_movemask_epi8(x) as u32 as u64) << (32 * k);
+                let is = |b: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8));
+                m.equals |= bits(is(b'='));
+                m.colon |= bits(is(b':'));
+                m.quote |= bits(is(b'"'));
+                m.backslash |= bits(is(b'\\'));
+                let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+                m.d |= bits(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'd' as i8)));
+            }
+        }
+        m
+    }
+
+    /// Reports the key ends in the whole 64-byte blocks of `hay`, 16 bytes a compare;
+    /// returns where the blocks stop, for the scalar tail.
+    pub(super) fn key_ends_sse2(hay: &[u8], f: &mut impl FnMut(usize)) -> usize {
+        // SAFETY: `key_ends` reads only whole blocks of `hay`.
+        key_ends(hay, f, |p| unsafe { masks_sse2(p) })
+    }
+
+    /// [`key_ends_sse2`], 32 bytes a compare.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn key_ends_avx2(hay: &[u8], f: &mut impl FnMut(usize)) -> usize {
+        // SAFETY: `key_ends` reads only whole blocks of `hay`; the caller promises AVX2.
+        key_ends(hay, f, |p| unsafe { masks_avx2(p) })
+    }
+
+    /// The loop of both: `masks` reads the 64 bytes at a pointer it is given, which are
+    /// always readable.
+    #[inline(always)]
+    fn key_ends(
+        hay: &[u8],
+        f: &mut impl FnMut(usize),
+        masks: impl Fn(*const u8) -> Masks,
+    ) -> usize {
         let mut prev = Masks::default();
         let mut p = 0;
         while p + 64 <= hay.len() {
             // SAFETY: p + 64 <= hay.len().
-            let m = unsafe { masks(hay.as_ptr().add(p)) };
+            let m = masks(unsafe { hay.as_ptr().add(p) });
             // Bit k of `back(x, n)`: byte k - n is x, the previous block supplying the first n.
             let back = |cur: u64, prev: u64, n: u32| cur << n | prev >> (64 - n);
             let d1 = back(m.d, prev.d, 1);
@@ -221,7 +271,7 @@ mod tests {
 
     #[test]
     fn vector_path_equals_the_scalar_one_across_block_edges() {
-        let levels = coverage::levels("keys", &[Level::Sse2, Level::Scalar]);
+        let levels = coverage::levels("keys", &[Level::Avx2, Level::Sse2, Level::Scalar]);
         let pieces: [&[u8]; 9] = [b"d", b"D", b"=", b":", b"\"", b"\\", b"x", b"id", b"\n"];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for len in [0, 1, 63, 64, 65, 127, 128, 129, 1000, 4096] {
