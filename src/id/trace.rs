@@ -12,6 +12,8 @@
 //! count as trace or span IDs only in a field whose name says so: [`field_before`] reads the
 //! key written before a value.
 
+use std::sync::LazyLock;
+
 use super::{HEX_DECODE, INVALID, Id, Kind, ParseError, Parsed, Written, is_token_byte};
 
 /// Length of an X-Ray trace ID: `1-` 8 hex `-` 24 hex.
@@ -43,6 +45,12 @@ impl FieldRole {
 /// trace or span ID.
 pub fn field_role(key: &[u8]) -> Option<FieldRole> {
     const MAX: usize = 48;
+    // Every name below ends in `d` (`...id`), `x` (`...idhex`) or `3` (`b3`): most keys of a
+    // record (`timestamp`, `message`) are ruled out by their last letter before any folding.
+    let last = key.iter().rev().find(|b| b.is_ascii_alphanumeric())?;
+    if !matches!(last | 0x20, b'd' | b'x' | b'3') {
+        return None;
+    }
     let mut folded = [0u8; MAX];
     let mut n = 0;
     for &b in key {
@@ -202,7 +210,9 @@ fn hex_mask(chunk: &[u8; 64]) -> u64 {
 /// of an `X-Amzn-Trace-Id` value's `;Parent=<16 hex>` right after it, with its place, if
 /// there is one and it is not zero.
 pub fn for_each_xray(hay: &[u8], mut f: impl FnMut(usize, usize, Id, Option<(usize, u64)>)) {
-    for start in memchr::memmem::find_iter(hay, b"1-") {
+    static XRAY_START: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"1-"));
+    for start in XRAY_START.find_iter(hay) {
         let end = start + XRAY_LEN;
         if end > hay.len()
             || (start > 0 && is_token_byte(hay[start - 1]))

@@ -51,13 +51,43 @@ impl FieldValue {
 /// Digits only are a decimal, except 16 of them outside a Datadog key (`dd.*`, `*datadog*`),
 /// which B3 and W3C mean as hex.
 pub fn field_value(key: &[u8], raw: &[u8]) -> Option<FieldValue> {
+    key_role(key).and_then(|key| value_under(key, raw))
+}
+
+/// What the name of a trace or span field says of its values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyRole {
+    /// [`FieldRole::Trace`] or [`FieldRole::Span`].
+    pub role: FieldRole,
+    /// A Datadog key (`dd.*`, `*datadog*`): 16 digits are a decimal there.
+    datadog: bool,
+    /// A parent span field.
+    parent: bool,
+}
+
+/// The role of the field `key` for [`value_under`]: `None` when it names no trace or span
+/// ID, or is the single `b3` header. A caller reading many values of a few keys keeps these.
+pub fn key_role(key: &[u8]) -> Option<KeyRole> {
     let role = field_role(key)?;
     if role == FieldRole::B3 {
         return None;
     }
-    let folded = folded(key);
-    let datadog = folded.starts_with(b"dd") || contains(&folded, b"datadog");
-    let parent = contains(&folded, b"parent");
+    let mut buf = [0; FOLDED_MAX];
+    let folded = folded(key, &mut buf);
+    Some(KeyRole {
+        role,
+        datadog: folded.starts_with(b"dd") || contains(folded, b"datadog"),
+        parent: contains(folded, b"parent"),
+    })
+}
+
+/// [`field_value`] of a key whose role is known.
+pub fn value_under(key: KeyRole, raw: &[u8]) -> Option<FieldValue> {
+    let KeyRole {
+        role,
+        datadog,
+        parent,
+    } = key;
     let upper = raw.iter().any(|b| (b'A'..=b'F').contains(b));
     let digits = !raw.is_empty() && raw.iter().all(u8::is_ascii_digit);
     let (form, value) = if role == FieldRole::Trace && raw.len() == UUID_UNDASHED_LEN {
@@ -106,16 +136,25 @@ pub fn trace_hex32(token: &[u8]) -> Option<FieldValue> {
 /// Whether `key` names a span's parent (`parent_span_id`, `parentSpanId`, `X-B3-ParentSpanId`,
 /// `x-datadog-parent-id`): the span the line's own span was called from.
 pub fn is_parent_span_field(key: &[u8]) -> bool {
-    field_role(key) == Some(FieldRole::Span) && contains(&folded(key), b"parent")
+    field_role(key) == Some(FieldRole::Span)
+        && contains(folded(key, &mut [0; FOLDED_MAX]), b"parent")
 }
 
 /// `key` in lowercase without its separators, as [`field_role`] compares it.
-fn folded(key: &[u8]) -> Vec<u8> {
-    key.iter()
-        .filter(|b| b.is_ascii_alphanumeric())
-        .map(u8::to_ascii_lowercase)
-        .collect()
+fn folded<'b>(key: &[u8], buf: &'b mut [u8; FOLDED_MAX]) -> &'b [u8] {
+    let mut n = 0;
+    for &b in key.iter().filter(|b| b.is_ascii_alphanumeric()) {
+        if n == FOLDED_MAX {
+            break;
+        }
+        buf[n] = b.to_ascii_lowercase();
+        n += 1;
+    }
+    &buf[..n]
 }
+
+/// The most letters and digits of a key [`field_role`] gives a role.
+const FOLDED_MAX: usize = 48;
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)

@@ -302,23 +302,25 @@ impl EntryRef<'_> {
     }
 
     /// (field name number, occurrences), in no particular order.
-    pub(super) fn fields(&self) -> Vec<(u32, u32)> {
-        let mut fields = Vec::with_capacity(HOT_FIELDS);
-        match self {
-            EntryRef::Cold(c) if c.field != NONE => fields.push((c.field, c.field_count)),
-            EntryRef::Cold(_) => {}
-            EntryRef::Hot(h, side) => {
-                fields.extend(
-                    h.field_names
-                        .iter()
-                        .zip(h.field_counts)
-                        .take_while(|(name, _)| **name != NARROW_NONE)
-                        .map(|(&f, n)| (f as u32, n)),
-                );
-                fields.extend(side.iter().flat_map(|s| &s.fields).copied());
-            }
-        }
-        fields
+    pub(super) fn fields(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let (cold, hot, side) = match self {
+            EntryRef::Cold(c) => (
+                (c.field != NONE).then_some((c.field, c.field_count)),
+                None,
+                None,
+            ),
+            EntryRef::Hot(h, side) => (None, Some(h), *side),
+        };
+        let hot = hot.into_iter().flat_map(|h| {
+            h.field_names
+                .iter()
+                .zip(h.field_counts)
+                .take_while(|(name, _)| **name != NARROW_NONE)
+                .map(|(&f, n)| (f as u32, n))
+        });
+        cold.into_iter()
+            .chain(hot)
+            .chain(side.into_iter().flat_map(|s| s.fields.iter().copied()))
     }
 
     /// Written in a trace spelling at least once (a trace field, a header, X-Ray).

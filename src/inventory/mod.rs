@@ -266,7 +266,6 @@ impl<'a> Summary<'a> {
         let mut fields: Vec<(&'a [u8], u32)> = self
             .entry
             .fields()
-            .into_iter()
             .map(|(f, n)| (&*names[f as usize], n))
             .collect();
         fields.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -365,14 +364,18 @@ impl Inventory {
         self.order = order;
     }
 
-    /// Sorts the entries by `key` (ties by ID, ascending) and keeps the first `top`.
+    /// Sorts the entries by `key` (ties by ID, ascending, then by key space) and keeps the
+    /// first `top`.
     pub fn sort_by<K: Ord + Send>(
         &mut self,
         key: impl Fn(Summary) -> K + Sync,
         top: Option<usize>,
         threads: usize,
     ) {
-        type Keyed<K> = (K, (u128, Space), (u32, u32));
+        // Ties by ID, then by (table, entry): a value is in at most one entry per key space,
+        // and the tables of a space are numbered together, so the same bits as a UUID, a
+        // span and a 64-bit trace come in that order.
+        type Keyed<K> = (K, u128, (u32, u32));
         let order = |a: &Keyed<K>, b: &Keyed<K>| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
         // One part's keys, sorted, with only its first `top` kept.
         let sorted = |part: &[(u32, u32)]| {
@@ -380,7 +383,7 @@ impl Inventory {
                 .iter()
                 .map(|&at| {
                     let s = self.summary(at);
-                    (key(s), (s.id.0, s.space), at)
+                    (key(s), s.id.0, at)
                 })
                 .collect();
             if let Some(top) = top.filter(|&t| t < keyed.len()) {

@@ -477,11 +477,7 @@ impl Tally<'_> {
 /// What an entry counted, as [`Tally::add_counts`] takes it.
 fn whole_counts(entry: EntryRef) -> Counts {
     let (lines, occurrences, first_ms, last_ms) = entry.counts();
-    let mut fields: Vec<(FieldId, u32)> = entry
-        .fields()
-        .into_iter()
-        .map(|(f, n)| (FieldId(f), n))
-        .collect();
+    let mut fields: Vec<(FieldId, u32)> = entry.fields().map(|(f, n)| (FieldId(f), n)).collect();
     fields.sort_unstable_by_key(|&(f, _)| f.0);
     Counts {
         lines,

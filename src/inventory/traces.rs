@@ -16,7 +16,7 @@ use memchr::{memchr, memmem, memrchr};
 use super::tally::FieldId;
 use super::{Occurrence, Space, Tally};
 use crate::id::trace::{self, FieldRole};
-use crate::id::trace_value::{self, ValueForm};
+use crate::id::trace_value::{self, KeyRole, ValueForm};
 use crate::id::{Form, Id};
 use crate::record::{self, Analysis, PairBuffers, TimeContext, Value, keys};
 use crate::scan::{Hit, Matcher};
@@ -83,9 +83,53 @@ impl FieldRoles {
     }
 }
 
+/// The roles of the keys read lately, looked up by the key's bytes: a log's records repeat a
+/// few keys, and working a role out (folding the key) cost as much as the rest of reading
+/// the pairs.
+struct KeyRoles([RecentKey; RECENT_KEYS]);
+
+/// How many keys [`KeyRoles`] keeps, and how long they may be.
+const RECENT_KEYS: usize = 64;
+const RECENT_KEY_LEN: usize = 40;
+
+#[derive(Clone, Copy)]
+struct RecentKey {
+    /// 0 for an empty slot (the empty key is not kept).
+    len: u8,
+    bytes: [u8; RECENT_KEY_LEN],
+    role: Option<KeyRole>,
+}
+
+impl KeyRoles {
+    fn new() -> KeyRoles {
+        KeyRoles(
+            [RecentKey {
+                len: 0,
+                bytes: [0; RECENT_KEY_LEN],
+                role: None,
+            }; RECENT_KEYS],
+        )
+    }
+
+    fn of(&mut self, key: &[u8]) -> Option<KeyRole> {
+        if key.is_empty() || key.len() > RECENT_KEY_LEN {
+            return trace_value::key_role(key);
+        }
+        let at = (key.len() + key[0] as usize * 7 + key[key.len() - 1] as usize * 31) % RECENT_KEYS;
+        let slot = &mut self.0[at];
+        if slot.len as usize != key.len() || slot.bytes[..key.len()] != *key {
+            slot.len = key.len() as u8;
+            slot.bytes[..key.len()].copy_from_slice(key);
+            slot.role = trace_value::key_role(key);
+        }
+        slot.role
+    }
+}
+
 /// One scan thread's reader of the trace values the token walk does not see.
 pub(super) struct TraceLines {
     xray_roots: memmem::Finder<'static>,
+    key_roles: KeyRoles,
     pairs: PairBuffers,
     hits: Vec<Hit>,
     /// Lines of the current chunk that may hold trace values: where each starts, and whether
@@ -103,6 +147,7 @@ impl Default for TraceLines {
     fn default() -> TraceLines {
         TraceLines {
             xray_roots: memmem::Finder::new(b"Root=1-"),
+            key_roles: KeyRoles::new(),
             pairs: PairBuffers::default(),
             hits: Vec::new(),
             flagged: Vec::new(),
@@ -201,11 +246,19 @@ impl TraceLines {
         if !by_pairs {
             return;
         }
+        let key_roles = &mut self.key_roles;
         record::for_each_pair(line, &mut self.pairs, |key, value| {
             let (Value::Str(raw) | Value::Int(raw)) = value else {
                 return;
             };
-            let Some(value) = trace_value::field_value(key, raw) else {
+            let Some(role) = key_roles.of(key) else {
+                return;
+            };
+            // A 32-hex trace ID is a token of the line, counted with the others.
+            if role.role == FieldRole::Trace && raw.len() == crate::id::UUID_UNDASHED_LEN {
+                return;
+            }
+            let Some(value) = trace_value::value_under(role, raw) else {
                 return;
             };
             let (form, space) = match (value.form, value.role) {
