@@ -51,11 +51,11 @@ if base:
     commands["bench corpus, BASE"] = [base, "ids", f"-j{j}", "--color", "never", corpus]
 times = {name: [] for name in commands}
 for name, cmd in commands.items():  # warm-up
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 for _ in range(runs):
     for name, cmd in commands.items():
         start = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         times[name].append(time.perf_counter() - start)
 rss = {}
 for name, cmd in commands.items():
