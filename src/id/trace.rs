@@ -45,10 +45,7 @@ impl FieldRole {
 /// trace or span ID.
 pub fn field_role(key: &[u8]) -> Option<FieldRole> {
     const MAX: usize = 48;
-    // Every name below ends in `d` (`...id`), `x` (`...idhex`) or `3` (`b3`): most keys of a
-    // record (`timestamp`, `message`) are ruled out by their last letter before any folding.
-    let last = key.iter().rev().find(|b| b.is_ascii_alphanumeric())?;
-    if !matches!(last | 0x20, b'd' | b'x' | b'3') {
+    if !may_have_role(key) {
         return None;
     }
     let mut folded = [0u8; MAX];
@@ -76,6 +73,16 @@ pub fn field_role(key: &[u8]) -> Option<FieldRole> {
     } else {
         None
     }
+}
+
+/// Whether [`field_role`] may give `key` a role, by its last letter: every such name ends in
+/// `d` (`...id`), `x` (`...idhex`) or `3` (`b3`), and most keys of a record (`timestamp`,
+/// `message`) are ruled out before any folding.
+pub fn may_have_role(key: &[u8]) -> bool {
+    key.iter()
+        .rev()
+        .find(|b| b.is_ascii_alphanumeric())
+        .is_some_and(|last| matches!(last | 0x20, b'd' | b'x' | b'3'))
 }
 
 /// The role of the field whose value starts at `line[start]`: the key before it in JSON

@@ -8,10 +8,11 @@
 //! `audit`. `idgrep merge` adds the counts of earlier runs whole ([`Tally::add_counts`]), into
 //! the same tables.
 //!
-//! 32-hex tokens are everywhere in logs without being UUIDs (trace IDs, digests), so an
-//! undashed token counts only when the same value is also written as a ULID or a dashed UUID
-//! somewhere in the inputs, unless the caller asks for all of them: values written only
-//! undashed are counted like the others and dropped at the end.
+//! 32-hex tokens are everywhere in logs without being UUIDs (digests), so an undashed token
+//! counts only in a trace field or header, or when the same value is also written as a ULID
+//! or a dashed UUID somewhere in the inputs, unless the caller asks for all of them: values
+//! written only undashed are counted like the others and dropped at the end. Trace and span
+//! IDs ([`traces`]) are counted in key spaces of their own ([`Space`]).
 
 mod entry;
 mod names;
@@ -29,7 +30,7 @@ use table::{Table, prefetch};
 
 use std::cell::RefCell;
 
-use traces::{FieldRoles, TraceLines};
+use traces::TraceLines;
 
 use crate::id::{Form, Id, Kind, Shape};
 use crate::par::{self, Notice, ScanSettings};
@@ -65,7 +66,6 @@ pub fn build(
             analysis: Analysis::default(),
             occurrences: Vec::new(),
             trace_lines: TraceLines::default(),
-            roles: FieldRoles::default(),
         },
         |thread, index, input| {
             count_input(
@@ -93,7 +93,6 @@ struct InventoryThread<'t> {
     analysis: Analysis,
     occurrences: Vec<Occurrence>,
     trace_lines: TraceLines,
-    roles: FieldRoles,
 }
 
 /// Counts every ID on every line of `input`, input number `file`.
@@ -117,7 +116,6 @@ fn count_input(
         analysis,
         occurrences,
         trace_lines,
-        roles,
     } = thread;
     // Both callbacks count, one at a time.
     let counting = RefCell::new((tally, analysis, trace_lines));
@@ -141,7 +139,9 @@ fn count_input(
                 let mut spans = [0u64; 2];
                 let mut span_count = 0;
                 let form = if hit.shape == Shape::UuidUndashed {
-                    let role = field.zip(name).map(|(f, name)| roles.of(f, name));
+                    let role = field
+                        .zip(name)
+                        .map(|(f, name)| trace_lines.roles.of(f, name));
                     traces::hex32_form(m.line, hit.start, hit.end, hit.id, role, |span| {
                         spans[span_count] = span;
                         span_count += 1;

@@ -67,69 +67,42 @@ pub(super) fn hex32_form(
     }
 }
 
-/// The role of each field name a thread has met, computed once per name: the 32-hex tokens
-/// of a log mostly stand under a few names.
+/// The trace role of each field name a thread has met, worked out once per name: a log's
+/// records repeat a few names, and folding a name per value cost as much as the rest of
+/// reading it.
 #[derive(Default)]
-pub(super) struct FieldRoles(Vec<Option<Option<FieldRole>>>);
+pub(super) struct FieldRoles(Vec<Option<Roles>>);
+
+/// A field name's role ([`trace::field_role`]), and what its name says of its values
+/// ([`trace_value::key_role`]).
+#[derive(Clone, Copy)]
+struct Roles {
+    field: Option<FieldRole>,
+    key: Option<KeyRole>,
+}
 
 impl FieldRoles {
-    /// The role of the field `field`, named `name`.
-    pub(super) fn of(&mut self, field: FieldId, name: &[u8]) -> Option<FieldRole> {
+    fn get(&mut self, field: FieldId, name: &[u8]) -> Roles {
         let at = field.0 as usize;
         if at >= self.0.len() {
             self.0.resize(at + 1, None);
         }
-        *self.0[at].get_or_insert_with(|| trace::field_role(name))
-    }
-}
-
-/// The roles of the keys read lately, looked up by the key's bytes: a log's records repeat a
-/// few keys, and working a role out (folding the key) cost as much as the rest of reading
-/// the pairs.
-struct KeyRoles([RecentKey; RECENT_KEYS]);
-
-/// How many keys [`KeyRoles`] keeps, and how long they may be.
-const RECENT_KEYS: usize = 64;
-const RECENT_KEY_LEN: usize = 40;
-
-#[derive(Clone, Copy)]
-struct RecentKey {
-    /// 0 for an empty slot (the empty key is not kept).
-    len: u8,
-    bytes: [u8; RECENT_KEY_LEN],
-    role: Option<KeyRole>,
-}
-
-impl KeyRoles {
-    fn new() -> KeyRoles {
-        KeyRoles(
-            [RecentKey {
-                len: 0,
-                bytes: [0; RECENT_KEY_LEN],
-                role: None,
-            }; RECENT_KEYS],
-        )
+        *self.0[at].get_or_insert_with(|| Roles {
+            field: trace::field_role(name),
+            key: trace_value::key_role(name),
+        })
     }
 
-    fn of(&mut self, key: &[u8]) -> Option<KeyRole> {
-        if key.is_empty() || key.len() > RECENT_KEY_LEN {
-            return trace_value::key_role(key);
-        }
-        let at = (key.len() + key[0] as usize * 7 + key[key.len() - 1] as usize * 31) % RECENT_KEYS;
-        let slot = &mut self.0[at];
-        if slot.len as usize != key.len() || slot.bytes[..key.len()] != *key {
-            slot.len = key.len() as u8;
-            slot.bytes[..key.len()].copy_from_slice(key);
-            slot.role = trace_value::key_role(key);
-        }
-        slot.role
+    /// The role of the field `field`, named `name`.
+    pub(super) fn of(&mut self, field: FieldId, name: &[u8]) -> Option<FieldRole> {
+        self.get(field, name).field
     }
 }
 
 /// One scan thread's reader of the trace values the token walk does not see.
 pub(super) struct TraceLines {
     xray_roots: memmem::Finder<'static>,
-    key_roles: KeyRoles,
+    pub(super) roles: FieldRoles,
     pairs: PairBuffers,
     hits: Vec<Hit>,
     /// Lines of the current chunk that may hold trace values: where each starts, and whether
@@ -147,7 +120,7 @@ impl Default for TraceLines {
     fn default() -> TraceLines {
         TraceLines {
             xray_roots: memmem::Finder::new(b"Root=1-"),
-            key_roles: KeyRoles::new(),
+            roles: FieldRoles::default(),
             pairs: PairBuffers::default(),
             hits: Vec::new(),
             flagged: Vec::new(),
@@ -246,12 +219,16 @@ impl TraceLines {
         if !by_pairs {
             return;
         }
-        let key_roles = &mut self.key_roles;
+        let roles = &mut self.roles;
         record::for_each_pair(line, &mut self.pairs, |key, value| {
             let (Value::Str(raw) | Value::Int(raw)) = value else {
                 return;
             };
-            let Some(role) = key_roles.of(key) else {
+            if !trace::may_have_role(key) {
+                return;
+            }
+            let field = tally.field(key);
+            let Some(role) = roles.get(field, key).key else {
                 return;
             };
             // A 32-hex trace ID is a token of the line, counted with the others.
@@ -276,7 +253,7 @@ impl TraceLines {
             values.push(Occurrence {
                 id: Id(value.value),
                 form,
-                field: Some(tally.field(key)),
+                field: Some(field),
                 space,
             });
         });
