@@ -5,7 +5,9 @@
 //! decimal values of trace and span fields (`span_id`, `X-B3-TraceId`, `dd.trace_id`, ...).
 //!
 //! Those last are found a chunk at a time, by the cheap key filter `audit` uses
-//! ([`crate::record::keys`]) and a search for `1-`, and read on the lines they flag only.
+//! ([`crate::record::keys`]: keys ending in `id`, so also an X-Ray ID under `xray_trace_id`)
+//! and a search for `Root=1-` (an `X-Amzn-Trace-Id` value in any text), and read on the
+//! lines they flag only.
 //! A flagged line without ID tokens is counted at once; one with tokens waits for the line
 //! callback, so that the line counts once per ID.
 
@@ -21,10 +23,10 @@ use crate::id::{Form, Id};
 use crate::record::{self, Analysis, PairBuffers, TimeContext, Value, keys};
 use crate::scan::{Hit, Matcher};
 
-/// The form of the 32-hex token `line[start..end]` of value `id`, whose field the record
-/// reader named, if it did, with that field's role as `field`: a trace ID inside a `traceparent` or `b3` header, or in a
-/// trace field, or else a plain 32-hex token ([`Form::UuidUndashed`]). The span IDs of a
-/// header go to `span`.
+/// The form of the 32-hex token `line[start..end]` of value `id`: a trace ID inside a
+/// `traceparent` or `b3` header, or in a trace field, or else a plain 32-hex token
+/// ([`Form::UuidUndashed`]). `field` is the role of the field the record reader named, if it
+/// named one. The span IDs of a header go to `span`.
 pub(super) fn hex32_form(
     line: &[u8],
     start: usize,
