@@ -47,9 +47,9 @@ pub(super) fn show(
     let dropped = inventory.dropped_undashed;
     if dropped > 0 {
         let hint = if dropped == 1 {
-            "a trace ID or digest; --all-hex counts it"
+            "a digest, or a trace ID outside a trace field; --all-hex counts it"
         } else {
-            "trace IDs, digests; --all-hex counts them"
+            "digests, trace IDs outside trace fields; --all-hex counts them"
         };
         report(&format!("{} ({hint})", text::uncounted_hex(dropped)));
     }
