@@ -127,35 +127,37 @@ fn assert_merges(root: &Path, files: &[PathBuf], id: &str, parts: usize, rng: &m
 /// per file.
 #[test]
 fn merged_results_of_the_bundled_logs_equal_one_run() {
-    let root = Path::new("testdata/logs");
-    let files: Vec<PathBuf> = files_under(&testdata("logs"))
-        .iter()
-        .map(|f| root.join(f.strip_prefix(testdata("logs")).unwrap()))
-        .collect();
+    let (root, files) = bundled("logs");
     assert!(files.len() >= 7);
     let mut rng = Rng(22);
     let id = "01m8kbygm5ng2pshny302zvwbs";
     for _ in 0..2 {
-        assert_merges(root, &files, id, 2, &mut rng);
+        assert_merges(&root, &files, id, 2, &mut rng);
     }
-    assert_merges(root, &files, id, 3, &mut rng);
-    assert_merges(root, &files, id, files.len(), &mut rng);
+    assert_merges(&root, &files, id, 3, &mut rng);
+    assert_merges(&root, &files, id, files.len(), &mut rng);
 }
 
 /// Trace logs split in parts: a Datadog decimal in one part joins the trace another part
 /// writes whole, as in one run.
 #[test]
 fn merged_results_of_the_trace_logs_equal_one_run() {
-    let root = Path::new("testdata/traces");
-    let files: Vec<PathBuf> = files_under(&testdata("traces"))
-        .iter()
-        .map(|f| root.join(f.strip_prefix(testdata("traces")).unwrap()))
-        .collect();
+    let (root, files) = bundled("traces");
     let mut rng = Rng(23);
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     for parts in [2, 3, files.len()] {
-        assert_merges(root, &files, trace, parts, &mut rng);
+        assert_merges(&root, &files, trace, parts, &mut rng);
     }
+}
+
+/// The files of `testdata/<dir>`, as paths from the crate's root, and that root.
+fn bundled(dir: &str) -> (PathBuf, Vec<PathBuf>) {
+    let root = Path::new("testdata").join(dir);
+    let files = files_under(&testdata(dir))
+        .iter()
+        .map(|f| root.join(f.strip_prefix(testdata(dir)).unwrap()))
+        .collect();
+    (root, files)
 }
 
 /// A generated tree where a merge has work to do: a value written only undashed in one part
