@@ -44,22 +44,11 @@ impl FieldRole {
 /// The role of a field named `key` (any case; `_`, `-`, `.` and `/` ignored), if it names a
 /// trace or span ID.
 pub fn field_role(key: &[u8]) -> Option<FieldRole> {
-    const MAX: usize = 48;
     if !may_have_role(key) {
         return None;
     }
-    let mut folded = [0u8; MAX];
-    let mut n = 0;
-    for &b in key {
-        if b.is_ascii_alphanumeric() {
-            if n == MAX {
-                return None;
-            }
-            folded[n] = b.to_ascii_lowercase();
-            n += 1;
-        }
-    }
-    let name = &folded[..n];
+    let mut buf = [0; FOLDED_MAX];
+    let name = folded(key, &mut buf)?;
     // `b3`, also as the last segment of a key path (`headers.b3`).
     let last_segment = key
         .rsplit(|&b| matches!(b, b'.' | b'/' | b'[' | b']'))
@@ -73,6 +62,23 @@ pub fn field_role(key: &[u8]) -> Option<FieldRole> {
     } else {
         None
     }
+}
+
+/// The most letters and digits of a key [`field_role`] gives a role.
+pub(super) const FOLDED_MAX: usize = 48;
+
+/// `key` in lowercase without its separators, as [`field_role`] compares it; `None` past
+/// [`FOLDED_MAX`] letters and digits.
+pub(super) fn folded<'b>(key: &[u8], buf: &'b mut [u8; FOLDED_MAX]) -> Option<&'b [u8]> {
+    let mut n = 0;
+    for &b in key.iter().filter(|b| b.is_ascii_alphanumeric()) {
+        if n == FOLDED_MAX {
+            return None;
+        }
+        buf[n] = b.to_ascii_lowercase();
+        n += 1;
+    }
+    Some(&buf[..n])
 }
 
 /// Whether [`field_role`] may give `key` a role, by its last letter: every such name ends in

@@ -5,7 +5,8 @@
 //! W3C Trace Context refuses it.
 
 use super::trace::{
-    FieldRole, SPAN_HEX_LEN, XRAY_LEN, decode_decimal, decode_hex64, decode_xray, field_role,
+    FOLDED_MAX, FieldRole, SPAN_HEX_LEN, XRAY_LEN, decode_decimal, decode_hex64, decode_xray,
+    field_role, folded,
 };
 use super::{HEX_DECODE, INVALID, UUID_UNDASHED_LEN, decode_hex};
 
@@ -72,8 +73,9 @@ pub fn key_role(key: &[u8]) -> Option<KeyRole> {
     if role == FieldRole::B3 {
         return None;
     }
+    // A key with a role is short enough to fold.
     let mut buf = [0; FOLDED_MAX];
-    let folded = folded(key, &mut buf);
+    let folded = folded(key, &mut buf)?;
     Some(KeyRole {
         role,
         datadog: folded.starts_with(b"dd") || contains(folded, b"datadog"),
@@ -137,24 +139,8 @@ pub fn trace_hex32(token: &[u8]) -> Option<FieldValue> {
 /// `x-datadog-parent-id`): the span the line's own span was called from.
 pub fn is_parent_span_field(key: &[u8]) -> bool {
     field_role(key) == Some(FieldRole::Span)
-        && contains(folded(key, &mut [0; FOLDED_MAX]), b"parent")
+        && folded(key, &mut [0; FOLDED_MAX]).is_some_and(|name| contains(name, b"parent"))
 }
-
-/// `key` in lowercase without its separators, as [`field_role`] compares it.
-fn folded<'b>(key: &[u8], buf: &'b mut [u8; FOLDED_MAX]) -> &'b [u8] {
-    let mut n = 0;
-    for &b in key.iter().filter(|b| b.is_ascii_alphanumeric()) {
-        if n == FOLDED_MAX {
-            break;
-        }
-        buf[n] = b.to_ascii_lowercase();
-        n += 1;
-    }
-    &buf[..n]
-}
-
-/// The most letters and digits of a key [`field_role`] gives a role.
-const FOLDED_MAX: usize = 48;
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)

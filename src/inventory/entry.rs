@@ -323,6 +323,24 @@ impl EntryRef<'_> {
             .chain(side.into_iter().flat_map(|s| s.fields.iter().copied()))
     }
 
+    /// Written forms with their occurrence counts, in [`Form::ALL`] order.
+    pub(super) fn forms(&self) -> Vec<(Form, u32)> {
+        Form::ALL
+            .into_iter()
+            .zip(self.form_counts())
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
+
+    /// The earliest and latest time of the lines that carry a time.
+    pub(super) fn times(&self) -> (Option<i64>, Option<i64>) {
+        let (_, _, first, last) = self.counts();
+        (
+            (first != i64::MAX).then_some(first),
+            (last != i64::MIN).then_some(last),
+        )
+    }
+
     /// Written in a trace spelling at least once (a trace field, a header, X-Ray).
     pub(super) fn is_trace(&self) -> bool {
         match self {

@@ -274,23 +274,16 @@ impl<'a> Summary<'a> {
 
     /// Written forms with their occurrence counts, in [`Form::ALL`] order.
     pub fn forms(&self) -> Vec<(Form, u32)> {
-        Form::ALL
-            .iter()
-            .zip(self.entry.form_counts())
-            .filter(|(_, n)| *n > 0)
-            .map(|(f, n)| (*f, n))
-            .collect()
+        self.entry.forms()
     }
 
     /// The earliest and latest time of the lines that carry a time.
     pub fn first_ms(&self) -> Option<i64> {
-        let first = self.entry.counts().2;
-        (first != i64::MAX).then_some(first)
+        self.entry.times().0
     }
 
     pub fn last_ms(&self) -> Option<i64> {
-        let last = self.entry.counts().3;
-        (last != i64::MIN).then_some(last)
+        self.entry.times().1
     }
 
     /// True when one of the ID's fields is `name`, or ends with the path segment `name`

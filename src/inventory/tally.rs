@@ -476,7 +476,8 @@ impl Tally<'_> {
 
 /// What an entry counted, as [`Tally::add_counts`] takes it.
 fn whole_counts(entry: EntryRef) -> Counts {
-    let (lines, occurrences, first_ms, last_ms) = entry.counts();
+    let (lines, occurrences, _, _) = entry.counts();
+    let (first_ms, last_ms) = entry.times();
     let mut fields: Vec<(FieldId, u32)> = entry.fields().map(|(f, n)| (FieldId(f), n)).collect();
     fields.sort_unstable_by_key(|&(f, _)| f.0);
     Counts {
@@ -484,13 +485,9 @@ fn whole_counts(entry: EntryRef) -> Counts {
         occurrences,
         files: entry.files(),
         fields,
-        forms: Form::ALL
-            .into_iter()
-            .zip(entry.form_counts())
-            .filter(|&(_, n)| n > 0)
-            .collect(),
-        first_ms: (first_ms != i64::MAX).then_some(first_ms),
-        last_ms: (last_ms != i64::MIN).then_some(last_ms),
+        forms: entry.forms(),
+        first_ms,
+        last_ms,
     }
 }
 
