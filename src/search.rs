@@ -50,6 +50,9 @@ pub struct Chunk<'a> {
     pub bytes: &'a [u8],
     /// Number of the first line in `bytes` (counted with `line_numbers` or context only).
     pub first_line_no: u64,
+    /// The matcher's hits in `bytes`, in order, at offsets into `bytes`: which lines the
+    /// line callback will be given.
+    pub hits: &'a [Hit],
 }
 
 /// How to search.
@@ -259,17 +262,18 @@ impl LineState<'_> {
         on_chunk: &mut Option<&mut dyn FnMut(&Chunk)>,
         on_line: &mut dyn FnMut(&LineMatch) -> bool,
     ) -> bool {
-        if let (true, Some(on_chunk)) = (self.report, on_chunk) {
-            on_chunk(&Chunk {
-                bytes: chunk,
-                first_line_no: self.line_no,
-            });
-        }
         let first_line_no = self.line_no;
         if self.numbered {
             self.matcher.find_numbered(chunk, self.hits, self.numbering);
         } else {
             self.matcher.find(chunk, self.hits);
+        }
+        if let (true, Some(on_chunk)) = (self.report, on_chunk) {
+            on_chunk(&Chunk {
+                bytes: chunk,
+                first_line_no,
+                hits: self.hits,
+            });
         }
         let with_context = self.report && self.options.context != Context::default();
         // With context: lines before `cursor` (numbered from `cursor_no`) are reported or

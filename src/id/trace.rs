@@ -81,14 +81,18 @@ pub(super) fn folded<'b>(key: &[u8], buf: &'b mut [u8; FOLDED_MAX]) -> Option<&'
     Some(&buf[..n])
 }
 
-/// Whether [`field_role`] may give `key` a role, by its last letter: every such name ends in
-/// `d` (`...id`), `x` (`...idhex`) or `3` (`b3`), and most keys of a record (`timestamp`,
-/// `message`) are ruled out before any folding.
+/// The last letters or digits of every key [`field_role`] gives a role: `d` (`...id`), `x`
+/// (`...idhex`) or `3` (`b3`), in either case.
+pub const ROLE_KEY_ENDS: &[u8] = b"dDxX3";
+
+/// Whether [`field_role`] may give `key` a role, by its last letter or digit
+/// ([`ROLE_KEY_ENDS`]): most keys of a record (`timestamp`, `message`) are ruled out before
+/// any folding.
 pub fn may_have_role(key: &[u8]) -> bool {
     key.iter()
         .rev()
         .find(|b| b.is_ascii_alphanumeric())
-        .is_some_and(|last| matches!(last | 0x20, b'd' | b'x' | b'3'))
+        .is_some_and(|last| ROLE_KEY_ENDS.contains(last))
 }
 
 /// The role of the field whose value starts at `line[start]`: the key before it in JSON

@@ -32,6 +32,7 @@ use std::cell::RefCell;
 
 use traces::TraceLines;
 
+use crate::id::trace::ROLE_KEY_ENDS;
 use crate::id::{Form, Id, Kind, Shape};
 use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
@@ -126,12 +127,17 @@ fn count_input(
         scratch,
         Some(&mut |chunk: &Chunk| {
             let (tally, analysis, trace_lines) = &mut *counting.borrow_mut();
-            trace_lines.read_chunk(chunk.bytes, file, matcher, &context, analysis, tally);
+            trace_lines.read_chunk(chunk, file, &context, analysis, tally);
         }),
         &mut |m| {
             let (tally, analysis, trace_lines) = &mut *counting.borrow_mut();
             tally.prefetch(m.hits.iter().map(|hit| hit.id));
-            record::analyse_hits(m.line, m.hits, &context, analysis);
+            let waiting = trace_lines.take(m.before.len());
+            if waiting.as_ref().is_some_and(|w| w.by_keys) {
+                record::analyse_hits_with_values(m.line, m.hits, &context, analysis, ROLE_KEY_ENDS);
+            } else {
+                record::analyse_hits(m.line, m.hits, &context, analysis);
+            }
             occurrences.clear();
             for (i, hit) in m.hits.iter().enumerate() {
                 let name = analysis.field(i);
@@ -162,7 +168,12 @@ fn count_input(
                     space: Space::Span,
                 }));
             }
-            occurrences.extend_from_slice(trace_lines.take(m.before.len()));
+            if let Some(waiting) = waiting {
+                occurrences.extend_from_slice(trace_lines.xray(&waiting));
+                if waiting.by_keys {
+                    traces::read_keyed(&mut trace_lines.roles, analysis, tally, occurrences);
+                }
+            }
             tally.add_line(file, analysis.time_ms(), occurrences);
             true
         },

@@ -8,8 +8,9 @@
 //! ([`crate::record::keys`]: keys ending in `id`, so also an X-Ray ID under `xray_trace_id`)
 //! and a search for `Root=1-` (an `X-Amzn-Trace-Id` value in any text), and read on the
 //! lines they flag only.
-//! A flagged line without ID tokens is counted at once; one with tokens waits for the line
-//! callback, so that the line counts once per ID.
+//! A flagged line without ID tokens is read and counted at once; one with tokens waits for
+//! the line callback, which reads its keys in the walk that names its tokens' fields, so
+//! that the line is walked once and counts once per ID.
 
 use std::ops::Range;
 
@@ -17,11 +18,11 @@ use memchr::{memchr, memmem, memrchr};
 
 use super::tally::FieldId;
 use super::{Occurrence, Space, Tally};
-use crate::id::trace::{self, FieldRole};
+use crate::id::trace::{self, FieldRole, ROLE_KEY_ENDS};
 use crate::id::trace_value::{self, KeyRole, ValueForm};
 use crate::id::{Form, Id};
-use crate::record::{self, Analysis, PairBuffers, TimeContext, Value, keys};
-use crate::scan::{Hit, Matcher};
+use crate::record::{self, Analysis, TimeContext, keys};
+use crate::search::Chunk;
 
 /// The form of the 32-hex token `line[start..end]` of value `id`: a trace ID inside a
 /// `traceparent` or `b3` header, or in a trace field, or else a plain 32-hex token
@@ -105,14 +106,12 @@ impl FieldRoles {
 pub(super) struct TraceLines {
     xray_roots: memmem::Finder<'static>,
     pub(super) roles: FieldRoles,
-    pairs: PairBuffers,
-    hits: Vec<Hit>,
     /// Lines of the current chunk that may hold trace values: where each starts, and whether
     /// a trace or span key flagged it (else an X-Ray ID did).
     flagged: Vec<(usize, bool)>,
-    /// Lines of the current chunk with trace values and ID tokens: where each starts, and its
-    /// values in `values`.
-    waiting: Vec<(usize, Range<usize>)>,
+    /// Flagged lines of the current chunk with ID tokens, left for the line callback: where
+    /// each starts, whether its keys are to be read, and its X-Ray values in `values`.
+    waiting: Vec<(usize, bool, Range<usize>)>,
     /// The first of `waiting` not yet taken by the line callback.
     next: usize,
     values: Vec<Occurrence>,
@@ -123,8 +122,6 @@ impl Default for TraceLines {
         TraceLines {
             xray_roots: memmem::Finder::new(b"Root=1-"),
             roles: FieldRoles::default(),
-            pairs: PairBuffers::default(),
-            hits: Vec::new(),
             flagged: Vec::new(),
             waiting: Vec::new(),
             next: 0,
@@ -133,156 +130,178 @@ impl Default for TraceLines {
     }
 }
 
+/// A flagged line with ID tokens, as [`TraceLines::take`] hands it to the line callback.
+pub(super) struct Waiting {
+    /// A trace or span key flagged it: the line is to be read by
+    /// [`record::analyse_hits_with_values`] for [`read_keyed`].
+    pub(super) by_keys: bool,
+    xray: Range<usize>,
+}
+
 impl TraceLines {
-    /// Reads the trace values of the lines of `chunk` that may hold some: those of a line
-    /// without ID tokens are counted now, in file number `file`; the others wait for
-    /// [`TraceLines::take`].
+    /// Finds the lines of `chunk` that may hold trace values. Those without ID tokens are
+    /// read and counted now, in file number `file`; the others wait for
+    /// [`TraceLines::take`], to be read in the same walk as their tokens.
     pub(super) fn read_chunk(
         &mut self,
-        chunk: &[u8],
+        chunk: &Chunk,
         file: u32,
-        tokens: &Matcher,
         context: &TimeContext,
         analysis: &mut Analysis,
         tally: &mut Tally,
     ) {
+        let bytes = chunk.bytes;
         self.waiting.clear();
         self.values.clear();
         self.next = 0;
         self.flagged.clear();
-        let line_start = |at: usize| memrchr(b'\n', &chunk[..at]).map_or(0, |p| p + 1);
+        let line_start = |at: usize| memrchr(b'\n', &bytes[..at]).map_or(0, |p| p + 1);
         let flagged = &mut self.flagged;
-        keys::for_each_key_end(chunk, |sep| {
-            if keys::ends_in_id(chunk, sep) && keys::trace_value_follows(chunk, sep) {
+        keys::for_each_key_end(bytes, |sep| {
+            if keys::ends_in_id(bytes, sep) && keys::trace_value_follows(bytes, sep) {
                 flagged.push((line_start(sep), true));
             }
         });
         // An X-Ray ID in a trace field is flagged by its key; elsewhere it stands in an
         // `X-Amzn-Trace-Id` value, `Root=1-...` (a search for `1-` alone stopped at every
         // date).
-        for at in self.xray_roots.find_iter(chunk) {
+        for at in self.xray_roots.find_iter(bytes) {
             flagged.push((line_start(at), false));
         }
-        // A line flagged twice is read once, its pairs if a key flagged it.
+        // A line flagged twice is read once, its keys if a key flagged it.
         flagged.sort_unstable();
         flagged.dedup_by(|later, earlier| {
             let same = later.0 == earlier.0;
             earlier.1 |= same && later.1;
             same
         });
+        let mut hit = 0;
         for i in 0..self.flagged.len() {
-            let (start, by_pairs) = self.flagged[i];
-            let end = memchr(b'\n', &chunk[start..]).map_or(chunk.len(), |p| start + p);
-            let line = &chunk[start..end];
+            let (start, by_keys) = self.flagged[i];
+            let end = memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+            while chunk.hits.get(hit).is_some_and(|h| h.start < start) {
+                hit += 1;
+            }
+            let has_tokens = chunk.hits.get(hit).is_some_and(|h| h.start < end);
+            let line = &bytes[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             let first = self.values.len();
-            self.read_line(line, by_pairs, tally);
-            if self.values.len() == first {
+            read_xray(line, tally, &mut self.values);
+            if has_tokens {
+                self.waiting
+                    .push((start, by_keys, first..self.values.len()));
                 continue;
             }
-            tokens.find(line, &mut self.hits);
-            if self.hits.is_empty() {
+            if by_keys {
+                record::analyse_hits_with_values(line, &[], context, analysis, ROLE_KEY_ENDS);
+                read_keyed(&mut self.roles, analysis, tally, &mut self.values);
+            } else if self.values.len() > first {
                 record::analyse_hits(line, &[], context, analysis);
+            }
+            if self.values.len() > first {
                 tally.add_line(file, analysis.time_ms(), &self.values[first..]);
-                self.values.truncate(first);
-            } else {
-                self.waiting.push((start, first..self.values.len()));
             }
+            self.values.truncate(first);
         }
     }
 
-    /// Appends the trace values of `line` that the token walk does not see to `values`:
-    /// X-Ray IDs, and with `by_pairs` the 16-hex and decimal values of its trace and span
-    /// fields.
-    fn read_line(&mut self, line: &[u8], by_pairs: bool, tally: &mut Tally) {
-        let values = &mut self.values;
-        trace::for_each_xray(line, |start, _, id, parent| {
-            // `X-Amzn-Trace-Id: Root=1-...`: the key before `Root=`.
-            let key_at = match start.checked_sub(5) {
-                Some(root) if line[root..start].eq_ignore_ascii_case(b"root=") => root,
-                _ => start,
-            };
-            let field = trace::key_before(line, key_at).map(|key| tally.field(key));
-            values.push(Occurrence {
-                id,
-                form: Form::Xray,
-                field,
-                space: Space::Wide,
-            });
-            if let Some((_, span)) = parent {
-                values.push(Occurrence {
-                    id: Id(u128::from(span)),
-                    form: Form::Xray,
-                    field,
-                    space: Space::Span,
-                });
-            }
-        });
-        if !by_pairs {
-            return;
-        }
-        let roles = &mut self.roles;
-        record::for_each_pair(line, &mut self.pairs, |key, value| {
-            let (Value::Str(raw) | Value::Int(raw)) = value else {
-                return;
-            };
-            if !trace::may_have_role(key) {
-                return;
-            }
-            let field = tally.field(key);
-            let Some(role) = roles.get(field, key).key else {
-                return;
-            };
-            // A 32-hex trace ID is a token of the line, counted with the others.
-            if role.role == FieldRole::Trace && raw.len() == crate::id::UUID_UNDASHED_LEN {
-                return;
-            }
-            let Some(value) = trace_value::value_under(role, raw) else {
-                return;
-            };
-            let (form, space) = match (value.form, value.role) {
-                // The token walk and the X-Ray search have these.
-                (ValueForm::Hex32 | ValueForm::Xray, _) => return,
-                (ValueForm::Hex16, FieldRole::Span) => (Form::Hex16, Space::Span),
-                (ValueForm::Decimal, FieldRole::Span) => (Form::DdDecimal, Space::Span),
-                (ValueForm::Hex16, _) => (Form::Hex16, Space::Trace64),
-                (ValueForm::Decimal, _) => (Form::DdDecimal, Space::Trace64),
-            };
-            // Zero stands for "no parent" in several tracers, and is no ID.
-            if value.value == 0 {
-                return;
-            }
-            values.push(Occurrence {
-                id: Id(value.value),
-                form,
-                field: Some(field),
-                space,
-            });
-        });
-    }
-
-    /// The trace values of the line that starts at `start` of the current chunk, if it has
-    /// any, to be counted with its tokens. Lines are taken in order.
-    pub(super) fn take(&mut self, start: usize) -> &[Occurrence] {
-        while let Some((at, values)) = self.waiting.get(self.next) {
-            if *at > start {
+    /// The flagged line that starts at `start` of the current chunk, if it is one. Lines are
+    /// taken in order.
+    pub(super) fn take(&mut self, start: usize) -> Option<Waiting> {
+        while let Some(&(at, by_keys, ref xray)) = self.waiting.get(self.next) {
+            if at > start {
                 break;
             }
             self.next += 1;
-            // A waiting line holds ID tokens by the line callback's own matcher, so each is
-            // taken.
-            debug_assert_eq!(*at, start, "a line with tokens was not reported");
-            if *at == start {
-                return &self.values[values.clone()];
+            // The line callback is given every line with ID tokens, so none is passed over.
+            debug_assert_eq!(at, start, "a flagged line with tokens was not reported");
+            if at == start {
+                return Some(Waiting {
+                    by_keys,
+                    xray: xray.clone(),
+                });
             }
         }
-        &[]
+        None
+    }
+
+    /// The X-Ray values of the waiting line `waiting`.
+    pub(super) fn xray(&self, waiting: &Waiting) -> &[Occurrence] {
+        &self.values[waiting.xray.clone()]
+    }
+}
+
+/// Appends the X-Ray trace IDs of `line`, with their `Parent` spans, to `values`.
+fn read_xray(line: &[u8], tally: &mut Tally, values: &mut Vec<Occurrence>) {
+    trace::for_each_xray(line, |start, _, id, parent| {
+        // `X-Amzn-Trace-Id: Root=1-...`: the key before `Root=`.
+        let key_at = match start.checked_sub(5) {
+            Some(root) if line[root..start].eq_ignore_ascii_case(b"root=") => root,
+            _ => start,
+        };
+        let field = trace::key_before(line, key_at).map(|key| tally.field(key));
+        values.push(Occurrence {
+            id,
+            form: Form::Xray,
+            field,
+            space: Space::Wide,
+        });
+        if let Some((_, span)) = parent {
+            values.push(Occurrence {
+                id: Id(u128::from(span)),
+                form: Form::Xray,
+                field,
+                space: Space::Span,
+            });
+        }
+    });
+}
+
+/// Appends the 16-hex and decimal values of the trace and span fields that `analysis`
+/// collected ([`record::analyse_hits_with_values`] with [`ROLE_KEY_ENDS`]) to `values`.
+pub(super) fn read_keyed(
+    roles: &mut FieldRoles,
+    analysis: &Analysis,
+    tally: &mut Tally,
+    values: &mut Vec<Occurrence>,
+) {
+    for (key, raw) in analysis.keyed_values() {
+        let field = tally.field(key);
+        let Some(role) = roles.get(field, key).key else {
+            continue;
+        };
+        // A 32-hex trace ID is a token of the line, counted with the others.
+        if role.role == FieldRole::Trace && raw.len() == crate::id::UUID_UNDASHED_LEN {
+            continue;
+        }
+        let Some(value) = trace_value::value_under(role, raw) else {
+            continue;
+        };
+        let (form, space) = match (value.form, value.role) {
+            // The token walk and the X-Ray search have these.
+            (ValueForm::Hex32 | ValueForm::Xray, _) => continue,
+            (ValueForm::Hex16, FieldRole::Span) => (Form::Hex16, Space::Span),
+            (ValueForm::Decimal, FieldRole::Span) => (Form::DdDecimal, Space::Span),
+            (ValueForm::Hex16, _) => (Form::Hex16, Space::Trace64),
+            (ValueForm::Decimal, _) => (Form::DdDecimal, Space::Trace64),
+        };
+        // Zero stands for "no parent" in several tracers, and is no ID.
+        if value.value == 0 {
+            continue;
+        }
+        values.push(Occurrence {
+            id: Id(value.value),
+            form,
+            field: Some(field),
+            space,
+        });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scan::{Hit, Matcher};
 
     fn form_and_spans(line: &str, field: Option<&str>) -> (Form, Vec<u64>) {
         let start = line.find("4bf92f35").expect("the trace in the line");
@@ -394,24 +413,41 @@ mod tests {
         let mut lines = TraceLines::default();
         let mut analysis = Analysis::default();
         let context = TimeContext::for_file(None, None);
-        lines.read_chunk(
-            chunk,
-            0,
-            &Matcher::every_id(),
-            &context,
-            &mut analysis,
-            &mut tally,
-        );
-        // Only the ULID's line has tokens: it waits, with its span.
+        let mut hits = Vec::new();
+        Matcher::every_id().find(chunk, &mut hits);
+        let chunk = Chunk {
+            bytes: chunk,
+            first_line_no: 1,
+            hits: &hits,
+        };
+        lines.read_chunk(&chunk, 0, &context, &mut analysis, &mut tally);
+        // Only the ULID's line has tokens: it waits, to be read with them.
         let ulid_line = chunk
+            .bytes
             .split(|&b| b == b'\n')
             .take(3)
             .map(|l| l.len() + 1)
             .sum::<usize>();
-        let waiting = lines.take(ulid_line).to_vec();
-        assert_eq!(waiting.len(), 1);
+        assert!(lines.take(ulid_line - 1).is_none());
+        let waiting = lines.take(ulid_line).expect("the ULID's line waits");
+        assert!(waiting.by_keys && lines.xray(&waiting).is_empty());
+        assert!(lines.take(ulid_line).is_none(), "taken once");
+        let line = b"ts=2 order=01m8kbygm5ng2pshny302zvwbs spanId=e457b5a2e4d86bd1";
+        let line_hits: Vec<Hit> = hits
+            .iter()
+            .filter(|h| h.start > ulid_line && h.end <= ulid_line + line.len())
+            .map(|h| Hit {
+                start: h.start - ulid_line,
+                end: h.end - ulid_line,
+                ..*h
+            })
+            .collect();
+        record::analyse_hits_with_values(line, &line_hits, &context, &mut analysis, ROLE_KEY_ENDS);
+        let mut values = Vec::new();
+        read_keyed(&mut lines.roles, &analysis, &mut tally, &mut values);
+        assert_eq!(values.len(), 1);
         assert_eq!(
-            (waiting[0].id, waiting[0].space, waiting[0].form),
+            (values[0].id, values[0].space, values[0].form),
             (Id(0xe457b5a2e4d86bd1), Space::Span, Form::Hex16)
         );
         tally.done();

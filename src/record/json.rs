@@ -17,6 +17,7 @@
 use memchr::memchr;
 
 use super::line_time::{LineTime, epoch_time, time_value};
+use super::pairs::KeyedValues;
 use super::{Analysis, MAX_FIELD, TimeContext, Value, is_blank, is_time_key, spans_within};
 
 #[derive(Clone, Debug, Default)]
@@ -91,6 +92,22 @@ impl Path<'_> {
 }
 
 impl Path<'_> {
+    /// Whether the last letter or digit of the value's path may be one of `ends`, read from
+    /// the raw keys: an escaped key may be (its escapes are decoded only when the path is
+    /// written).
+    fn may_end_in(&self, ends: &[u8]) -> bool {
+        for frame in self.frames.iter().rev().filter(|frame| frame.object) {
+            if frame.escaped {
+                return true;
+            }
+            let key = &self.line[frame.key.0..frame.key.1];
+            if let Some(last) = key.iter().rev().find(|b| b.is_ascii_alphanumeric()) {
+                return ends.contains(last);
+            }
+        }
+        false
+    }
+
     /// Whether the value here is the line's time: a top-level time key, or MongoDB's
     /// `{"t":{"$date":...}}`.
     fn is_time(&self) -> bool {
@@ -475,12 +492,14 @@ pub(super) fn analyse_json(
     want_time: bool,
     ctx: &TimeContext,
     out: &mut Analysis,
+    key_ends: Option<&[u8]>,
 ) -> bool {
     let Analysis {
         time,
         names,
         fields,
         json,
+        keyed,
         ..
     } = out;
     let mut visit = JsonFields {
@@ -492,6 +511,7 @@ pub(super) fn analyse_json(
         time,
         want_time,
         ctx,
+        keyed: key_ends.map(|ends| (ends, keyed)),
     };
     visit.advance(spans.partition_point(|s| s.0 < open));
     walk_json(line, open, json, &mut visit)
@@ -510,6 +530,8 @@ struct JsonFields<'a> {
     /// Still looking for the time.
     want_time: bool,
     ctx: &'a TimeContext,
+    /// The last letters or digits of the keys whose values are wanted, and where they go.
+    keyed: Option<(&'a [u8], &'a mut KeyedValues)>,
 }
 
 impl JsonFields<'_> {
@@ -558,9 +580,15 @@ impl Visit for JsonFields<'_> {
     }
 
     #[inline(always)]
-    fn value(&mut self, path: Path<'_>, value: Value<'_>, _: bool, start: usize, end: usize) {
+    fn value(&mut self, path: Path<'_>, value: Value<'_>, escaped: bool, start: usize, end: usize) {
         if self.next_start < end {
             self.name(path, start, end);
+        }
+        if let Some((ends, keyed)) = &mut self.keyed
+            && let Value::Str(raw) | Value::Int(raw) = value
+            && path.may_end_in(ends)
+        {
+            keyed.push_json(path, raw, escaped, ends);
         }
         if self.want_time && path.frames.len() <= 2 {
             self.time(path, value);

@@ -6,6 +6,7 @@ use memchr::memchr2;
 
 use super::json::{Stops, scan_until};
 use super::line_time::time_value;
+use super::pairs::logfmt_pair;
 use super::{Analysis, MAX_FIELD, TimeContext, is_blank, is_time_key, skip_blank, spans_within};
 
 /// One `key=value` pair: byte ranges, a quoted value without its quotes.
@@ -103,9 +104,16 @@ pub(super) fn analyse_logfmt(
     want_time: bool,
     ctx: &TimeContext,
     out: &mut Analysis,
+    key_ends: Option<&[u8]>,
 ) -> bool {
     let mut next = 0;
     walk_logfmt(line, |pair| {
+        if let Some(ends) = key_ends {
+            let Analysis { keyed, text, .. } = &mut *out;
+            logfmt_pair(line, pair, text, &mut |key, value| {
+                keyed.push_text(key, value, ends);
+            });
+        }
         let key = &line[pair.key.0..pair.key.1];
         // Most pairs hold no ID: the next one starts past them.
         if spans.get(next).is_some_and(|span| span.0 < pair.value.1) {

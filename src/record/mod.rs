@@ -32,6 +32,8 @@ mod tests;
 pub use line_time::{LineTime, TimeContext};
 pub use pairs::{PairBuffers, for_each_pair};
 
+use pairs::{KeyedValues, text_pairs};
+
 /// A value next to a key, as the JSON and logfmt walkers read it and [`for_each_pair`]
 /// reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +77,10 @@ pub struct Analysis {
     json: JsonScratch,
     /// Scratch for [`analyse_hits`].
     hit_spans: Vec<(usize, usize)>,
+    /// What [`analyse_hits_with_values`] collected.
+    keyed: KeyedValues,
+    /// Scratch for the escapes of a text or logfmt value.
+    text: Vec<u8>,
 }
 
 impl Analysis {
@@ -98,7 +104,13 @@ impl Analysis {
         self.time.map(LineTime::millis)
     }
 
+    /// The values [`analyse_hits_with_values`] collected, with their keys, in line order.
+    pub fn keyed_values(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.keyed.iter()
+    }
+
     fn reset(&mut self, spans: usize) {
+        self.keyed.clear();
         self.names.clear();
         self.fields.clear();
         self.fields.resize(spans, None);
@@ -114,10 +126,33 @@ impl Analysis {
 
 /// [`analyse`] for the hits of a matching line, with its time.
 pub fn analyse_hits(line: &[u8], hits: &[Hit], ctx: &TimeContext, out: &mut Analysis) {
+    analyse_hits_as(line, hits, ctx, out, None);
+}
+
+/// [`analyse_hits`], also collecting the string and integer values of the keys whose last
+/// letter or digit is one of `key_ends`, as [`for_each_pair`] gives them, in the same walk:
+/// [`Analysis::keyed_values`].
+pub fn analyse_hits_with_values(
+    line: &[u8],
+    hits: &[Hit],
+    ctx: &TimeContext,
+    out: &mut Analysis,
+    key_ends: &[u8],
+) {
+    analyse_hits_as(line, hits, ctx, out, Some(key_ends));
+}
+
+fn analyse_hits_as(
+    line: &[u8],
+    hits: &[Hit],
+    ctx: &TimeContext,
+    out: &mut Analysis,
+    key_ends: Option<&[u8]>,
+) {
     let mut spans = std::mem::take(&mut out.hit_spans);
     spans.clear();
     spans.extend(hits.iter().map(|h| (h.start, h.end)));
-    analyse(line, &spans, true, ctx, out);
+    analyse_as(line, &spans, true, ctx, out, key_ends);
     out.hit_spans = spans;
 }
 
@@ -131,10 +166,22 @@ pub fn analyse(
     ctx: &TimeContext,
     out: &mut Analysis,
 ) {
+    analyse_as(line, spans, want_time, ctx, out, None);
+}
+
+/// [`analyse`], collecting the values of the keys `key_ends` asks for, if it asks.
+fn analyse_as(
+    line: &[u8],
+    spans: &[(usize, usize)],
+    want_time: bool,
+    ctx: &TimeContext,
+    out: &mut Analysis,
+    key_ends: Option<&[u8]>,
+) {
     debug_assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0));
     out.reset(spans.len());
     if let Some(open) = json_start(line) {
-        if analyse_json(line, open, spans, want_time, ctx, out) {
+        if analyse_json(line, open, spans, want_time, ctx, out, key_ends) {
             out.format = LineFormat::Json;
             let mut inherit = false;
             for k in 0..spans.len() {
@@ -150,7 +197,7 @@ pub fn analyse(
         }
         out.reset(spans.len());
     }
-    if analyse_logfmt(line, spans, want_time, ctx, out) {
+    if analyse_logfmt(line, spans, want_time, ctx, out, key_ends) {
         out.format = LineFormat::Logfmt;
         return;
     }
@@ -162,6 +209,12 @@ pub fn analyse(
     }
     if want_time {
         out.time = plain_time(line, ctx);
+    }
+    if let Some(ends) = key_ends {
+        let Analysis { keyed, text, .. } = out;
+        text_pairs(line, text, &mut |key, value| {
+            keyed.push_text(key, value, ends)
+        });
     }
 }
 

@@ -6,7 +6,7 @@ use memchr::{memchr, memchr2};
 use super::json::{
     JsonScratch, Path, Validate, Visit, json_start, scan_number, unescape, walk_json,
 };
-use super::logfmt::{scan_quoted, walk_logfmt};
+use super::logfmt::{Pair, scan_quoted, walk_logfmt};
 use super::plain::{MAX_WORD, is_opener, is_word_byte, skip_back};
 use super::{MAX_FIELD, Value, is_blank, skip_blank};
 
@@ -36,13 +36,7 @@ pub fn for_each_pair(line: &[u8], buffers: &mut PairBuffers, mut f: impl FnMut(&
         return;
     }
     if walk_logfmt(line, |_| {}) {
-        walk_logfmt(line, |pair| {
-            let key = &line[pair.key.0..pair.key.1];
-            let raw = &line[pair.value.0..pair.value.1];
-            if key.len() <= MAX_FIELD {
-                report_text_value(key, raw, pair.quoted, pair.escaped, text, &mut f);
-            }
-        });
+        walk_logfmt(line, |pair| logfmt_pair(line, pair, text, &mut f));
         return;
     }
     text_pairs(line, text, &mut f);
@@ -87,6 +81,86 @@ fn bare_value(raw: &[u8]) -> Value<'_> {
     }
 }
 
+/// The string and integer values of the keys a caller asked for by their last letter or
+/// digit, collected while a line is analysed ([`super::analyse_hits_with_values`]): what
+/// [`for_each_pair`] would give for those keys, without walking the line again.
+#[derive(Clone, Debug, Default)]
+pub(super) struct KeyedValues {
+    /// Each key followed by its value (escapes decoded).
+    bytes: Vec<u8>,
+    /// Where each key starts, where its value starts, and where that ends, in `bytes`.
+    pairs: Vec<(usize, usize, usize)>,
+}
+
+impl KeyedValues {
+    pub(super) fn clear(&mut self) {
+        self.bytes.clear();
+        self.pairs.clear();
+    }
+
+    /// Every key and its value, in line order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.pairs
+            .iter()
+            .map(|&(key, value, end)| (&self.bytes[key..value], &self.bytes[value..end]))
+    }
+
+    /// Adds the value at the JSON path `path` if its key is wanted, as [`JsonPairs`] gives it
+    /// (a key path longer than [`MAX_FIELD`] gives none).
+    #[inline(never)]
+    pub(super) fn push_json(&mut self, path: Path<'_>, raw: &[u8], escaped: bool, ends: &[u8]) {
+        let key = self.bytes.len();
+        if !path.write(&mut self.bytes) || !key_wanted(&self.bytes[key..], ends) {
+            self.bytes.truncate(key);
+            return;
+        }
+        let value = self.bytes.len();
+        if escaped {
+            unescape(raw, &mut self.bytes);
+        } else {
+            self.bytes.extend_from_slice(raw);
+        }
+        self.pairs.push((key, value, self.bytes.len()));
+    }
+
+    /// Adds a text or logfmt value, as [`for_each_pair`] reports it, if it is a string or an
+    /// integer and its key is wanted.
+    pub(super) fn push_text(&mut self, key: &[u8], value: Value<'_>, ends: &[u8]) {
+        let (Value::Str(raw) | Value::Int(raw)) = value else {
+            return;
+        };
+        if !key_wanted(key, ends) {
+            return;
+        }
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(key);
+        self.bytes.extend_from_slice(raw);
+        self.pairs.push((at, at + key.len(), self.bytes.len()));
+    }
+}
+
+/// Whether the last letter or digit of `key` is one of `ends`.
+pub(super) fn key_wanted(key: &[u8], ends: &[u8]) -> bool {
+    key.iter()
+        .rev()
+        .find(|b| b.is_ascii_alphanumeric())
+        .is_some_and(|last| ends.contains(last))
+}
+
+/// The logfmt pair `pair` of `line` as [`for_each_pair`] reports it.
+pub(super) fn logfmt_pair(
+    line: &[u8],
+    pair: Pair,
+    text: &mut Vec<u8>,
+    f: &mut impl FnMut(&[u8], Value<'_>),
+) {
+    let key = &line[pair.key.0..pair.key.1];
+    let raw = &line[pair.value.0..pair.value.1];
+    if key.len() <= MAX_FIELD {
+        report_text_value(key, raw, pair.quoted, pair.escaped, text, f);
+    }
+}
+
 /// Reports every JSON value with its path.
 struct JsonPairs<'a, F> {
     path: &'a mut Vec<u8>,
@@ -114,7 +188,7 @@ impl<F: FnMut(&[u8], Value<'_>)> Visit for JsonPairs<'_, F> {
 }
 
 /// `key=value` and `"key": value` pairs in free text.
-fn text_pairs(line: &[u8], text: &mut Vec<u8>, f: &mut impl FnMut(&[u8], Value<'_>)) {
+pub(super) fn text_pairs(line: &[u8], text: &mut Vec<u8>, f: &mut impl FnMut(&[u8], Value<'_>)) {
     let n = line.len();
     let mut i = 0;
     while let Some(k) = memchr2(b'=', b':', &line[i..]) {

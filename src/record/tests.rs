@@ -688,3 +688,185 @@ fn plain_pairs_leave_out_keys_longer_than_a_field() {
 // ----- Formats of other loggers and servers
 
 mod times;
+
+/// The values [`analyse_hits_with_values`] collects in its walk are those [`for_each_pair`]
+/// gives for the same keys, strings and integers, on every kind of line: hand-picked ones,
+/// and lines put together at random from JSON, logfmt and text pieces.
+#[test]
+fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
+    const ENDS: &[u8] = b"dDxX3";
+    let oracle = |line: &[u8], buffers: &mut PairBuffers| {
+        let mut want = Vec::new();
+        for_each_pair(line, buffers, |key, value| {
+            if let Value::Str(raw) | Value::Int(raw) = value
+                && pairs::key_wanted(key, ENDS)
+            {
+                want.push((key.to_vec(), raw.to_vec()));
+            }
+        });
+        want
+    };
+    let collected = |line: &[u8], out: &mut Analysis| {
+        let mut hits = Vec::new();
+        scan::for_each_token(line, |hit| hits.push(hit));
+        analyse_hits_with_values(line, &hits, &utc(), out, ENDS);
+        let got: Vec<(Vec<u8>, Vec<u8>)> = out
+            .keyed_values()
+            .map(|(k, v)| (k.to_vec(), v.to_vec()))
+            .collect();
+        got
+    };
+    let mut out = Analysis::default();
+    let mut buffers = PairBuffers::default();
+    let fixed = [
+        format!(r#"{{"trace_id":"abc","span_id":12,"n":1.5,"x":null,"b3":"q","ids":["{ULID}"]}}"#),
+        r#"prefix span_id=1 {"dd":{"trace_id":"7","span_id":"8"},"arr":[{"id":"9"}]}"#.to_string(),
+        r#"{"sp\u0061n_id":"1","span_\u0069d":"2","k":"a\"b","traceId":"x\\y"}"#.to_string(),
+        r#"{"span_id":{"_":"00f067aa0ba902b7"},"a":{"b":[["5"]]},"-":"6"}"#.to_string(),
+        format!(r#"ts=1 span_id=00f067aa0ba902b7 trace_id="a b" q="x\"y" b3={ULID} n=null"#),
+        r#"span_id=1e51234567890123 parent_id=true other_idhex=0x1f"#.to_string(),
+        r#"plain text span_id=00f067aa0ba902b7, "traceId": "4bf9" and X-B3-SpanId: 1"#.to_string(),
+        r#"msg="{\"span_id\":\"00f067aa0ba902b7\"}" id=1"#.to_string(),
+        r#"{"broken": "json" span_id=1"#.to_string(),
+    ];
+    for line in &fixed {
+        let line = line.as_bytes();
+        assert_eq!(
+            collected(line, &mut out),
+            oracle(line, &mut buffers),
+            "{}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    // Records built from keys and values, some with a piece of noise put in anywhere.
+    let keys: [&[u8]; 10] = [
+        b"span_id",
+        b"trace.id",
+        b"traceId",
+        b"b3",
+        b"msg",
+        b"n",
+        b"sp\\u0061n_id",
+        b"x_idhex",
+        b"id",
+        b"_",
+    ];
+    let values: [&[u8]; 12] = [
+        b"00f067aa0ba902b7",
+        b"11803532876627986230",
+        b"-12",
+        b"1.5",
+        b"null",
+        b"true",
+        b"a b",
+        b"a\\\"b",
+        b"\\u0064",
+        b"x,y",
+        b"",
+        ULID.as_bytes(),
+    ];
+    let noise: [&[u8]; 10] = [b"{", b"}", b"[", b"]", b"\"", b":", b",", b"=", b" ", b"\\"];
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut line = Vec::new();
+    let mut agreed_with_values = 0;
+    for round in 0..40_000 {
+        line.clear();
+        let members = rng.below(6);
+        match round % 3 {
+            // JSON, nested objects and arrays among the members, after a text prefix now and
+            // then.
+            0 => {
+                if rng.below(4) == 0 {
+                    line.extend_from_slice(b"I1129 span_id=7 ");
+                }
+                line.push(b'{');
+                let mut open = Vec::new();
+                for m in 0..members {
+                    if m > 0 {
+                        line.push(b',');
+                    }
+                    line.push(b'"');
+                    line.extend_from_slice(keys[rng.below(keys.len())]);
+                    line.extend_from_slice(b"\":");
+                    match rng.below(5) {
+                        0 => {
+                            line.extend_from_slice(b"{");
+                            open.push(b'}');
+                            line.extend_from_slice(b"\"dd\":");
+                        }
+                        1 => {
+                            line.extend_from_slice(b"[");
+                            open.push(b']');
+                        }
+                        _ => {}
+                    }
+                    let value = values[rng.below(values.len())];
+                    if rng.below(2) == 0
+                        && value
+                            .iter()
+                            .all(|b| b.is_ascii_digit() || *b == b'-' || *b == b'.')
+                        && !value.is_empty()
+                        || value == b"null"
+                        || value == b"true"
+                    {
+                        line.extend_from_slice(value);
+                    } else {
+                        line.push(b'"');
+                        line.extend_from_slice(value);
+                        line.push(b'"');
+                    }
+                    while let Some(close) = open.pop() {
+                        line.push(close);
+                    }
+                }
+                line.push(b'}');
+            }
+            // logfmt.
+            1 => {
+                for m in 0..members.max(1) {
+                    if m > 0 {
+                        line.push(b' ');
+                    }
+                    line.extend_from_slice(keys[rng.below(keys.len())]);
+                    line.push(b'=');
+                    let value = values[rng.below(values.len())];
+                    if rng.below(2) == 0 {
+                        line.push(b'"');
+                        line.extend_from_slice(value);
+                        line.push(b'"');
+                    } else {
+                        line.extend_from_slice(value);
+                    }
+                }
+            }
+            // Text with pairs in it.
+            _ => {
+                for _ in 0..members {
+                    line.extend_from_slice(b" saw ");
+                    let quoted = rng.below(2) == 0;
+                    if quoted {
+                        line.push(b'"');
+                    }
+                    line.extend_from_slice(keys[rng.below(keys.len())]);
+                    line.extend_from_slice(if quoted { b"\": " } else { b"=" });
+                    line.extend_from_slice(values[rng.below(values.len())]);
+                }
+            }
+        }
+        if rng.below(3) == 0 {
+            let at = rng.below(line.len() + 1);
+            let piece = noise[rng.below(noise.len())];
+            line.splice(at..at, piece.iter().copied());
+        }
+        let want = oracle(&line, &mut buffers);
+        assert_eq!(
+            collected(&line, &mut out),
+            want,
+            "{}",
+            String::from_utf8_lossy(&line)
+        );
+        agreed_with_values += usize::from(!want.is_empty());
+    }
+    // The random lines hold values often enough for the comparison to mean something.
+    assert!(agreed_with_values > 15_000, "{agreed_with_values}");
+}
