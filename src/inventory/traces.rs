@@ -5,23 +5,24 @@
 //! decimal values of trace and span fields (`span_id`, `X-B3-TraceId`, `dd.trace_id`, ...).
 //!
 //! Those last are found a chunk at a time, by the cheap key filter `audit` uses
-//! ([`crate::record::keys`]: keys ending in `id`, so also an X-Ray ID under `xray_trace_id`)
-//! and a search for `Root=1-` (an `X-Amzn-Trace-Id` value in any text), and read on the
-//! lines they flag only.
+//! ([`crate::record::keys`]: keys ending in `id`, so also an X-Ray ID under `xray_trace_id`),
+//! which also finds `Root=1-` (an `X-Amzn-Trace-Id` value in any text) in the same pass, and
+//! read on the lines they flag only.
 //! A flagged line without ID tokens is read and counted at once; one with tokens waits for
 //! the line callback, which reads its keys in the walk that names its tokens' fields, so
 //! that the line is walked once and counts once per ID.
 
 use std::ops::Range;
 
-use memchr::{memchr, memmem, memrchr};
+use memchr::{memchr, memrchr};
 
 use super::tally::FieldId;
 use super::{Occurrence, Space, Tally};
 use crate::id::trace::{self, FieldRole, ROLE_KEY_ENDS};
 use crate::id::trace_value::{self, KeyRole, ValueForm};
 use crate::id::{Form, Id};
-use crate::record::{self, Analysis, TimeContext, keys};
+use crate::record::keys::{self, Found};
+use crate::record::{self, Analysis, TimeContext};
 use crate::search::Chunk;
 
 /// The form of the 32-hex token `line[start..end]` of value `id`: a trace ID inside a
@@ -103,8 +104,8 @@ impl FieldRoles {
 }
 
 /// One scan thread's reader of the trace values the token walk does not see.
+#[derive(Default)]
 pub(super) struct TraceLines {
-    xray_roots: memmem::Finder<'static>,
     pub(super) roles: FieldRoles,
     /// Lines of the current chunk that may hold trace values: where each starts, and whether
     /// a trace or span key flagged it (else an X-Ray ID did).
@@ -115,19 +116,6 @@ pub(super) struct TraceLines {
     /// The first of `waiting` not yet taken by the line callback.
     next: usize,
     values: Vec<Occurrence>,
-}
-
-impl Default for TraceLines {
-    fn default() -> TraceLines {
-        TraceLines {
-            xray_roots: memmem::Finder::new(b"Root=1-"),
-            roles: FieldRoles::default(),
-            flagged: Vec::new(),
-            waiting: Vec::new(),
-            next: 0,
-            values: Vec::new(),
-        }
-    }
 }
 
 /// A flagged line with ID tokens, as [`TraceLines::take`] hands it to the line callback.
@@ -157,17 +145,17 @@ impl TraceLines {
         self.flagged.clear();
         let line_start = |at: usize| memrchr(b'\n', &bytes[..at]).map_or(0, |p| p + 1);
         let flagged = &mut self.flagged;
-        keys::for_each_key_end(bytes, |sep| {
-            if keys::ends_in_id(bytes, sep) && keys::trace_value_follows(bytes, sep) {
-                flagged.push((line_start(sep), true));
-            }
-        });
         // An X-Ray ID in a trace field is flagged by its key; elsewhere it stands in an
         // `X-Amzn-Trace-Id` value, `Root=1-...` (a search for `1-` alone stopped at every
         // date).
-        for at in self.xray_roots.find_iter(bytes) {
-            flagged.push((line_start(at), false));
-        }
+        keys::for_each_key_end_or_xray_root(bytes, |found| match found {
+            Found::KeyEnd(sep) => {
+                if keys::ends_in_id(bytes, sep) && keys::trace_value_follows(bytes, sep) {
+                    flagged.push((line_start(sep), true));
+                }
+            }
+            Found::XrayRoot(at) => flagged.push((line_start(at), false)),
+        });
         // A line flagged twice is read once, its keys if a key flagged it.
         flagged.sort_unstable();
         flagged.dedup_by(|later, earlier| {

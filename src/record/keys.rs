@@ -15,32 +15,57 @@
 use crate::scan::simd::Level;
 use crate::scan::simd::Simd;
 
+/// What [`for_each_key_end_or_xray_root`] finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// The separator after a key ending in `d` or `D` (see [`for_each_key_end`]).
+    KeyEnd(usize),
+    /// Where `Root=1-` starts: the X-Ray trace ID of an `X-Amzn-Trace-Id` value follows.
+    XrayRoot(usize),
+}
+
+/// The X-Ray header's part before the trace ID.
+const XRAY_ROOT: &[u8] = b"Root=1-";
+
 /// Calls `f` with the position of every `=` after `d` or `D`, and every `:` after `d"`,
 /// `D"`, `d\"` or `D\"`, in order.
 pub fn for_each_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
-    for_each_key_end_at(Simd::current(), hay, &mut f);
+    for_each_found_at::<false>(Simd::current(), hay, &mut |found| {
+        if let Found::KeyEnd(at) = found {
+            f(at);
+        }
+    });
 }
 
-/// [`for_each_key_end`] at the dispatch level `simd` (AVX-512 runs the AVX2 loop).
+/// [`for_each_key_end`], and in the same pass every `Root=1-`, in order: `ids` reads the
+/// trace values behind both, and a search of its own for `Root=1-` cost a second look at
+/// every byte.
+pub fn for_each_key_end_or_xray_root(hay: &[u8], mut f: impl FnMut(Found)) {
+    for_each_found_at::<true>(Simd::current(), hay, &mut f);
+}
+
+/// The key ends, and with `ROOTS` the X-Ray roots, at the dispatch level `simd`.
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-fn for_each_key_end_at(simd: Simd, hay: &[u8], f: &mut impl FnMut(usize)) {
+fn for_each_found_at<const ROOTS: bool>(simd: Simd, hay: &[u8], f: &mut impl FnMut(Found)) {
     #[cfg(target_arch = "x86_64")]
     let done = match simd.level() {
         // SAFETY: a `Simd` at a level exists only when the CPU has that level's features.
-        Level::Avx2 | Level::Avx512 => unsafe { x86::key_ends_avx2(hay, f) },
-        Level::Sse2 => x86::key_ends_sse2(hay, f),
+        Level::Avx512 => unsafe { x86::found_avx512::<ROOTS>(hay, f) },
+        // SAFETY: as above.
+        Level::Avx2 => unsafe { x86::found_avx2::<ROOTS>(hay, f) },
+        Level::Sse2 => x86::found_sse2::<ROOTS>(hay, f),
         Level::Scalar => 0,
     };
     #[cfg(not(target_arch = "x86_64"))]
     let done = 0;
-    tail(hay, done, f);
+    tail::<ROOTS>(hay, done, f);
 }
 
-/// The same positions as [`for_each_key_end`], one byte at a time: the reference the vector
-/// path is tested against.
+/// The same as [`for_each_key_end_or_xray_root`], one byte at a time: the reference the
+/// vector paths are tested against.
 #[cfg(test)]
-pub(crate) fn for_each_key_end_scalar(hay: &[u8], mut f: impl FnMut(usize)) {
-    tail(hay, 0, &mut f);
+pub(crate) fn for_each_found_scalar(hay: &[u8], mut f: impl FnMut(Found)) {
+    tail::<true>(hay, 0, &mut f);
 }
 
 fn is_d(b: u8) -> bool {
@@ -60,10 +85,18 @@ fn is_key_end(hay: &[u8], i: usize) -> bool {
     }
 }
 
-fn tail(hay: &[u8], from: usize, f: &mut impl FnMut(usize)) {
+/// Where the `Root=1-` that ends at `hay[i]` starts, if one does.
+fn xray_root_ending_at(hay: &[u8], i: usize) -> Option<usize> {
+    let start = (i + 1).checked_sub(XRAY_ROOT.len())?;
+    (&hay[start..=i] == XRAY_ROOT).then_some(start)
+}
+
+fn tail<const ROOTS: bool>(hay: &[u8], from: usize, f: &mut impl FnMut(Found)) {
     for i in from..hay.len() {
         if is_key_end(hay, i) {
-            f(i);
+            f(Found::KeyEnd(i));
+        } else if ROOTS && let Some(start) = xray_root_ending_at(hay, i) {
+            f(Found::XrayRoot(start));
         }
     }
 }
@@ -116,6 +149,8 @@ pub fn trace_value_follows(bytes: &[u8], sep: usize) -> bool {
 mod x86 {
     use std::arch::x86_64::*;
 
+    use super::{Found, xray_root_ending_at};
+
     /// Bit k of each mask is set when byte k of a 64-byte block is that byte.
     #[derive(Clone, Copy, Default)]
     struct Masks {
@@ -125,6 +160,9 @@ mod x86 {
         backslash: u64,
         /// `d` or `D`.
         d: u64,
+        /// `1` and `-`, looked for only with the X-Ray roots.
+        one: u64,
+        dash: u64,
     }
 
     /// The masks of the 64 bytes at `p`, 16 bytes at a time.
@@ -133,7 +171,7 @@ mod x86 {
     /// `p..p + 64` must be readable. (SSE2, the only feature used, is part of the x86_64
     /// baseline.)
     #[inline(always)]
-    unsafe fn masks_sse2(p: *const u8) -> Masks {
+    unsafe fn masks_sse2<const ROOTS: bool>(p: *const u8) -> Masks {
         let mut m = Masks::default();
         for k in 0..4 {
             // SAFETY: p + 16k + 16 <= p + 64, readable by the caller's promise; SSE2 is part
@@ -141,13 +179,17 @@ mod x86 {
             unsafe {
                 let v = _mm_loadu_si128(p.add(16 * k) as *const __m128i);
                 let bits = |x: __m128i| (_mm_movemask_epi8(x) as u32 as u64) << (16 * k);
-                let is = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-                m.equals |= bits(is(b'='));
-                m.colon |= bits(is(b':'));
-                m.quote |= bits(is(b'"'));
-                m.backslash |= bits(is(b'\\'));
+                let is = |b: u8| bits(_mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)));
+                m.equals |= is(b'=');
+                m.colon |= is(b':');
+                m.quote |= is(b'"');
+                m.backslash |= is(b'\\');
                 let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
                 m.d |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8(b'd' as i8)));
+                if ROOTS {
+                    m.one |= is(b'1');
+                    m.dash |= is(b'-');
+                }
             }
         }
         m
@@ -158,7 +200,7 @@ mod x86 {
     /// # Safety
     /// `p..p + 64` must be readable, and the CPU must have AVX2.
     #[inline(always)]
-    unsafe fn masks_avx2(p: *const u8) -> Masks {
+    unsafe fn masks_avx2<const ROOTS: bool>(p: *const u8) -> Masks {
         let mut m = Masks::default();
         for k in 0..2 {
             // SAFETY: p + 32k + 32 <= p + 64, readable by the caller's promise, who also
@@ -166,41 +208,85 @@ mod x86 {
             unsafe {
                 let v = _mm256_loadu_si256(p.add(32 * k) as *const __m256i);
                 let bits = |x: __m256i| (_mm256_movemask_epi8(x) as u32 as u64) << (32 * k);
-                let is = |b: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8));
-                m.equals |= bits(is(b'='));
-                m.colon |= bits(is(b':'));
-                m.quote |= bits(is(b'"'));
-                m.backslash |= bits(is(b'\\'));
+                let is = |b: u8| bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8)));
+                m.equals |= is(b'=');
+                m.colon |= is(b':');
+                m.quote |= is(b'"');
+                m.backslash |= is(b'\\');
                 let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
                 m.d |= bits(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'd' as i8)));
+                if ROOTS {
+                    m.one |= is(b'1');
+                    m.dash |= is(b'-');
+                }
             }
         }
         m
     }
 
-    /// Reports the key ends in the whole 64-byte blocks of `hay`, 16 bytes a compare;
-    /// returns where the blocks stop, for the scalar tail.
-    pub(super) fn key_ends_sse2(hay: &[u8], f: &mut impl FnMut(usize)) -> usize {
-        // SAFETY: `key_ends` reads only whole blocks of `hay`.
-        key_ends(hay, f, |p| unsafe { masks_sse2(p) })
+    /// The masks of the 64 bytes at `p`, compared straight into mask registers.
+    ///
+    /// # Safety
+    /// `p..p + 64` must be readable, and the CPU must have AVX-512 F and BW.
+    #[inline(always)]
+    unsafe fn masks_avx512<const ROOTS: bool>(p: *const u8) -> Masks {
+        // SAFETY: p..p + 64 is readable by the caller's promise, who also promises AVX-512
+        // F and BW.
+        unsafe {
+            let v = _mm512_loadu_si512(p as *const _);
+            let is = |b: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8));
+            let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+            Masks {
+                equals: is(b'='),
+                colon: is(b':'),
+                quote: is(b'"'),
+                backslash: is(b'\\'),
+                d: _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8(b'd' as i8)),
+                one: if ROOTS { is(b'1') } else { 0 },
+                dash: if ROOTS { is(b'-') } else { 0 },
+            }
+        }
     }
 
-    /// [`key_ends_sse2`], 32 bytes a compare.
+    /// Reports what the whole 64-byte blocks of `hay` hold, 16 bytes a compare; returns
+    /// where the blocks stop, for the scalar tail.
+    pub(super) fn found_sse2<const ROOTS: bool>(hay: &[u8], f: &mut impl FnMut(Found)) -> usize {
+        // SAFETY: `found` reads only whole blocks of `hay`.
+        found::<ROOTS>(hay, f, |p| unsafe { masks_sse2::<ROOTS>(p) })
+    }
+
+    /// [`found_sse2`], 32 bytes a compare.
     ///
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn key_ends_avx2(hay: &[u8], f: &mut impl FnMut(usize)) -> usize {
-        // SAFETY: `key_ends` reads only whole blocks of `hay`; the caller promises AVX2.
-        key_ends(hay, f, |p| unsafe { masks_avx2(p) })
+    pub(super) unsafe fn found_avx2<const ROOTS: bool>(
+        hay: &[u8],
+        f: &mut impl FnMut(Found),
+    ) -> usize {
+        // SAFETY: `found` reads only whole blocks of `hay`; the caller promises AVX2.
+        found::<ROOTS>(hay, f, |p| unsafe { masks_avx2::<ROOTS>(p) })
     }
 
-    /// The loop of both: `masks` reads the 64 bytes at a pointer it is given, which are
+    /// [`found_sse2`], 64 bytes a compare.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn found_avx512<const ROOTS: bool>(
+        hay: &[u8],
+        f: &mut impl FnMut(Found),
+    ) -> usize {
+        // SAFETY: `found` reads only whole blocks of `hay`; the caller promises AVX-512.
+        found::<ROOTS>(hay, f, |p| unsafe { masks_avx512::<ROOTS>(p) })
+    }
+
+    /// The loop of all three: `masks` reads the 64 bytes at a pointer it is given, which are
     /// always readable.
     #[inline(always)]
-    fn key_ends(
+    fn found<const ROOTS: bool>(
         hay: &[u8],
-        f: &mut impl FnMut(usize),
+        f: &mut impl FnMut(Found),
         masks: impl Fn(*const u8) -> Masks,
     ) -> usize {
         let mut prev = Masks::default();
@@ -215,10 +301,23 @@ mod x86 {
             let d3 = back(m.d, prev.d, 3);
             let quote1 = back(m.quote, prev.quote, 1);
             let backslash2 = back(m.backslash, prev.backslash, 2);
-            let mut ends = (m.equals & d1) | (m.colon & quote1 & (d2 | (backslash2 & d3)));
-            while ends != 0 {
-                f(p + ends.trailing_zeros() as usize);
-                ends &= ends - 1;
+            let ends = (m.equals & d1) | (m.colon & quote1 & (d2 | (backslash2 & d3)));
+            // The `-` of `=1-`, where `Root` before is checked byte by byte.
+            let roots = if ROOTS {
+                m.dash & back(m.one, prev.one, 1) & back(m.equals, prev.equals, 2)
+            } else {
+                0
+            };
+            let mut all = ends | roots;
+            while all != 0 {
+                let bit = all & all.wrapping_neg();
+                let at = p + bit.trailing_zeros() as usize;
+                if ends & bit != 0 {
+                    f(Found::KeyEnd(at));
+                } else if let Some(start) = xray_root_ending_at(hay, at) {
+                    f(Found::XrayRoot(start));
+                }
+                all &= all - 1;
             }
             prev = m;
             p += 64;
@@ -235,7 +334,11 @@ mod tests {
     fn ends(hay: &[u8]) -> (Vec<usize>, Vec<usize>) {
         let (mut fast, mut slow) = (Vec::new(), Vec::new());
         for_each_key_end(hay, |i| fast.push(i));
-        for_each_key_end_scalar(hay, |i| slow.push(i));
+        for_each_found_scalar(hay, |found| {
+            if let Found::KeyEnd(i) = found {
+                slow.push(i);
+            }
+        });
         (fast, slow)
     }
 
@@ -271,13 +374,38 @@ mod tests {
     }
 
     #[test]
-    fn vector_path_equals_the_scalar_one_across_block_edges() {
-        let levels = coverage::levels("keys", &[Level::Avx2, Level::Sse2, Level::Scalar]);
-        let pieces: [&[u8]; 9] = [b"d", b"D", b"=", b":", b"\"", b"\\", b"x", b"id", b"\n"];
+    fn xray_roots_and_key_ends_come_in_order() {
+        let text = b"Root=1-a trace_id=Root=1-5759e988 xRoot=1-b root=1-c Root=1 Root=2-";
+        let mut found = Vec::new();
+        for_each_key_end_or_xray_root(text, |f| found.push(f));
+        assert_eq!(
+            found,
+            vec![
+                Found::XrayRoot(0),
+                Found::KeyEnd(17),
+                Found::XrayRoot(18),
+                Found::XrayRoot(35),
+            ]
+        );
+    }
+
+    /// Every level finds what the byte-at-a-time reference finds, across the edges of the
+    /// 64-byte blocks; the roots are also checked against a plain search for `Root=1-`.
+    #[test]
+    fn vector_paths_equal_the_scalar_one_across_block_edges() {
+        let levels = coverage::levels(
+            "keys",
+            &[Level::Avx512, Level::Avx2, Level::Sse2, Level::Scalar],
+        );
+        let pieces: [&[u8]; 13] = [
+            b"d", b"D", b"=", b":", b"\"", b"\\", b"x", b"id", b"\n", b"Root", b"1", b"-",
+            b"Root=1-",
+        ];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for len in [0, 1, 63, 64, 65, 127, 128, 129, 1000, 4096] {
+        let mut roots_seen = 0;
+        for len in [0, 1, 6, 7, 63, 64, 65, 70, 127, 128, 129, 1000, 4096] {
             for _ in 0..50 {
-                let mut hay = Vec::with_capacity(len + 2);
+                let mut hay = Vec::with_capacity(len + 8);
                 while hay.len() < len {
                     state = state
                         .wrapping_mul(6_364_136_223_846_793_005)
@@ -287,18 +415,35 @@ mod tests {
                 hay.truncate(len);
                 let (fast, slow) = ends(&hay);
                 assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&hay));
+                let mut all = Vec::new();
+                for_each_found_scalar(&hay, |found| all.push(found));
+                let roots: Vec<usize> = all
+                    .iter()
+                    .filter_map(|found| match found {
+                        Found::XrayRoot(at) => Some(*at),
+                        Found::KeyEnd(_) => None,
+                    })
+                    .collect();
+                let searched: Vec<usize> = memchr::memmem::find_iter(&hay, XRAY_ROOT).collect();
+                assert_eq!(roots, searched, "{:?}", String::from_utf8_lossy(&hay));
+                roots_seen += roots.len();
                 for &simd in &levels {
-                    let mut at_level = Vec::new();
-                    for_each_key_end_at(simd, &hay, &mut |i| at_level.push(i));
                     let name = simd.level().name();
+                    let mut at_level = Vec::new();
+                    for_each_found_at::<true>(simd, &hay, &mut |found| at_level.push(found));
+                    assert_eq!(at_level, all, "{name}: {:?}", String::from_utf8_lossy(&hay));
+                    let mut keys_only = Vec::new();
+                    for_each_found_at::<false>(simd, &hay, &mut |found| keys_only.push(found));
+                    let want: Vec<Found> = slow.iter().map(|&i| Found::KeyEnd(i)).collect();
                     assert_eq!(
-                        at_level,
-                        slow,
+                        keys_only,
+                        want,
                         "{name}: {:?}",
                         String::from_utf8_lossy(&hay)
                     );
                 }
             }
         }
+        assert!(roots_seen > 1000, "{roots_seen}");
     }
 }
