@@ -301,26 +301,27 @@ impl EntryRef<'_> {
         }
     }
 
-    /// (field name number, occurrences), in no particular order.
-    pub(super) fn fields(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let (cold, hot, side) = match self {
-            EntryRef::Cold(c) => (
-                (c.field != NONE).then_some((c.field, c.field_count)),
-                None,
-                None,
-            ),
-            EntryRef::Hot(h, side) => (None, Some(h), *side),
-        };
-        let hot = hot.into_iter().flat_map(|h| {
-            h.field_names
-                .iter()
-                .zip(h.field_counts)
-                .take_while(|(name, _)| **name != NARROW_NONE)
-                .map(|(&f, n)| (f as u32, n))
-        });
-        cold.into_iter()
-            .chain(hot)
-            .chain(side.into_iter().flat_map(|s| s.fields.iter().copied()))
+    /// Calls `f` with each (field name number, occurrences), in no particular order: once per
+    /// row shown, where a chain of iterators cost as much as the rest of the row's fields.
+    pub(super) fn for_each_field(&self, mut f: impl FnMut(u32, u32)) {
+        match self {
+            EntryRef::Cold(c) => {
+                if c.field != NONE {
+                    f(c.field, c.field_count);
+                }
+            }
+            EntryRef::Hot(h, side) => {
+                for (&name, &n) in h.field_names.iter().zip(&h.field_counts) {
+                    if name == NARROW_NONE {
+                        break;
+                    }
+                    f(u32::from(name), n);
+                }
+                for &(name, n) in side.iter().flat_map(|s| &s.fields) {
+                    f(name, n);
+                }
+            }
+        }
     }
 
     /// Written forms with their occurrence counts, in [`Form::ALL`] order.

@@ -273,14 +273,19 @@ impl<'a> Summary<'a> {
 
     /// Field names with their occurrence counts, most frequent first, then by name.
     pub fn fields(&self) -> Vec<(&'a [u8], u32)> {
-        let names = &self.inventory.field_names;
-        let mut fields: Vec<(&'a [u8], u32)> = self
-            .entry
-            .fields()
-            .map(|(f, n)| (&*names[f as usize], n))
-            .collect();
-        fields.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let mut fields = Vec::new();
+        self.fields_into(&mut fields);
         fields
+    }
+
+    /// [`Summary::fields`] into `fields`, emptied first: a caller showing a million rows
+    /// keeps one list rather than allocating one per row.
+    pub fn fields_into(&self, fields: &mut Vec<(&'a [u8], u32)>) {
+        let names = &self.inventory.field_names;
+        fields.clear();
+        self.entry
+            .for_each_field(|f, n| fields.push((&*names[f as usize], n)));
+        fields.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     }
 
     /// Written forms with their occurrence counts, in [`Form::ALL`] order.

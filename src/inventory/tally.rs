@@ -478,7 +478,8 @@ impl Tally<'_> {
 fn whole_counts(entry: EntryRef) -> Counts {
     let (lines, occurrences, _, _) = entry.counts();
     let (first_ms, last_ms) = entry.times();
-    let mut fields: Vec<(FieldId, u32)> = entry.fields().map(|(f, n)| (FieldId(f), n)).collect();
+    let mut fields: Vec<(FieldId, u32)> = Vec::new();
+    entry.for_each_field(|f, n| fields.push((FieldId(f), n)));
     fields.sort_unstable_by_key(|&(f, _)| f.0);
     Counts {
         lines,

@@ -103,7 +103,7 @@ pub fn write_table(
         }
         pad(line, start + width);
     };
-    write_rows(out, inventory, threads, |summary, line| {
+    write_rows(out, inventory, threads, |summary, line, fields| {
         let row = Row::new(summary);
         let start = line.len();
         row.summary.id.write_canonical(row.kind, line);
@@ -120,7 +120,7 @@ pub fn write_table(
         line.extend_from_slice(b"  ");
         cell(row.summary.last_ms(), time_width, line);
         line.extend_from_slice(b"  ");
-        let fields = row.summary.fields();
+        row.summary.fields_into(fields);
         if fields.is_empty() {
             line.push(b'-');
         }
@@ -144,16 +144,19 @@ pub fn write_table(
 const CHUNK_ROWS: usize = 16 * 1024;
 
 /// Formats every ID's row with `row` on `threads` threads, a chunk at a time each, while this
-/// thread writes the chunks in order.
+/// thread writes the chunks in order. `row` is also given a list for the row's fields, kept
+/// across the rows of a chunk.
 fn write_rows(
     out: &mut dyn Write,
     inventory: &Inventory,
     threads: usize,
-    row: impl Fn(Summary, &mut Vec<u8>) -> std::io::Result<()> + Sync,
+    row: impl for<'a> Fn(Summary<'a>, &mut Vec<u8>, &mut Vec<(&'a [u8], u32)>) -> std::io::Result<()>
+    + Sync,
 ) -> std::io::Result<()> {
     write_chunks(out, inventory, threads, |rows, buf| {
+        let mut fields = Vec::new();
         for summary in summaries_ahead(inventory, rows) {
-            row(summary, buf)?;
+            row(summary, buf, &mut fields)?;
         }
         Ok(())
     })
