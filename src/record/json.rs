@@ -108,16 +108,32 @@ impl Path<'_> {
         false
     }
 
-    /// Whether the value here is the line's time: a top-level time key, or MongoDB's
-    /// `{"t":{"$date":...}}`.
+    /// Whether the value here is the line's time: a top-level time key, MongoDB's
+    /// `{"t":{"$date":...}}`, or an OpenTelemetry log record's `timeUnixNano` at any depth
+    /// (OTLP JSON nests its records in `resourceLogs[].scopeLogs[].logRecords[]`).
     fn is_time(&self) -> bool {
         match self.frames {
             [_] => self.top_key().is_some_and(is_time_key),
             [top, inner] if self.last_key && top.object && inner.object => {
-                !top.escaped
+                (!top.escaped
                     && !inner.escaped
                     && &self.line[inner.key.0..inner.key.1] == b"$date"
-                    && is_time_key(&self.line[top.key.0..top.key.1])
+                    && is_time_key(&self.line[top.key.0..top.key.1]))
+                    || self.is_log_record_time()
+            }
+            _ => self.is_log_record_time(),
+        }
+    }
+
+    /// Whether the value here is an OpenTelemetry log record's `timeUnixNano`: a test cheap
+    /// enough for every value of a line still without a time.
+    #[inline(always)]
+    fn is_log_record_time(&self) -> bool {
+        const KEY: &[u8] = b"timeUnixNano";
+        match self.frames.last() {
+            Some(frame) if self.last_key && frame.object && !frame.escaped => {
+                frame.key.1 - frame.key.0 == KEY.len()
+                    && self.line[frame.key.0..frame.key.1].eq_ignore_ascii_case(KEY)
             }
             _ => false,
         }
@@ -562,6 +578,8 @@ impl JsonFields<'_> {
     fn time(&mut self, path: Path<'_>, value: Value<'_>) {
         if path.is_time() {
             *self.time = match value {
+                // OpenTelemetry writes 0 for a record whose time is unknown.
+                Value::Str(b"0") | Value::Int(b"0") if path.is_log_record_time() => None,
                 Value::Str(raw) => time_value(raw, self.ctx),
                 Value::Int(raw) | Value::Number(raw) => epoch_time(raw),
                 _ => None,
@@ -590,7 +608,7 @@ impl Visit for JsonFields<'_> {
         {
             keyed.push_json(path, raw, escaped, ends);
         }
-        if self.want_time && path.frames.len() <= 2 {
+        if self.want_time && (path.frames.len() <= 2 || path.is_log_record_time()) {
             self.time(path, value);
         }
     }

@@ -221,7 +221,7 @@ fn analyse_as(
 /// Keys whose value is the line's time, in JSON and logfmt, in any case (`Timestamp`,
 /// `TIME`, `eventTime`): Serilog's `@t`, the cloud audit logs' `eventTime`, journald's
 /// `__REALTIME_TIMESTAMP`, nginx's `time_local` and `time_iso8601`, log4j2's `timeMillis`,
-/// Python's `asctime`.
+/// Python's `asctime`, an OpenTelemetry log record's `timeUnixNano`.
 fn is_time_key(key: &[u8]) -> bool {
     const LONGEST: usize = b"__realtime_timestamp".len();
     // Most keys are no time key: their length or first byte says so before any copy.
@@ -253,6 +253,7 @@ fn is_time_key(key: &[u8]) -> bool {
             | b"time_local"
             | b"time_iso8601"
             | b"timemillis"
+            | b"timeunixnano"
             | b"__realtime_timestamp"
     )
 }

@@ -331,6 +331,31 @@ fn json_and_logfmt_time_keys_of_other_loggers() {
     );
 }
 
+/// An OpenTelemetry log record's `timeUnixNano`, flat or nested as OTLP JSON exports it,
+/// is its line's time; 0, OpenTelemetry's "unknown", is none, and the line's other time
+/// keys still count.
+#[test]
+fn opentelemetry_records_have_their_time_unix_nano() {
+    let at = ms("2026-12-01T10:00:00.123Z");
+    let nanos = "1796119200123000000";
+    let flat = format!(r#"{{"timeUnixNano":"{nanos}","traceId":"{ULID}"}}"#);
+    assert_eq!(time(&flat), Some(at));
+    let nested = format!(
+        r#"{{"resourceLogs":[{{"resource":{{"attributes":[]}},"scopeLogs":[{{"logRecords":[{{"timeUnixNano":"{nanos}","observedTimeUnixNano":"1","traceId":"{ULID}"}}]}}]}}]}}"#
+    );
+    assert_eq!(time(&nested), Some(at));
+    let number = format!(r#"{{"a":{{"b":{{"timeUnixNano":{nanos}}}}},"id":"{ULID}"}}"#);
+    assert_eq!(time(&number), Some(at));
+    let unknown = format!(r#"{{"x":[{{"timeUnixNano":"0","id":"{ULID}"}}]}}"#);
+    assert_eq!(time(&unknown), None);
+    let unknown_then_ts =
+        format!(r#"{{"timeUnixNano":0,"ts":"2026-12-01T10:00:00.123Z","id":"{ULID}"}}"#);
+    assert_eq!(time(&unknown_then_ts), Some(at));
+    // Only that key is read at depth: another nested time-like key is not.
+    let other = format!(r#"{{"x":[{{"time":"2026-12-01T10:00:00Z","id":"{ULID}"}}]}}"#);
+    assert_eq!(time(&other), None);
+}
+
 #[test]
 fn zone_abbreviations_are_read_and_impossible_offsets_give_no_time() {
     for (line, want) in [
