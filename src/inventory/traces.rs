@@ -107,9 +107,10 @@ impl FieldRoles {
 #[derive(Default)]
 pub(super) struct TraceLines {
     pub(super) roles: FieldRoles,
-    /// Lines of the current chunk that may hold trace values: where each starts, and whether
-    /// a trace or span key flagged it (else an X-Ray ID did).
-    flagged: Vec<(usize, bool)>,
+    /// Lines of the current chunk that may hold trace values, in order: where each starts and
+    /// ends (its `\n`, or the chunk's end), and whether a trace or span key flagged it (else
+    /// an X-Ray ID did).
+    flagged: Vec<(usize, usize, bool)>,
     /// Flagged lines of the current chunk with ID tokens, left for the line callback: where
     /// each starts, whether its keys are to be read, and its X-Ray values in `values`.
     waiting: Vec<(usize, bool, Range<usize>)>,
@@ -143,30 +144,35 @@ impl TraceLines {
         self.values.clear();
         self.next = 0;
         self.flagged.clear();
-        let line_start = |at: usize| memrchr(b'\n', &bytes[..at]).map_or(0, |p| p + 1);
+        // What the pass finds comes in order, so each line is flagged once, and its bounds
+        // are found by looking at each byte at most once.
         let flagged = &mut self.flagged;
+        let mut flag = |at: usize, by_keys: bool| {
+            if let Some((_, end, keys)) = flagged.last_mut()
+                && at < *end
+            {
+                *keys |= by_keys;
+                return;
+            }
+            let from = flagged.last().map_or(0, |&(_, end, _)| end + 1);
+            let start = memrchr(b'\n', &bytes[from..at]).map_or(from, |p| from + p + 1);
+            let end = memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p);
+            flagged.push((start, end, by_keys));
+        };
         // An X-Ray ID in a trace field is flagged by its key; elsewhere it stands in an
         // `X-Amzn-Trace-Id` value, `Root=1-...` (a search for `1-` alone stopped at every
         // date).
         keys::for_each_key_end_or_xray_root(bytes, |found| match found {
             Found::KeyEnd(sep) => {
                 if keys::ends_in_id(bytes, sep) && keys::trace_value_follows(bytes, sep) {
-                    flagged.push((line_start(sep), true));
+                    flag(sep, true);
                 }
             }
-            Found::XrayRoot(at) => flagged.push((line_start(at), false)),
-        });
-        // A line flagged twice is read once, its keys if a key flagged it.
-        flagged.sort_unstable();
-        flagged.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            earlier.1 |= same && later.1;
-            same
+            Found::XrayRoot(at) => flag(at, false),
         });
         let mut hit = 0;
         for i in 0..self.flagged.len() {
-            let (start, by_keys) = self.flagged[i];
-            let end = memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+            let (start, end, by_keys) = self.flagged[i];
             while chunk.hits.get(hit).is_some_and(|h| h.start < start) {
                 hit += 1;
             }
