@@ -691,6 +691,8 @@ impl<'n> AuditCounts<'n> {
             index += 1;
             let raw = match value {
                 Value::Int(raw) | Value::Str(raw) => raw,
+                // A bare span ID can read as a number (`1e51234567890123`).
+                Value::Number(raw) if crate::id::trace::field_role(key).is_some() => raw,
                 _ => return,
             };
             let at = At {

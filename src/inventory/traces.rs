@@ -401,7 +401,8 @@ mod tests {
             {\"dd\":{\"trace_id\":\"11803532876627986230\",\"span_id\":\"0\"},\"attempts\":42}\n\
             edge \"Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1\"\n\
             ts=2 order=01m8kbygm5ng2pshny302zvwbs spanId=e457b5a2e4d86bd1\n\
-            ts=3 sha=4bf92f3577b34da6a3ce929d0e0e4736 addr=0x00f067aa0ba902b7 count=12\n";
+            ts=3 sha=4bf92f3577b34da6a3ce929d0e0e4736 addr=0x00f067aa0ba902b7 count=12\n\
+            ts=4 span_id=1e51234567890123 parentSpanId=12.5\n";
         let tallies = super::super::Tallies::new(false);
         let mut tally = tallies.tally();
         let mut lines = TraceLines::default();
@@ -466,6 +467,8 @@ mod tests {
                     vec![Form::Xray]
                 ),
                 (Space::Span, 0x00f067aa0ba902b7, vec![Form::Hex16]),
+                // Bare, it reads as a number, and is a span ID all the same.
+                (Space::Span, 0x1e51234567890123, vec![Form::Hex16]),
                 (Space::Span, 0x53995c3f42cd8ad8, vec![Form::Xray]),
                 (
                     Space::Trace64,

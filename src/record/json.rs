@@ -603,7 +603,7 @@ impl Visit for JsonFields<'_> {
             self.name(path, start, end);
         }
         if let Some((ends, keyed)) = &mut self.keyed
-            && let Value::Str(raw) | Value::Int(raw) = value
+            && let Value::Str(raw) | Value::Int(raw) | Value::Number(raw) = value
             && path.may_end_in(ends)
         {
             keyed.push_json(path, raw, escaped, ends);

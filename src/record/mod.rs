@@ -129,7 +129,7 @@ pub fn analyse_hits(line: &[u8], hits: &[Hit], ctx: &TimeContext, out: &mut Anal
     analyse_hits_as(line, hits, ctx, out, None);
 }
 
-/// [`analyse_hits`], also collecting the string and integer values of the keys whose last
+/// [`analyse_hits`], also collecting the string and number values of the keys whose last
 /// letter or digit is one of `key_ends`, as [`for_each_pair`] gives them, in the same walk:
 /// [`Analysis::keyed_values`].
 pub fn analyse_hits_with_values(

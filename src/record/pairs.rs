@@ -81,9 +81,10 @@ fn bare_value(raw: &[u8]) -> Value<'_> {
     }
 }
 
-/// The string and integer values of the keys a caller asked for by their last letter or
+/// The string and number values of the keys a caller asked for by their last letter or
 /// digit, collected while a line is analysed ([`super::analyse_hits_with_values`]): what
-/// [`for_each_pair`] would give for those keys, without walking the line again.
+/// [`for_each_pair`] would give for those keys, without walking the line again. Numbers
+/// count as written: a bare span ID such as `1e51234567890123` reads as one.
 #[derive(Clone, Debug, Default)]
 pub(super) struct KeyedValues {
     /// Each key followed by its value (escapes decoded).
@@ -123,10 +124,10 @@ impl KeyedValues {
         self.pairs.push((key, value, self.bytes.len()));
     }
 
-    /// Adds a text or logfmt value, as [`for_each_pair`] reports it, if it is a string or an
-    /// integer and its key is wanted.
+    /// Adds a text or logfmt value, as [`for_each_pair`] reports it, if it is a string or a
+    /// number and its key is wanted.
     pub(super) fn push_text(&mut self, key: &[u8], value: Value<'_>, ends: &[u8]) {
-        let (Value::Str(raw) | Value::Int(raw)) = value else {
+        let (Value::Str(raw) | Value::Int(raw) | Value::Number(raw)) = value else {
             return;
         };
         if !key_wanted(key, ends) {

@@ -690,7 +690,7 @@ fn plain_pairs_leave_out_keys_longer_than_a_field() {
 mod times;
 
 /// The values [`analyse_hits_with_values`] collects in its walk are those [`for_each_pair`]
-/// gives for the same keys, strings and integers, on every kind of line: hand-picked ones,
+/// gives for the same keys, strings and numbers, on every kind of line: hand-picked ones,
 /// and lines put together at random from JSON, logfmt and text pieces.
 #[test]
 fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
@@ -698,7 +698,7 @@ fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
     let oracle = |line: &[u8], buffers: &mut PairBuffers| {
         let mut want = Vec::new();
         for_each_pair(line, buffers, |key, value| {
-            if let Value::Str(raw) | Value::Int(raw) = value
+            if let Value::Str(raw) | Value::Int(raw) | Value::Number(raw) = value
                 && pairs::key_wanted(key, ENDS)
             {
                 want.push((key.to_vec(), raw.to_vec()));
