@@ -1,15 +1,16 @@
 //! Finds where keys ending in `d` or `D` end in a buffer: the `=` of `user_id=` or `userID=`,
-//! the `:` of `"user_id":` or of `\"user_id\":` (JSON inside an escaped message). The audit
-//! reads the values of id-like keys on every line, not only on lines with IDs, and `ids` the
-//! 16-hex and decimal values of trace and span keys; this is their first, cheap look at every
-//! byte, and [`ends_in_id`] and [`trace_value_follows`] their second, at each key end.
+//! the `:` of `"user_id":` or of `\"user_id\":` (JSON inside an escaped message), and for
+//! `ids` also every `Root=1-` (an X-Ray trace ID follows). The audit reads the values of
+//! id-like keys on every line, not only on lines with IDs, and `ids` the 16-hex and decimal
+//! values of trace and span keys; this is their first, cheap look at every byte, and
+//! [`ends_in_id`] and [`trace_value_follows`] their second, at each key end.
 //!
 //! A general multi-pattern searcher stops at every quote and `=` of a JSON or logfmt line to
 //! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, `"`, `\`,
-//! `d` in either case) and bit arithmetic leaves only the separators with the right bytes
-//! before them. On x86_64 it uses AVX2 where the CPU has it, else SSE2, which every x86_64 CPU
-//! has, as `IDGREP_SIMD` allows (see [`crate::scan`]); other targets, and
-//! `IDGREP_SIMD=scalar`, walk one byte at a time.
+//! `d` in either case, and `1` and `-` for the X-Ray roots) and bit arithmetic leaves only the
+//! separators with the right bytes before them. On x86_64 it uses AVX-512 or AVX2 where the
+//! CPU has it, else SSE2, which every x86_64 CPU has, as `IDGREP_SIMD` allows (see
+//! [`crate::scan`]); other targets, and `IDGREP_SIMD=scalar`, walk one byte at a time.
 
 #[cfg(target_arch = "x86_64")]
 use crate::scan::simd::Level;
