@@ -172,11 +172,12 @@ impl Tallies {
             let mut dropped = 0;
             for (t, table) in tables.iter().enumerate() {
                 let t = (first + t) as u32;
-                let wide = space_of_table(t) == Space::Wide;
+                let space = space_of_table(t);
+                // Only the 64-bit traces' entries are joined, and so looked up.
                 for at in table.entries() {
-                    if wide && !count_undashed && table.get(at).only_undashed() {
+                    if space == Space::Wide && !count_undashed && table.get(at).only_undashed() {
                         dropped += 1;
-                    } else if joined.binary_search(&(t, at)).is_err() {
+                    } else if space != Space::Trace64 || joined.binary_search(&(t, at)).is_err() {
                         order.push((t, at));
                     }
                 }
