@@ -2,8 +2,10 @@
 //! no panic; one field per ID occurrence and none past them, each name at most 256 bytes; a
 //! line time, when one is found and falls in the years 1 to 9999, read back from its RFC 3339
 //! rendering as the same microsecond, in JSON, logfmt and plain text; every key and value
-//! [`for_each_pair`] reports a key of at most 256 bytes and a value no longer than the line.
+//! [`for_each_pair`] reports a key of at most 256 bytes and a value no longer than the line;
+//! the values of trace and span keys collected in the analysis walk are `for_each_pair`'s.
 
+use idgrep::id::trace::ROLE_KEY_ENDS;
 use idgrep::record::{self, Analysis, PairBuffers, TimeContext, Value, for_each_pair};
 use idgrep::scan;
 use jiff::Timestamp;
@@ -54,12 +56,34 @@ pub fn check(data: &[u8]) {
     }
 
     let mut buffers = PairBuffers::default();
+    let mut wanted = Vec::new();
     for_each_pair(line, &mut buffers, |key, value| {
         assert!(key.len() <= 256, "a key of {} bytes", key.len());
         if let Value::Str(v) | Value::Int(v) | Value::Number(v) = value {
             assert!(v.len() <= line.len(), "a value longer than its line");
+            let last = key.iter().rev().find(|b| b.is_ascii_alphanumeric());
+            if last.is_some_and(|b| ROLE_KEY_ENDS.contains(b)) {
+                wanted.push((key.to_vec(), v.to_vec()));
+            }
         }
     });
+
+    // The values collected in the walk that names the fields are `for_each_pair`'s for the
+    // same keys, and collecting them changes no field, format or time.
+    let mut hits = Vec::new();
+    scan::for_each_token_scalar(line, |h| hits.push(h));
+    let mut keyed = Analysis::default();
+    record::analyse_hits_with_values(line, &hits, &ctx, &mut keyed, ROLE_KEY_ENDS);
+    let collected: Vec<(Vec<u8>, Vec<u8>)> = keyed
+        .keyed_values()
+        .map(|(k, v)| (k.to_vec(), v.to_vec()))
+        .collect();
+    assert_eq!(collected, wanted, "the values collected in the walk");
+    assert_eq!(keyed.format(), analysis.format());
+    assert_eq!(keyed.time(), analysis.time());
+    for i in 0..spans.len() {
+        assert_eq!(keyed.field(i), analysis.field(i), "field {i}");
+    }
 }
 
 /// A time found on a line, written back in RFC 3339 at microsecond precision, is read as the
