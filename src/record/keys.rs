@@ -166,27 +166,110 @@ mod x86 {
         dash: u64,
     }
 
-    /// The masks of the 64 bytes at `p`, 16 bytes at a time.
+    /// What the mask pass needs of one vector width.
+    trait Lanes: Copy {
+        /// Bytes per vector.
+        const WIDTH: usize;
+
+        /// The vector at `p`.
+        ///
+        /// # Safety
+        /// `p..p + WIDTH` must be readable, and the CPU must have the width's features.
+        unsafe fn load(p: *const u8) -> Self;
+
+        /// Bit k set when byte k is `b`.
+        ///
+        /// # Safety
+        /// The CPU must have the width's features.
+        unsafe fn eq(self, b: u8) -> u64;
+
+        /// Every byte with bit 0x20 set: ASCII letters in lower case.
+        ///
+        /// # Safety
+        /// The CPU must have the width's features.
+        unsafe fn folded(self) -> Self;
+    }
+
+    impl Lanes for __m128i {
+        const WIDTH: usize = 16;
+        #[inline(always)]
+        unsafe fn load(p: *const u8) -> Self {
+            // SAFETY: as the caller promises; SSE2 is part of the x86_64 baseline.
+            unsafe { _mm_loadu_si128(p as *const __m128i) }
+        }
+        #[inline(always)]
+        unsafe fn eq(self, b: u8) -> u64 {
+            // SAFETY: SSE2 is part of the x86_64 baseline.
+            unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self, _mm_set1_epi8(b as i8))) as u32 as u64 }
+        }
+        #[inline(always)]
+        unsafe fn folded(self) -> Self {
+            // SAFETY: SSE2 is part of the x86_64 baseline.
+            unsafe { _mm_or_si128(self, _mm_set1_epi8(0x20)) }
+        }
+    }
+
+    impl Lanes for __m256i {
+        const WIDTH: usize = 32;
+        #[inline(always)]
+        unsafe fn load(p: *const u8) -> Self {
+            // SAFETY: as the caller promises, AVX2 included.
+            unsafe { _mm256_loadu_si256(p as *const __m256i) }
+        }
+        #[inline(always)]
+        unsafe fn eq(self, b: u8) -> u64 {
+            // SAFETY: the caller promises AVX2.
+            unsafe {
+                _mm256_movemask_epi8(_mm256_cmpeq_epi8(self, _mm256_set1_epi8(b as i8))) as u32
+                    as u64
+            }
+        }
+        #[inline(always)]
+        unsafe fn folded(self) -> Self {
+            // SAFETY: the caller promises AVX2.
+            unsafe { _mm256_or_si256(self, _mm256_set1_epi8(0x20)) }
+        }
+    }
+
+    /// Compares straight into mask registers.
+    impl Lanes for __m512i {
+        const WIDTH: usize = 64;
+        #[inline(always)]
+        unsafe fn load(p: *const u8) -> Self {
+            // SAFETY: as the caller promises, AVX-512 F included.
+            unsafe { _mm512_loadu_si512(p as *const _) }
+        }
+        #[inline(always)]
+        unsafe fn eq(self, b: u8) -> u64 {
+            // SAFETY: the caller promises AVX-512 BW.
+            unsafe { _mm512_cmpeq_epi8_mask(self, _mm512_set1_epi8(b as i8)) }
+        }
+        #[inline(always)]
+        unsafe fn folded(self) -> Self {
+            // SAFETY: the caller promises AVX-512 F.
+            unsafe { _mm512_or_si512(self, _mm512_set1_epi8(0x20)) }
+        }
+    }
+
+    /// The masks of the 64 bytes at `p`, a vector of `V` at a time.
     ///
     /// # Safety
-    /// `p..p + 64` must be readable. (SSE2, the only feature used, is part of the x86_64
-    /// baseline.)
+    /// `p..p + 64` must be readable, and the CPU must have the features of `V`.
     #[inline(always)]
-    unsafe fn masks_sse2<const ROOTS: bool>(p: *const u8) -> Masks {
+    unsafe fn masks<V: Lanes, const ROOTS: bool>(p: *const u8) -> Masks {
         let mut m = Masks::default();
-        for k in 0..4 {
-            // SAFETY: p + 16k + 16 <= p + 64, readable by the caller's promise; SSE2 is part
-            // of the x86_64 baseline.
+        for k in 0..64 / V::WIDTH {
+            let shift = V::WIDTH * k;
+            // SAFETY: p + shift + WIDTH <= p + 64, readable by the caller's promise, who also
+            // promises the features.
             unsafe {
-                let v = _mm_loadu_si128(p.add(16 * k) as *const __m128i);
-                let bits = |x: __m128i| (_mm_movemask_epi8(x) as u32 as u64) << (16 * k);
-                let is = |b: u8| bits(_mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)));
+                let v = V::load(p.add(shift));
+                let is = |b: u8| v.eq(b) << shift;
                 m.equals |= is(b'=');
                 m.colon |= is(b':');
                 m.quote |= is(b'"');
                 m.backslash |= is(b'\\');
-                let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
-                m.d |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8(b'd' as i8)));
+                m.d |= v.folded().eq(b'd') << shift;
                 if ROOTS {
                     m.one |= is(b'1');
                     m.dash |= is(b'-');
@@ -194,66 +277,13 @@ mod x86 {
             }
         }
         m
-    }
-
-    /// The masks of the 64 bytes at `p`, 32 bytes at a time.
-    ///
-    /// # Safety
-    /// `p..p + 64` must be readable, and the CPU must have AVX2.
-    #[inline(always)]
-    unsafe fn masks_avx2<const ROOTS: bool>(p: *const u8) -> Masks {
-        let mut m = Masks::default();
-        for k in 0..2 {
-            // SAFETY: p + 32k + 32 <= p + 64, readable by the caller's promise, who also
-            // promises AVX2.
-            unsafe {
-                let v = _mm256_loadu_si256(p.add(32 * k) as *const __m256i);
-                let bits = |x: __m256i| (_mm256_movemask_epi8(x) as u32 as u64) << (32 * k);
-                let is = |b: u8| bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8)));
-                m.equals |= is(b'=');
-                m.colon |= is(b':');
-                m.quote |= is(b'"');
-                m.backslash |= is(b'\\');
-                let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-                m.d |= bits(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'd' as i8)));
-                if ROOTS {
-                    m.one |= is(b'1');
-                    m.dash |= is(b'-');
-                }
-            }
-        }
-        m
-    }
-
-    /// The masks of the 64 bytes at `p`, compared straight into mask registers.
-    ///
-    /// # Safety
-    /// `p..p + 64` must be readable, and the CPU must have AVX-512 F and BW.
-    #[inline(always)]
-    unsafe fn masks_avx512<const ROOTS: bool>(p: *const u8) -> Masks {
-        // SAFETY: p..p + 64 is readable by the caller's promise, who also promises AVX-512
-        // F and BW.
-        unsafe {
-            let v = _mm512_loadu_si512(p as *const _);
-            let is = |b: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8));
-            let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
-            Masks {
-                equals: is(b'='),
-                colon: is(b':'),
-                quote: is(b'"'),
-                backslash: is(b'\\'),
-                d: _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8(b'd' as i8)),
-                one: if ROOTS { is(b'1') } else { 0 },
-                dash: if ROOTS { is(b'-') } else { 0 },
-            }
-        }
     }
 
     /// Reports what the whole 64-byte blocks of `hay` hold, 16 bytes a compare; returns
     /// where the blocks stop, for the scalar tail.
     pub(super) fn found_sse2<const ROOTS: bool>(hay: &[u8], f: &mut impl FnMut(Found)) -> usize {
         // SAFETY: `found` reads only whole blocks of `hay`.
-        found::<ROOTS>(hay, f, |p| unsafe { masks_sse2::<ROOTS>(p) })
+        found::<ROOTS>(hay, f, |p| unsafe { masks::<__m128i, ROOTS>(p) })
     }
 
     /// [`found_sse2`], 32 bytes a compare.
@@ -266,7 +296,7 @@ mod x86 {
         f: &mut impl FnMut(Found),
     ) -> usize {
         // SAFETY: `found` reads only whole blocks of `hay`; the caller promises AVX2.
-        found::<ROOTS>(hay, f, |p| unsafe { masks_avx2::<ROOTS>(p) })
+        found::<ROOTS>(hay, f, |p| unsafe { masks::<__m256i, ROOTS>(p) })
     }
 
     /// [`found_sse2`], 64 bytes a compare.
@@ -279,7 +309,7 @@ mod x86 {
         f: &mut impl FnMut(Found),
     ) -> usize {
         // SAFETY: `found` reads only whole blocks of `hay`; the caller promises AVX-512.
-        found::<ROOTS>(hay, f, |p| unsafe { masks_avx512::<ROOTS>(p) })
+        found::<ROOTS>(hay, f, |p| unsafe { masks::<__m512i, ROOTS>(p) })
     }
 
     /// The loop of all three: `masks` reads the 64 bytes at a pointer it is given, which are
