@@ -5,7 +5,7 @@
 //! [`for_each_pair`] reports a key of at most 256 bytes and a value no longer than the line;
 //! the values of trace and span keys collected in the analysis walk are `for_each_pair`'s.
 
-use idgrep::id::trace::ROLE_KEY_ENDS;
+use idgrep::id::trace::{ROLE_KEY_ENDS, may_have_role};
 use idgrep::record::{self, Analysis, PairBuffers, TimeContext, Value, for_each_pair};
 use idgrep::scan;
 use jiff::Timestamp;
@@ -61,8 +61,7 @@ pub fn check(data: &[u8]) {
         assert!(key.len() <= 256, "a key of {} bytes", key.len());
         if let Value::Str(v) | Value::Int(v) | Value::Number(v) = value {
             assert!(v.len() <= line.len(), "a value longer than its line");
-            let last = key.iter().rev().find(|b| b.is_ascii_alphanumeric());
-            if last.is_some_and(|b| ROLE_KEY_ENDS.contains(b)) {
+            if may_have_role(key) {
                 wanted.push((key.to_vec(), v.to_vec()));
             }
         }

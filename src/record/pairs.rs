@@ -141,7 +141,7 @@ impl KeyedValues {
 }
 
 /// Whether the last letter or digit of `key` is one of `ends`.
-pub(super) fn key_wanted(key: &[u8], ends: &[u8]) -> bool {
+fn key_wanted(key: &[u8], ends: &[u8]) -> bool {
     key.iter()
         .rev()
         .find(|b| b.is_ascii_alphanumeric())
