@@ -17,6 +17,7 @@ no IDs. The output depends only on SIZE_BYTES and SEED (the standard library's P
 import os
 import random
 import sys
+import time
 
 SERVICES = ("otlp", "ecs", "app", "edge", "payments")
 FILE_BYTES = 32 << 20
@@ -35,17 +36,19 @@ def uuid7(rng, ms):
 
 
 def iso(ms):
+    """The RFC 3339 UTC time of Unix milliseconds `ms`: the same instant as timeUnixNano."""
     s, milli = divmod(ms, 1000)
-    m, sec = divmod(s, 60)
-    h, mi = divmod(m, 60)
-    d, hh = divmod(h, 24)
-    return f"2026-11-{1 + d % 28:02d}T{hh:02d}:{mi:02d}:{sec:02d}.{milli:03d}Z"
+    t = time.gmtime(s)
+    return (f"{t.tm_year}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:"
+            f"{t.tm_sec:02d}.{milli:03d}Z")
 
 
 def line(rng, service, ms, trace, span, parent, order, request):
+    """One log line; `parent` is None on the root span's lines, which name no parent (OTLP
+    writes an empty parentSpanId, logfmt and b3 leave it out)."""
     t = f"{trace:032x}"
     s = f"{span:016x}"
-    p = f"{parent:016x}"
+    p = "" if parent is None else f"{parent:016x}"
     if service == "otlp":
         return (
             '{"timeUnixNano":"%d000000","severityText":"INFO","body":{"stringValue":"step done"},'
@@ -59,10 +62,11 @@ def line(rng, service, ms, trace, span, parent, order, request):
             % (iso(ms), t, s, s, rng.getrandbits(160))
         )
     if service == "app":
-        extra = f" b3={t}-{s}-1-{p}" if rng.random() < 0.3 else ""
+        b3 = f" b3={t}-{s}-1" + (f"-{p}" if p else "") if rng.random() < 0.3 else ""
+        parent_field = f" parent_span_id={p}" if p else ""
         return (
             f'ts={iso(ms)} level=info msg="call downstream" request_id={request} '
-            f"traceparent=00-{t}-{s}-01 span_id={s} parent_span_id={p}{extra}"
+            f"traceparent=00-{t}-{s}-01 span_id={s}{parent_field}{b3}"
         )
     if service == "edge":
         return (
@@ -103,7 +107,8 @@ def main():
         for _ in range(rng.randrange(8, 25)):
             ms += rng.randrange(1, 40)
             i = rng.randrange(len(spans))
-            parent = spans[i - 1] if i else rng.getrandbits(64) or 1
+            # The spans form a chain from the root, spans[0], which has no parent.
+            parent = spans[i - 1] if i else None
             service = SERVICES[rng.randrange(len(SERVICES))]
             text = line(rng, service, ms, trace, spans[i], parent, order, request) + "\n"
             files[service].write(text)
