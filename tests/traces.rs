@@ -280,12 +280,17 @@ fn trace_matcher_agrees_with_a_regex_scan_and_skips_digests_and_addresses() {
             "round {round}: the generator planted little"
         );
         let query = id::parse(&target.hex()).unwrap();
+        // Among many queries (`-f`, a timeline's related IDs) a different searcher runs:
+        // the others' values are not in the haystack, so it finds what one query finds.
+        let mut among_many = vec![query];
+        among_many.extend((0..12).map(|_| id::parse(&Id(rng.u128()).hex()).unwrap()));
         for queries in [
             vec![query],
             vec![Parsed {
                 kind: Kind::Trace,
                 ..query
             }],
+            among_many,
         ] {
             let mut hits = Vec::new();
             Matcher::for_queries(&queries).find(&hay, &mut hits);
@@ -344,10 +349,16 @@ fn span_matcher_agrees_with_a_regex_scan() {
             .collect();
         expected.sort();
         assert!(!expected.is_empty(), "round {round}");
-        let mut hits = Vec::new();
-        Matcher::for_queries(&[id::parse(&format!("{span:016x}")).unwrap()]).find(&hay, &mut hits);
-        let got: Vec<(usize, usize)> = hits.iter().map(|h| (h.start, h.end)).collect();
-        assert_eq!(got, expected, "round {round}");
+        let query = id::parse(&format!("{span:016x}")).unwrap();
+        // Alone, and among spans the haystack does not hold (the many-query searcher).
+        let mut among_many = vec![query];
+        among_many.extend((0..12).map(|_| id::parse(&format!("{:016x}", rng.next())).unwrap()));
+        for queries in [vec![query], among_many] {
+            let mut hits = Vec::new();
+            Matcher::for_queries(&queries).find(&hay, &mut hits);
+            let got: Vec<(usize, usize)> = hits.iter().map(|h| (h.start, h.end)).collect();
+            assert_eq!(got, expected, "round {round}, {} queries", queries.len());
+        }
     }
 }
 

@@ -10,6 +10,9 @@
 //!   (a timeline's related IDs) it samples one
 //!   8-byte window every 16 bytes against a Bloom filter of the renderings' tails
 //!   (`SampledSearcher`); beyond that it walks every token and looks it up in a hash set.
+//!   Beyond a few queries of which some may be trace or span IDs (whose 16-hex and decimal
+//!   spellings no token walk sees), it walks the alphanumeric runs of 12 to 32 bytes and
+//!   looks their ends up among the needles' tails (`TailSearcher`).
 //! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
 //!   inventory views. Vector compares turn each 64-byte block into bit masks, and bit
 //!   arithmetic on them leaves only the alphanumeric runs of an ID's lengths to decode.
@@ -25,8 +28,9 @@
 //! every level the CPU has, whatever `IDGREP_SIMD` says, and fail when a level named in
 //! `IDGREP_REQUIRE_SIMD` (comma-separated, e.g. `avx2,sse2,scalar`) cannot run.
 //!
-//! The parts: `pairs` (the packed-pair searcher), `sampled` (the sampled searcher), `tokens`
-//! (the token walk), `numbering` (line numbers from the vector loops), `simd` (the dispatch
+//! The parts: `pairs` (the packed-pair searcher), `sampled` (the sampled searcher), `tails`
+//! (the searcher for many queries with traces among them), `tokens` (the token walk and the
+//! walk of long runs), `numbering` (line numbers from the vector loops), `simd` (the dispatch
 //! level) and `x86` (the byte operations of the SSE2 and AVX2 vector widths); each
 //! searcher keeps its vector kernels in child modules of its own.
 
@@ -34,6 +38,7 @@ mod numbering;
 mod pairs;
 mod sampled;
 pub(crate) mod simd;
+mod tails;
 mod tokens;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -55,6 +60,7 @@ use numbering::count_newlines;
 use pairs::{DECIMAL_MIN_LEN, Entry, PairSearcher, Tail};
 use sampled::SampledSearcher;
 use simd::Simd;
+use tails::TailSearcher;
 use tokens::for_each_token_at;
 
 /// One occurrence of an ID in a buffer.
@@ -87,9 +93,8 @@ pub struct Matcher {
 #[derive(Clone, Debug)]
 enum Strategy {
     Pairs(PairSearcher),
-    /// Trace and span queries beyond one pair searcher's capacity: one searcher per group
-    /// of entries, each over the whole buffer.
-    PairGroups(Vec<PairSearcher>),
+    /// Trace and span queries beyond one pair searcher's capacity.
+    Tails(TailSearcher),
     Sampled(SampledSearcher),
     Tokens(HashMap<u128, usize, foldhash::fast::RandomState>),
     /// No query: every ID token is a hit (the inventory views).
@@ -181,12 +186,7 @@ impl Matcher {
         let strategy = if entries.len() <= MAX_PAIR_QUERIES {
             Strategy::Pairs(PairSearcher::new(&entries))
         } else {
-            Strategy::PairGroups(
-                entries
-                    .chunks(MAX_PAIR_QUERIES)
-                    .map(PairSearcher::new)
-                    .collect(),
-            )
+            Strategy::Tails(TailSearcher::new(&entries))
         };
         Matcher {
             strategy,
@@ -261,13 +261,10 @@ impl Matcher {
                 hits.dedup_by_key(|h| (h.start, h.end));
                 counted
             }
-            Strategy::PairGroups(groups) => {
-                let mut group_hits = Vec::new();
-                for group in groups {
-                    group.find(simd, hay, &mut group_hits, None);
-                    hits.append(&mut group_hits);
-                }
-                hits.sort_unstable_by_key(|h| (h.start, h.end));
+            Strategy::Tails(tails) => {
+                tails.find(simd, hay, hits);
+                // Of the queries that find the same token, the first.
+                hits.sort_by_key(|h| (h.start, h.end));
                 hits.dedup_by_key(|h| (h.start, h.end));
                 None
             }

@@ -2,6 +2,7 @@
 //! on generated near misses, at every block offset and on huge runs.
 
 use super::simd::{Level, Simd, coverage};
+use super::tokens::{RUN_MAX, RUN_MIN, for_each_long_run, for_each_long_run_scalar};
 use super::*;
 use crate::id::Id;
 
@@ -261,5 +262,42 @@ fn every_path_agrees_on_huge_runs() {
     for hay in hays {
         let found = agree(&levels, &hay, "huge run");
         assert!(found.len() <= 1);
+    }
+}
+
+/// The runs of 12 to 32 letters and digits come out the same at every level: runs of every
+/// length from 0 to 80 (the longest cross two block edges), at every offset.
+#[test]
+fn long_runs_agree_with_the_scalar_walk_at_every_level() {
+    let levels = coverage::levels("scan long runs", &Level::ALL);
+    let mut rng = crate::testing::Rng(0x5eed_0f10_0075);
+    let alphabet = b"0123456789abcdefXYZ";
+    let gaps = b" -_:\n\"=";
+    for round in 0..200 {
+        let mut hay = Vec::new();
+        while hay.len() < 400 + round {
+            for _ in 0..rng.below(81) {
+                hay.push(*rng.pick(alphabet));
+            }
+            for _ in 0..1 + rng.below(3) {
+                hay.push(*rng.pick(gaps));
+            }
+        }
+        // Half the rounds end in the middle of a run.
+        if round % 2 == 0 {
+            hay.extend_from_slice(b"0123456789abcdef");
+        }
+        let mut want = Vec::new();
+        for_each_long_run_scalar(&hay, &mut |s, e| want.push((s, e)));
+        assert!(
+            want.iter()
+                .all(|&(s, e)| (RUN_MIN..=RUN_MAX).contains(&(e - s))),
+            "scalar walk: {want:?}"
+        );
+        for &simd in &levels {
+            let mut got = Vec::new();
+            for_each_long_run(simd, &hay, &mut |s, e| got.push((s, e)));
+            assert_eq!(got, want, "{}, round {round}", simd.level().name());
+        }
     }
 }

@@ -47,9 +47,9 @@ pub(super) struct Entry {
     pub trace: bool,
 }
 
-const ULID_TAIL_LEN: usize = 16;
-const UUID_TAIL_LEN: usize = 12;
-const DECIMAL_TAIL_LEN: usize = 12;
+pub(super) const ULID_TAIL_LEN: usize = 16;
+pub(super) const UUID_TAIL_LEN: usize = 12;
+pub(super) const DECIMAL_TAIL_LEN: usize = 12;
 
 /// Shortest decimal a decimal needle is made for: the AVX-512 prefilter compares three bytes.
 /// A low 64 bits below 100 is no random ID.
@@ -59,7 +59,7 @@ pub(super) const DECIMAL_MIN_LEN: usize = SHARED_PROBES;
 pub(super) struct Needle {
     /// Lowercase (folded) bytes of the tail.
     pub(super) bytes: Vec<u8>,
-    tail: Tail,
+    pub(super) tail: Tail,
     id: Id,
     query: usize,
     wide64: bool,
@@ -166,45 +166,52 @@ pub(super) fn pick_shared<const K: usize>(tails: &[&[u8]]) -> [usize; K] {
     }
 }
 
+/// Two needles per entry, in entry order: its tails' folded bytes, each with the pair of
+/// offsets its own prefilter would compare.
+pub(super) fn needles_of(entries: &[Entry]) -> Vec<Needle> {
+    let mut needles = Vec::with_capacity(2 * entries.len());
+    for entry in entries {
+        let id = Id(entry.value);
+        let ulid = id.ulid_bytes();
+        let hex = id.hex_bytes();
+        let decimal = trace::decimal_bytes(id.low64());
+        let tail_bytes = |tail: Tail| -> Vec<u8> {
+            match tail {
+                Tail::Ulid => ulid[ULID_LEN - ULID_TAIL_LEN..].to_vec(),
+                Tail::Uuid | Tail::Span => hex[UUID_UNDASHED_LEN - UUID_TAIL_LEN..].to_vec(),
+                Tail::Decimal => decimal[decimal.len().saturating_sub(DECIMAL_TAIL_LEN)..].to_vec(),
+                Tail::Repeat => Vec::new(),
+            }
+        };
+        let first = tail_bytes(entry.tails[0]);
+        let second = match entry.tails[1] {
+            Tail::Repeat => first.clone(),
+            tail => tail_bytes(tail),
+        };
+        for (tail, bytes) in [(entry.tails[0], first), (entry.tails[1], second)] {
+            let (i1, i2) = pick_pair(&bytes);
+            needles.push(Needle {
+                bytes,
+                tail,
+                id,
+                query: entry.query,
+                wide64: entry.wide64,
+                trace: entry.trace,
+                i1,
+                i2,
+            });
+        }
+    }
+    needles
+}
+
 impl PairSearcher {
     pub(super) fn new(entries: &[Entry]) -> PairSearcher {
-        let mut needles = Vec::new();
-        let mut shared = Vec::new();
-        for entry in entries {
-            let id = Id(entry.value);
-            let ulid = id.ulid_bytes();
-            let hex = id.hex_bytes();
-            let decimal = trace::decimal_bytes(id.low64());
-            let tail_bytes = |tail: Tail| -> Vec<u8> {
-                match tail {
-                    Tail::Ulid => ulid[ULID_LEN - ULID_TAIL_LEN..].to_vec(),
-                    Tail::Uuid | Tail::Span => hex[UUID_UNDASHED_LEN - UUID_TAIL_LEN..].to_vec(),
-                    Tail::Decimal => {
-                        decimal[decimal.len().saturating_sub(DECIMAL_TAIL_LEN)..].to_vec()
-                    }
-                    Tail::Repeat => Vec::new(),
-                }
-            };
-            let first = tail_bytes(entry.tails[0]);
-            let second = match entry.tails[1] {
-                Tail::Repeat => first.clone(),
-                tail => tail_bytes(tail),
-            };
-            for (tail, bytes) in [(entry.tails[0], &first), (entry.tails[1], &second)] {
-                let (i1, i2) = pick_pair(bytes);
-                needles.push(Needle {
-                    bytes: bytes.clone(),
-                    tail,
-                    id,
-                    query: entry.query,
-                    wide64: entry.wide64,
-                    trace: entry.trace,
-                    i1,
-                    i2,
-                });
-            }
-            shared.push(pick_shared(&[&first, &second]));
-        }
+        let mut needles = needles_of(entries);
+        let shared: Vec<[usize; SHARED_PROBES]> = needles
+            .chunks_exact(2)
+            .map(|pair| pick_shared(&[&pair[0].bytes, &pair[1].bytes]))
+            .collect();
         let scanned: Vec<usize> = (0..needles.len())
             .filter(|&n| needles[n].tail != Tail::Repeat)
             .collect();
@@ -275,10 +282,17 @@ impl PairSearcher {
         }
     }
 
-    /// A candidate: needle `n` may start at `p`. Decodes the whole token around it.
+    /// A candidate: needle `n` may start at `p` ([`Needle::verify`]).
     #[inline(never)]
     pub(super) fn verify(&self, n: usize, hay: &[u8], p: usize, hits: &mut Vec<Hit>) {
-        let needle = &self.needles[n];
+        self.needles[n].verify(hay, p, hits);
+    }
+}
+
+impl Needle {
+    /// A candidate: this needle may start at `p`. Decodes the whole token around it.
+    pub(super) fn verify(&self, hay: &[u8], p: usize, hits: &mut Vec<Hit>) {
+        let needle = self;
         // Most candidates share only the two prefilter bytes with the needle; a folded
         // compare of the whole tail turns them away before any decoding.
         let Some(window) = hay.get(p..p + needle.bytes.len()) else {
@@ -294,7 +308,7 @@ impl PairSearcher {
         match needle.tail {
             Tail::Ulid => {
                 if let Some(start) = p.checked_sub(ULID_LEN - ULID_TAIL_LEN) {
-                    self.try_token(needle, hay, start, Shape::Ulid, hits);
+                    needle.try_token(hay, start, Shape::Ulid, hits);
                 }
             }
             Tail::Uuid => {
@@ -306,7 +320,7 @@ impl PairSearcher {
                 for &shape in shapes {
                     let before = shape.width() - UUID_TAIL_LEN;
                     if let Some(start) = p.checked_sub(before) {
-                        self.try_token(needle, hay, start, shape, hits);
+                        needle.try_token(hay, start, shape, hits);
                     }
                 }
                 // The low 64 bits, only where a field names a trace.
@@ -332,14 +346,15 @@ impl PairSearcher {
                     }
                 }
             }
-            Tail::Decimal => self.try_decimal(needle, hay, p, hits),
+            Tail::Decimal => needle.try_decimal(hay, p, hits),
             Tail::Repeat => {}
         }
     }
 
     /// A decimal whose last digits are at `p`: the whole run of digits must be the value, and
     /// the field before it must name a trace (or, for a 64-bit value, a trace or a span).
-    fn try_decimal(&self, needle: &Needle, hay: &[u8], p: usize, hits: &mut Vec<Hit>) {
+    fn try_decimal(&self, hay: &[u8], p: usize, hits: &mut Vec<Hit>) {
+        let needle = self;
         let end = p + needle.bytes.len();
         let floor = end.saturating_sub(trace::DECIMAL_MAX_LEN + 1);
         let mut start = p;
@@ -358,14 +373,8 @@ impl PairSearcher {
     }
 
     #[inline]
-    fn try_token(
-        &self,
-        needle: &Needle,
-        hay: &[u8],
-        start: usize,
-        shape: Shape,
-        hits: &mut Vec<Hit>,
-    ) {
+    fn try_token(&self, hay: &[u8], start: usize, shape: Shape, hits: &mut Vec<Hit>) {
+        let needle = self;
         let end = start + shape.width();
         if end > hay.len() || !is_whole(hay, start, end) {
             return;

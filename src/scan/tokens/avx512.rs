@@ -2,7 +2,7 @@
 
 use std::arch::x86_64::*;
 
-use super::x86::{Classes, Kernel, walk};
+use super::x86::{Classes, Kernel, long_runs, walk};
 use crate::id::{self, Id, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
 use crate::scan::Hit;
 
@@ -63,4 +63,14 @@ impl Kernel for __m512i {
 pub(super) unsafe fn tokens<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
     // SAFETY: the caller's features are the ones the walk needs.
     unsafe { walk::<__m512i, F>(hay, f) }
+}
+
+/// The walk of long runs with 64-byte vectors.
+///
+/// # Safety
+/// The CPU must have AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn runs<F: FnMut(usize, usize) + ?Sized>(hay: &[u8], f: &mut F) {
+    // SAFETY: the caller's features are the ones the walk needs.
+    unsafe { long_runs::<__m512i, F>(hay, f) }
 }

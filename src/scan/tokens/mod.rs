@@ -63,6 +63,50 @@ pub(super) fn for_each_token_at<F: FnMut(Hit) + ?Sized>(simd: Simd, hay: &[u8], 
     for_each_token_scalar(hay, f)
 }
 
+/// The shortest run [`for_each_long_run`] reports: a UUID's last group.
+pub(super) const RUN_MIN: usize = 12;
+/// The longest: 32 hex digits.
+pub(super) const RUN_MAX: usize = UUID_UNDASHED_LEN;
+
+/// Calls `f(start, end)` for every maximal run of ASCII letters and digits in `hay` that is
+/// [`RUN_MIN`] to [`RUN_MAX`] bytes long, in order: where the tails of many trace, span and
+/// UUID needles can end ([`super::tails`]). The vector passes skip the blocks with no run of
+/// [`RUN_MIN`] ending in them.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+pub(super) fn for_each_long_run<F: FnMut(usize, usize) + ?Sized>(
+    simd: Simd,
+    hay: &[u8],
+    f: &mut F,
+) {
+    // SAFETY (the vector arms): a `Simd` at a level exists only when the CPU has that level's
+    // features.
+    #[cfg(target_arch = "x86_64")]
+    match simd.level() {
+        Level::Avx512 => return unsafe { avx512::runs(hay, f) },
+        Level::Avx2 => return unsafe { x86::long_runs_avx2(hay, f) },
+        Level::Sse2 => return unsafe { x86::long_runs_sse2(hay, f) },
+        Level::Scalar => {}
+    }
+    for_each_long_run_scalar(hay, f)
+}
+
+/// [`for_each_long_run`] one byte at a time.
+pub(super) fn for_each_long_run_scalar<F: FnMut(usize, usize) + ?Sized>(hay: &[u8], f: &mut F) {
+    let mut i = 0;
+    while i < hay.len() {
+        while i < hay.len() && !ALNUM[hay[i] as usize] {
+            i += 1;
+        }
+        let start = i;
+        while i < hay.len() && ALNUM[hay[i] as usize] {
+            i += 1;
+        }
+        if (RUN_MIN..=RUN_MAX).contains(&(i - start)) {
+            f(start, i);
+        }
+    }
+}
+
 /// The same hits as [`for_each_token`], one byte at a time: the path for targets without a
 /// vector one, and the reference the vector paths are tested and benchmarked against. Works
 /// on maximal alphanumeric runs, so the boundary rule holds by construction.

@@ -1,6 +1,7 @@
 //! The token walk for SSE2 and AVX2, and the parts of it every width shares: the block
 //! classes, the candidate run starts, the decoding of candidates and the walk itself.
 
+use super::{RUN_MAX, RUN_MIN};
 use crate::id::{self, Id, Shape, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
 use crate::scan::Hit;
 use crate::scan::x86::Vector;
@@ -287,6 +288,95 @@ pub(super) unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut
         carry = cur.alnum >> 63;
         cur = next;
     }
+}
+
+/// Calls `f(start, end)` for every maximal alphanumeric run of [`RUN_MIN`] to [`RUN_MAX`]
+/// bytes in `hay`, in order; see [`super::for_each_long_run`].
+///
+/// # Safety
+/// The CPU must have `K`'s features.
+#[inline(always)]
+pub(super) unsafe fn long_runs<K: Kernel, F: FnMut(usize, usize) + ?Sized>(hay: &[u8], f: &mut F) {
+    let n = hay.len();
+    let full = n / 64;
+    let blocks = n.div_ceil(64);
+    if blocks == 0 {
+        return;
+    }
+    // As in `walk`: the last partial block padded with NUL, which ends a run.
+    let mut tail = [0u8; 64];
+    tail[..n - full * 64].copy_from_slice(&hay[full * 64..]);
+    let block = |k: usize| {
+        if k < full {
+            hay[64 * k..].as_ptr()
+        } else {
+            tail.as_ptr()
+        }
+    };
+    // SAFETY (all classify calls): the block pointers have 64 readable bytes; the caller
+    // enabled K's features.
+    let mut cur = unsafe { K::classify(block(0)) }.alnum;
+    let mut prev = 0u64;
+    // Where the last run that started in an earlier block started.
+    let mut started = 0;
+    for k in 0..blocks {
+        let next = if k + 1 < blocks {
+            // SAFETY: as above.
+            unsafe { K::classify(block(k + 1)) }.alnum
+        } else {
+            0
+        };
+        // Bit i of `long`: bytes i - RUN_MIN + 1 ..= i (of the previous block and this
+        // one) are all alphanumeric; the shifts below are for RUN_MIN = 12.
+        const _: () = assert!(RUN_MIN == 12);
+        let w = (cur as u128) << 64 | prev as u128;
+        let two = w & w << 1;
+        let four = two & two << 2;
+        let eight = four & four << 4;
+        let long = ((eight & four << 8) >> 64) as u64;
+        let starts = cur & !(cur << 1 | prev >> 63);
+        let ends = cur & !(cur >> 1 | next << 63);
+        let mut found = ends & long;
+        while found != 0 {
+            let last = found.trailing_zeros();
+            let end = 64 * k + last as usize + 1;
+            let before = starts & (u64::MAX >> (63 - last));
+            let start = if before != 0 {
+                64 * k + 63 - before.leading_zeros() as usize
+            } else {
+                started
+            };
+            if end - start <= RUN_MAX {
+                f(start, end);
+            }
+            found &= found - 1;
+        }
+        if starts != 0 {
+            started = 64 * k + 63 - starts.leading_zeros() as usize;
+        }
+        prev = cur;
+        cur = next;
+    }
+}
+
+/// [`long_runs`] with 32-byte vectors.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn long_runs_avx2<F: FnMut(usize, usize) + ?Sized>(hay: &[u8], f: &mut F) {
+    // SAFETY: the caller's features are the ones the walk needs.
+    unsafe { long_runs::<__m256i, F>(hay, f) }
+}
+
+/// [`long_runs`] with 16-byte vectors.
+///
+/// # Safety
+/// The CPU must have SSE2 (every x86_64 CPU does).
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn long_runs_sse2<F: FnMut(usize, usize) + ?Sized>(hay: &[u8], f: &mut F) {
+    // SAFETY: the caller's features are the ones the walk needs.
+    unsafe { long_runs::<__m128i, F>(hay, f) }
 }
 
 /// The token walk with 32-byte vectors.
