@@ -35,6 +35,25 @@ fn form(rng: &mut Rng, id: u128) -> String {
     }
 }
 
+/// `id` as a log writes it: one of [`form`]'s, or a trace spelling (X-Ray, its low 64 bits as
+/// 16 hex digits or a decimal in a trace field, a `traceparent` with a span ID of its own).
+fn written(rng: &mut Rng, id: u128) -> String {
+    let hex = format!("{id:032x}");
+    let low = id as u64;
+    match rng.below(10) {
+        0 => format!("Root=1-{}-{};Sampled=1", &hex[..8], &hex[8..]),
+        1 => format!("X-B3-TraceId={low:016x}"),
+        2 => format!("\"dd.trace_id\":\"{low}\""),
+        3 => format!("traceparent=00-{hex}-{:016x}-01", span_of(id)),
+        _ => form(rng, id),
+    }
+}
+
+/// The span ID the `traceparent` of trace `id` names.
+fn span_of(id: u128) -> u64 {
+    (id >> 64) as u64 ^ 0x5bd1_e995
+}
+
 impl Tree {
     fn new(seed: u64) -> Tree {
         let dir = tempfile::tempdir().unwrap();
@@ -108,27 +127,27 @@ impl Tree {
                 1 => format!(
                     "{{\"ts\":\"2026-11-29T10:{:02}:00Z\",\"order_id\":\"{}\",\"user\":\"{}\"}}\n",
                     i % 60,
-                    form(&mut self.rng, a),
-                    form(&mut self.rng, b)
+                    written(&mut self.rng, a),
+                    written(&mut self.rng, b)
                 ),
                 // A continuation line with no time of its own: a timeline dates it by the
                 // nearest earlier timestamped line.
                 3 => format!(
                     "    at Handler.run(Handler.java:{i}) ref={}\n",
-                    form(&mut self.rng, a)
+                    written(&mut self.rng, a)
                 ),
                 2 => format!(
                     "time=2026-11-29T11:{:02}:00Z msg=\"{}\" pad={}\n",
                     i % 60,
-                    form(&mut self.rng, a),
+                    written(&mut self.rng, a),
                     "x".repeat(self.rng.below(3000))
                 ),
                 _ => format!(
                     "2026-11-29T12:{:02}:{:02}Z handled request_id={} for {}\n",
                     i % 60,
                     i % 57,
-                    form(&mut self.rng, a),
-                    form(&mut self.rng, b)
+                    written(&mut self.rng, a),
+                    written(&mut self.rng, b)
                 ),
             };
             out.push_str(&line);
@@ -153,17 +172,16 @@ impl Tree {
         );
     }
 
+    /// One of the pool's IDs as a user may ask for it: in one of its forms (32 bare hex digits
+    /// make it a trace query, which finds the trace spellings too), as an X-Ray ID, or the
+    /// span ID of its `traceparent` (a span query).
     fn random_id(&mut self) -> String {
         let id = self.ids[self.rng.below(self.ids.len())];
-        form(&mut self.rng, id)
-    }
-
-    /// [`Tree::random_id`] in a form whose search opens the index: not 32 bare hex, which may
-    /// be a trace ID whose other spellings (X-Ray, a decimal) the index does not hold.
-    fn random_indexed_id(&mut self) -> String {
-        std::iter::repeat_with(|| self.random_id())
-            .find(|id| id.len() != 32)
-            .unwrap()
+        match self.rng.below(8) {
+            0 => format!("1-{:08x}-{:024x}", (id >> 96) as u32, id & ((1 << 96) - 1)),
+            1 => format!("{:016x}", span_of(id)),
+            _ => form(&mut self.rng, id),
+        }
     }
 
     /// Every search form, for a few random IDs (and one absent ID), agrees with a scan.
@@ -315,7 +333,7 @@ impl Tree {
     /// output.
     fn assert_warns_once_and_scans(&mut self, what: &str) {
         let logs = self.logs.to_str().unwrap().to_string();
-        let id = self.random_indexed_id();
+        let id = self.random_id();
         for flags in [&[][..], &["-c"]] {
             let mut args: Vec<&str> = flags.to_vec();
             args.push(&id);
@@ -503,7 +521,7 @@ fn damaged_truncated_and_future_indexes_warn_once_and_scan() {
     future[8..12].copy_from_slice(&99u32.to_le_bytes());
     fs::write(&manifest, &future).unwrap();
     tree.assert_warns_once_and_scans("future version");
-    let id = tree.random_indexed_id();
+    let id = tree.random_id();
     let out = tree.run(&["--json", &id, tree.logs.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("another idgrep version"), "{stderr}");
@@ -570,10 +588,10 @@ fn a_subdirectory_search_uses_the_index_of_its_root_and_agrees() {
     let _: &Path = &sub;
 }
 
-/// A ULID or UUID query is not a trace query: it does not look for the X-Ray or 16-hex
-/// spellings, which the index does not hold, so the index prunes for it without losing a line.
+/// Over the trace fixtures, every spelling of the trace as a query, and a span ID, find with
+/// the index what they find without it.
 #[test]
-fn an_index_over_trace_logs_agrees_for_ulid_and_uuid_queries() {
+fn an_index_over_trace_logs_agrees_for_every_spelling_and_a_span() {
     let dir = tempfile::tempdir().unwrap();
     let logs = dir.path().join("traces");
     fs::create_dir_all(&logs).unwrap();
@@ -596,6 +614,7 @@ fn an_index_over_trace_logs_agrees_for_ulid_and_uuid_queries() {
         "4bf92f35-77b3-4da6-a3ce-929d0e0e4736",
         "4bf92f3577b34da6a3ce929d0e0e4736",
         "1-4bf92f35-77b34da6a3ce929d0e0e4736",
+        "00f067aa0ba902b7",
     ] {
         let with = run(&["-c", id, logs]);
         let without = run(&["-c", "--no-index", id, logs]);

@@ -159,13 +159,8 @@ pub fn open_for(input: &InputConfig, using: &IndexUse) -> Option<Index> {
 }
 
 /// The postings of `ids`; a damaged index is reported in one line and left aside.
-pub fn candidates<'a>(
-    index: &'a Index,
-    ids: &[crate::id::Id],
-    threads: usize,
-) -> Option<Candidates<'a>> {
-    let values: Vec<u128> = ids.iter().map(|id| id.0).collect();
-    match index.candidates(&values, threads) {
+pub fn candidates(index: &Index, keys: Vec<u64>, threads: usize) -> Option<Candidates<'_>> {
+    match index.candidates(keys, threads) {
         Ok(c) => Some(c),
         Err(warning) => {
             report(&warning);

@@ -9,8 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
-use crate::id::Kind;
-use crate::index::{Candidates, Plan, Range, RangeReader};
+use crate::index::{self, Candidates, Plan, Range, RangeReader};
 use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
@@ -24,27 +23,22 @@ use crate::writer::{self, Done, Writer};
 const FLUSH_AT: usize = 64 * 1024;
 
 pub fn run(config: SearchConfig) -> Exit {
-    // The index holds ULID and UUID tokens; the trace spellings (X-Ray, a span's 16 hex, a
-    // decimal in a trace field) are not in it, so it may not prune for them.
-    let trace_query = config
-        .queries
-        .iter()
-        .any(|q| q.kind == Kind::Span || q.may_be_trace());
-    if trace_query || !config.index.enabled {
+    // A trace or span value whose decimal is shorter than the index files has no keys.
+    let keys = index::keys_of(&config.queries).filter(|_| config.index.enabled);
+    let Some(keys) = keys else {
         return match super::inputs(&config.input) {
             Ok(inputs) => search(&config, &inputs, None),
             Err(exit) => exit,
         };
-    }
+    };
     // The walk and the index's lookup need nothing of each other, and on a large tree each
     // is a good part of a lookup's time: the walk runs on a thread of its own meanwhile.
     std::thread::scope(|scope| {
         let walk = scope.spawn(|| super::walk(&config.input));
         let index = super::index::open_for(&config.input, &config.index);
-        let ids: Vec<_> = config.queries.iter().map(|q| q.id).collect();
         let candidates = index
             .as_ref()
-            .and_then(|index| super::index::candidates(index, &ids, config.input.threads));
+            .and_then(|index| super::index::candidates(index, keys, config.input.threads));
         let walked = walk
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

@@ -36,6 +36,13 @@ pub fn key_of(id: u128) -> u64 {
     mix(lo ^ mix(hi ^ 0x9e37_79b9_7f4a_7c15))
 }
 
+/// The key a 64-bit value (a span ID, or the low half of a trace ID written as 16 hex digits
+/// or a decimal) is filed under: in a space of its own, so that it does not meet the key of
+/// the 128-bit value with the same low bits.
+pub fn narrow_key_of(value: u64) -> u64 {
+    mix(mix(value) ^ 0x6a09_e667_f3bc_c908)
+}
+
 fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

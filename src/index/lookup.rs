@@ -15,11 +15,35 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::blocks::Blocks;
 use super::fingerprint::{self, Freshness};
-use super::format::{Damage, key_of};
+use super::format::{Damage, key_of, narrow_key_of};
 use super::manifest::{BlockTable, FileEntry, Layout, Manifest};
 use super::segment::Segment;
 use super::{MANIFEST, dir_for, load_manifest};
+use crate::id::{Kind, Parsed};
+use crate::scan;
 use crate::search::BUFFER_SIZE;
+
+/// The keys the spellings of `queries` are filed under, as a search finds them
+/// ([`crate::scan::Matcher::for_queries`]): a ULID or UUID query's 128-bit value; a trace
+/// query's too, and its low 64 bits (16 hex digits or a decimal in a trace field); a span
+/// query's 64 bits. `None` when the index cannot vouch for every block a search would find
+/// something in: a trace or span value whose decimal is shorter than the index files.
+pub fn keys_of(queries: &[Parsed]) -> Option<Vec<u64>> {
+    let mut keys = Vec::with_capacity(queries.len());
+    for q in queries {
+        let narrow = q.kind == Kind::Span || q.kind == Kind::Trace || q.may_be_trace();
+        if narrow && !scan::trace_tokens_cover(q.id.low64()) {
+            return None;
+        }
+        if q.kind != Kind::Span {
+            keys.push(key_of(q.id.0));
+        }
+        if narrow {
+            keys.push(narrow_key_of(q.id.low64()));
+        }
+    }
+    Some(keys)
+}
 
 /// An index opened for lookups.
 pub struct Index {
@@ -109,10 +133,10 @@ impl Index {
         self.damaged.load(Ordering::Relaxed)
     }
 
-    /// The blocks that may mention any of `ids`, by file, looked up on up to `threads`
-    /// threads. `Err`: the index is damaged where the lookup read it (the warning line).
-    pub fn candidates(&self, ids: &[u128], threads: usize) -> Result<Candidates<'_>, String> {
-        let mut keys: Vec<u64> = ids.iter().map(|&id| key_of(id)).collect();
+    /// The blocks that may hold any of `keys` ([`keys_of`]), by file, looked up on up to
+    /// `threads` threads. `Err`: the index is damaged where the lookup read it (the warning
+    /// line).
+    pub fn candidates(&self, mut keys: Vec<u64>, threads: usize) -> Result<Candidates<'_>, String> {
         keys.sort_unstable();
         keys.dedup();
         // Each key's search reads pages of its own, mostly page faults: the second hop of a

@@ -35,7 +35,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use build::{Summary, update};
-pub use lookup::{Candidates, Index, Plan, Range};
+pub use lookup::{Candidates, Index, Plan, Range, keys_of};
 pub use ranges::{RangeReader, Walk, find_from_start, last_before, read_range};
 pub use status::{Status, status};
 

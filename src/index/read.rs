@@ -3,8 +3,10 @@
 //! exactly the bytes that were indexed.
 //!
 //! The IDs are found by the scanner's token walk ([`crate::scan::for_each_token`]), which
-//! reports every ID-shaped token of every form; a search's matcher reports a subset of
-//! those, so every line a search can print lies in a block the index lists.
+//! reports every ID-shaped token of every form, and its walk of trace tokens
+//! ([`crate::scan::for_each_trace_token`]: X-Ray IDs, 16 hex digits and long decimals
+//! anywhere); a search's matcher reports a subset of those, so every line a search can print
+//! lies in a block the index lists.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -12,11 +14,11 @@ use std::io::{self, Read, Seek, SeekFrom};
 use memchr::{memchr, memrchr};
 
 use super::fingerprint::{self, HEAD, Samples, Stat};
-use super::format::key_of;
+use super::format::{key_of, narrow_key_of};
 use super::manifest::{BlockTable, FileEntry, Fingerprint, Layout};
 use super::segment::Posting;
 use super::spill::Spiller;
-use crate::scan::for_each_token;
+use crate::scan::{TraceToken, for_each_token, for_each_trace_token};
 use crate::search::BUFFER_SIZE;
 use crate::source::{self, Input};
 
@@ -72,6 +74,18 @@ pub fn whole_file(
         return blocks(path, &mut file, id, stat, &start, None, spill, counter);
     }
     decoded(path, id, stat, spill, counter)
+}
+
+/// Adds the keys of every value in `bytes` a search may find: each ID token's, and each
+/// trace token's ([`for_each_trace_token`]).
+fn push_keys(bytes: &[u8], keys: &mut Vec<u64>) {
+    for_each_token(bytes, |hit| keys.push(key_of(hit.id.0)));
+    for_each_trace_token(bytes, |token| {
+        keys.push(match token {
+            TraceToken::Wide(id) => key_of(id.0),
+            TraceToken::Narrow(value) => narrow_key_of(value),
+        })
+    });
 }
 
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
@@ -189,7 +203,7 @@ pub fn blocks(
                     + 1
             };
             let piece = &whole[at..end];
-            for_each_token(piece, |hit| block_keys.push(key_of(hit.id.0)));
+            push_keys(piece, &mut block_keys);
             line += bytecount::count(piece, b'\n') as u64;
             last_hasher.update(piece);
             block_len += piece.len() as u64;
@@ -329,14 +343,14 @@ fn decoded(
                 }
                 seen += n;
                 if n == 0 {
-                    for_each_token(&buf[..len], |hit| keys.push(key_of(hit.id.0)));
+                    push_keys(&buf[..len], &mut keys);
                     break;
                 }
                 len += n;
                 let Some(nl) = memrchr(b'\n', &buf[..len]) else {
                     continue;
                 };
-                for_each_token(&buf[..=nl], |hit| keys.push(key_of(hit.id.0)));
+                push_keys(&buf[..=nl], &mut keys);
                 if keys.len() > 1 << 20 {
                     keys.sort_unstable();
                     keys.dedup();

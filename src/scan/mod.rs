@@ -290,6 +290,50 @@ impl Matcher {
     }
 }
 
+/// A value [`for_each_trace_token`] finds: 128 bits (an X-Ray ID), or 64 (16 hex digits, or
+/// a decimal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceToken {
+    Wide(Id),
+    Narrow(u64),
+}
+
+/// Calls `f` with the value of every token of `hay` that a trace or span query may find
+/// beyond [`for_each_token`]'s: each X-Ray ID, and each whole run of 16 hex digits or of 12
+/// to 20 decimal digits, wherever it stands (a query finds some of these only in a trace or
+/// span field; this reports more, never fewer). What the index files besides the tokens.
+pub fn for_each_trace_token(hay: &[u8], mut f: impl FnMut(TraceToken)) {
+    tokens::for_each_long_run(Simd::current(), hay, &mut |start, end| {
+        let run = &hay[start..end];
+        if run.len() == trace::SPAN_HEX_LEN
+            && let Some(value) = trace::decode_hex64(run)
+        {
+            f(TraceToken::Narrow(value));
+        }
+        if run.len() <= trace::DECIMAL_MAX_LEN
+            && let Some(value) = trace::decode_decimal(run)
+        {
+            f(TraceToken::Narrow(value));
+        }
+        // An X-Ray ID's last part (24 hex digits), after `1-`, 8 hex digits and `-`.
+        let before = trace::XRAY_LEN - 24;
+        if run.len() == 24
+            && start >= before
+            && let Some(id) = id::decode_shape(Shape::Xray, &hay[start - before..end])
+        {
+            f(TraceToken::Wide(id));
+        }
+    });
+}
+
+/// Whether [`for_each_trace_token`] reports every decimal spelling a trace or span query of
+/// low 64 bits `value` can find: not when its decimal is shorter than the runs it walks (and
+/// long enough to be looked for).
+pub fn trace_tokens_cover(value: u64) -> bool {
+    let digits = trace::decimal_bytes(value).len();
+    !(DECIMAL_MIN_LEN..tokens::RUN_MIN).contains(&digits)
+}
+
 /// True when `hay[start..end]` has a boundary on both sides.
 #[inline]
 fn is_whole(hay: &[u8], start: usize, end: usize) -> bool {

@@ -237,12 +237,10 @@ pub fn build(
         if frontier.is_empty() {
             break;
         }
-        let ids: Vec<Id> = frontier.iter().map(|&k| known[k].id).collect();
         // The root is followed whatever its line count.
         let limit = if hop == 0 { u64::MAX } else { query.max_fanout };
-        let values: Vec<u128> = ids.iter().map(|id| id.0).collect();
         // The root as the user wrote it, the IDs found since as they were written: a trace or
-        // span ID is found in its trace spellings too, which the index does not hold.
+        // span ID is found in its trace spellings too.
         let queries: Vec<Parsed> = if hop == 0 {
             vec![root]
         } else {
@@ -259,13 +257,10 @@ pub fn build(
                 })
                 .collect()
         };
-        let traced = queries
-            .iter()
-            .any(|q| q.kind == Kind::Span || q.may_be_trace());
         // A block table found damaged by an earlier pass was reported then: this one scans.
         ids_index = ids_index.filter(|i| !i.is_damaged());
-        let usable_index = ids_index.filter(|_| !traced);
-        let candidates = match usable_index.map(|i| i.candidates(&values, settings.threads)) {
+        let lookup = ids_index.zip(crate::index::keys_of(&queries));
+        let candidates = match lookup.map(|(i, keys)| i.candidates(keys, settings.threads)) {
             Some(Err(warning)) => {
                 exit::report(&warning);
                 ids_index = None;
