@@ -2,9 +2,11 @@
 //! every matcher (one to four IDs: the pair prefilter; more: the sampled filter; none: the
 //! token walk of the inventories) at every SIMD level the CPU has finds exactly the tokens of
 //! the plain oracle ([`super::oracle_tokens`]), and a search through it, read in pieces of
-//! two sizes the input picks and whole, reports exactly the oracle's lines.
+//! two sizes the input picks and whole, reports exactly the oracle's lines. With a flag, the
+//! same IDs as trace and span queries, with their trace spellings added: one matcher for all
+//! finds what one matcher per query finds.
 
-use idgrep::id::Id;
+use idgrep::id::{self, Id, Parsed};
 use idgrep::scan::{Hit, Level, Matcher};
 use idgrep::search::{self, Scratch, SearchOptions};
 
@@ -38,6 +40,10 @@ pub fn check(data: &[u8]) {
         .copied()
         .filter(|t| !super::is_number(t, &hay))
         .collect();
+
+    if flags & 0x20 != 0 {
+        trace_queries_agree(&queries, &hay);
+    }
 
     let mut hits = Vec::new();
     for level in Level::ALL {
@@ -73,6 +79,66 @@ pub fn check(data: &[u8]) {
             |t| !super::is_number(t, &hay),
             &tokens,
             level,
+        );
+    }
+}
+
+/// The queries as trace IDs (32 hex digits) and every third as a span ID: one matcher for
+/// all of them (beyond four, the walk of long runs) finds at every level what one matcher per
+/// query finds, the first query keeping a token two find.
+fn trace_queries_agree(queries: &[Id], hay: &[u8]) {
+    let parsed: Vec<Parsed> = queries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, q)| {
+            let text = if i % 3 == 2 {
+                format!("{:016x}", q.low64() | 1)
+            } else {
+                q.hex()
+            };
+            id::parse(&text).ok()
+        })
+        .collect();
+    if parsed.is_empty() {
+        return;
+    }
+    // The spellings only trace and span queries find, after the fuzzer's bytes.
+    let mut hay = hay.to_vec();
+    for q in &parsed {
+        let low = q.id.low64();
+        hay.extend_from_slice(
+            format!(
+                "\n{} trace_id={low:016x} \"dd.span_id\":\"{low}\" {low:016X}\n",
+                q.id.xray()
+            )
+            .as_bytes(),
+        );
+    }
+    let hay = &hay[..];
+    let key = |h: &Hit| (h.start, h.end, h.query, h.id);
+    let mut hits = Vec::new();
+    for level in Level::ALL {
+        let Some(all) = Matcher::for_queries(&parsed).at_level(level) else {
+            continue;
+        };
+        all.find(hay, &mut hits);
+        let got: Vec<_> = hits.iter().map(key).collect();
+        let mut want = Vec::new();
+        for (i, q) in parsed.iter().enumerate() {
+            let one = Matcher::for_queries(std::slice::from_ref(q))
+                .at_level(level)
+                .expect("supported above");
+            one.find(hay, &mut hits);
+            want.extend(hits.iter().map(|h| (h.start, h.end, i, h.id)));
+        }
+        want.sort_by_key(|&(start, end, ..)| (start, end));
+        want.dedup_by_key(|&mut (start, end, ..)| (start, end));
+        assert_eq!(
+            got,
+            want,
+            "{} trace queries at {}",
+            parsed.len(),
+            level.name()
         );
     }
 }

@@ -255,16 +255,17 @@ impl Matcher {
         match &self.strategy {
             Strategy::Pairs(p) => {
                 let counted = p.find(simd, hay, hits, numbering);
-                // Each needle's hits come in order, the two tails' interleaved.
-                hits.sort_unstable_by_key(|h| h.start);
-                // A value asked for twice (as a UUID and as a trace ID) is found twice.
+                // Each needle's hits come in order, the two tails' interleaved. A value asked
+                // for twice (as a UUID and as a trace ID) is found twice: the first query
+                // keeps it.
+                hits.sort_unstable_by_key(|h| (h.start, h.end, h.query));
                 hits.dedup_by_key(|h| (h.start, h.end));
                 counted
             }
             Strategy::Tails(tails) => {
                 tails.find(simd, hay, hits);
                 // Of the queries that find the same token, the first.
-                hits.sort_by_key(|h| (h.start, h.end));
+                hits.sort_unstable_by_key(|h| (h.start, h.end, h.query));
                 hits.dedup_by_key(|h| (h.start, h.end));
                 None
             }
