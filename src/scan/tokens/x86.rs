@@ -251,23 +251,11 @@ unsafe fn visit<K: Kernel, F: FnMut(Hit) + ?Sized>(
 /// The CPU must have `K`'s features.
 #[inline(always)]
 pub(super) unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
-    let n = hay.len();
-    let full = n / 64;
-    let blocks = n.div_ceil(64);
+    let padded = Blocks::new(hay);
+    let (blocks, block) = (padded.count, |k| padded.at(k));
     if blocks == 0 {
         return;
     }
-    // The last partial block, padded with NUL, which is none of the classes: a run ends
-    // at the end of the buffer just as at a boundary byte.
-    let mut tail = [0u8; 64];
-    tail[..n - full * 64].copy_from_slice(&hay[full * 64..]);
-    let block = |k: usize| {
-        if k < full {
-            hay[64 * k..].as_ptr()
-        } else {
-            tail.as_ptr()
-        }
-    };
     // SAFETY (all classify calls): the block pointers have 64 readable bytes; the caller
     // enabled K's features.
     let mut cur = unsafe { K::classify(block(0)) };
@@ -290,6 +278,40 @@ pub(super) unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut
     }
 }
 
+/// A buffer as 64-byte blocks, the last partial one copied and padded with NUL, which is
+/// none of the classes: a run ends at the end of the buffer just as at a boundary byte.
+struct Blocks<'a> {
+    hay: &'a [u8],
+    /// Whole blocks of `hay`.
+    full: usize,
+    /// Blocks in all, the padded one included.
+    count: usize,
+    tail: [u8; 64],
+}
+
+impl<'a> Blocks<'a> {
+    fn new(hay: &'a [u8]) -> Blocks<'a> {
+        let full = hay.len() / 64;
+        let mut tail = [0u8; 64];
+        tail[..hay.len() - full * 64].copy_from_slice(&hay[full * 64..]);
+        Blocks {
+            hay,
+            full,
+            count: hay.len().div_ceil(64),
+            tail,
+        }
+    }
+
+    /// Where block `k` (below `count`) starts: 64 readable bytes.
+    fn at(&self, k: usize) -> *const u8 {
+        if k < self.full {
+            self.hay[64 * k..].as_ptr()
+        } else {
+            self.tail.as_ptr()
+        }
+    }
+}
+
 /// Calls `f(start, end)` for every maximal alphanumeric run of [`RUN_MIN`] to [`RUN_MAX`]
 /// bytes in `hay`, in order; see [`super::for_each_long_run`].
 ///
@@ -297,22 +319,11 @@ pub(super) unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut
 /// The CPU must have `K`'s features.
 #[inline(always)]
 pub(super) unsafe fn long_runs<K: Kernel, F: FnMut(usize, usize) + ?Sized>(hay: &[u8], f: &mut F) {
-    let n = hay.len();
-    let full = n / 64;
-    let blocks = n.div_ceil(64);
+    let padded = Blocks::new(hay);
+    let (blocks, block) = (padded.count, |k| padded.at(k));
     if blocks == 0 {
         return;
     }
-    // As in `walk`: the last partial block padded with NUL, which ends a run.
-    let mut tail = [0u8; 64];
-    tail[..n - full * 64].copy_from_slice(&hay[full * 64..]);
-    let block = |k: usize| {
-        if k < full {
-            hay[64 * k..].as_ptr()
-        } else {
-            tail.as_ptr()
-        }
-    };
     // SAFETY (all classify calls): the block pointers have 64 readable bytes; the caller
     // enabled K's features.
     let mut cur = unsafe { K::classify(block(0)) }.alnum;
