@@ -306,3 +306,36 @@ fn generated_trace_logs_count_as_the_model_of_what_was_planted() {
         }
     }
 }
+
+/// Trace and span keys in `key: value` text count as they do as `key=value`, where a search
+/// finds them: a span ID and a Datadog decimal trace ID after bare keys.
+#[test]
+fn trace_values_after_bare_keys_in_text_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    std::fs::write(
+        &log,
+        "2026-11-29T10:00:00Z span_id: 00f067aa0ba902b7 done\n\
+         2026-11-29T10:00:01Z dd.trace_id:1234567890123456789 retry\n\
+         2026-11-29T10:00:02Z word: 53995c3f42cd8ad8\n",
+    )
+    .unwrap();
+    let ids = ids_json(&[log.to_str().unwrap()]);
+    let span = &ids["00f067aa0ba902b7"];
+    assert_eq!(span["kind"], "span");
+    assert_eq!(span["fields"]["span_id"], 1);
+    let trace = &ids[&format!("{:032x}", 1_234_567_890_123_456_789u64)];
+    assert_eq!(trace["kind"], "trace");
+    assert_eq!(
+        forms(trace),
+        BTreeMap::from([("dd_decimal".to_string(), 1)])
+    );
+    // A 16-hex value after a key that names no span is no ID.
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    // What a search for each finds.
+    let trace_hex = format!("{:032x}", 1_234_567_890_123_456_789u64);
+    for id in ["00f067aa0ba902b7", &trace_hex] {
+        let out = run(&["-c", id, log.to_str().unwrap()]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n", "{id}");
+    }
+}

@@ -6,7 +6,9 @@
 //! the values of trace and span keys collected in the analysis walk are `for_each_pair`'s.
 
 use idgrep::id::trace::{ROLE_KEY_ENDS, may_have_role};
-use idgrep::record::{self, Analysis, PairBuffers, TimeContext, Value, for_each_pair};
+use idgrep::record::{
+    self, Analysis, PairBuffers, TimeContext, Value, for_each_pair, for_each_pair_with_bare_keys,
+};
 use idgrep::scan;
 use jiff::Timestamp;
 use jiff::tz::{Offset, TimeZone};
@@ -56,19 +58,24 @@ pub fn check(data: &[u8]) {
     }
 
     let mut buffers = PairBuffers::default();
-    let mut wanted = Vec::new();
     for_each_pair(line, &mut buffers, |key, value| {
         assert!(key.len() <= 256, "a key of {} bytes", key.len());
         if let Value::Str(v) | Value::Int(v) | Value::Number(v) = value {
             assert!(v.len() <= line.len(), "a value longer than its line");
-            if may_have_role(key) {
-                wanted.push((key.to_vec(), v.to_vec()));
-            }
         }
     });
 
-    // The values collected in the walk that names the fields are `for_each_pair`'s for the
-    // same keys, and collecting them changes no field, format or time.
+    // The values collected in the walk that names the fields are those of the pair walk that
+    // also reads bare `key: value` text, for the same keys, and collecting them changes no
+    // field, format or time.
+    let mut wanted = Vec::new();
+    for_each_pair_with_bare_keys(line, &mut buffers, |key, value| {
+        if let Value::Str(v) | Value::Int(v) | Value::Number(v) = value
+            && may_have_role(key)
+        {
+            wanted.push((key.to_vec(), v.to_vec()));
+        }
+    });
     let mut hits = Vec::new();
     scan::for_each_token_scalar(line, |h| hits.push(h));
     let mut keyed = Analysis::default();

@@ -38,9 +38,10 @@ pub fn for_each_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
     });
 }
 
-/// [`for_each_key_end`], and in the same pass every `Root=1-`, in order: `ids` reads the
-/// trace values behind both, and a search of its own for `Root=1-` cost a second look at
-/// every byte.
+/// [`for_each_key_end`], also every `:` right after `d` or `D` (a plain-text `span_id: ...`,
+/// which `ids` reads for trace values where the audit leaves such text to prose), and in the
+/// same pass every `Root=1-`, in order: `ids` reads the trace values behind both, and a
+/// search of its own for `Root=1-` cost a second look at every byte.
 pub fn for_each_key_end_or_xray_root(hay: &[u8], mut f: impl FnMut(Found)) {
     for_each_found_at::<true>(Simd::current(), hay, &mut f);
 }
@@ -65,22 +66,25 @@ fn for_each_found_at<const ROOTS: bool>(simd: Simd, hay: &[u8], f: &mut impl FnM
 /// The same as [`for_each_key_end_or_xray_root`], one byte at a time: the reference the
 /// vector paths are tested against.
 #[cfg(test)]
-pub(crate) fn for_each_found_scalar(hay: &[u8], mut f: impl FnMut(Found)) {
-    tail::<true>(hay, 0, &mut f);
+pub(crate) fn for_each_found_scalar<const ROOTS: bool>(hay: &[u8], mut f: impl FnMut(Found)) {
+    tail::<ROOTS>(hay, 0, &mut f);
 }
 
 fn is_d(b: u8) -> bool {
     b | 0x20 == b'd'
 }
 
-/// True when `hay[i]` ends a key as [`for_each_key_end`] says.
-fn is_key_end(hay: &[u8], i: usize) -> bool {
+/// True when `hay[i]` ends a key as [`for_each_key_end`] says, or with `BARE` also as
+/// [`for_each_key_end_or_xray_root`] says (`span_id: ...`).
+fn is_key_end<const BARE: bool>(hay: &[u8], i: usize) -> bool {
     let at = |back: usize| i.checked_sub(back).map(|j| hay[j]);
     match hay[i] {
         b'=' => at(1).is_some_and(is_d),
         b':' => {
-            at(1) == Some(b'"')
-                && (at(2).is_some_and(is_d) || (at(2) == Some(b'\\') && at(3).is_some_and(is_d)))
+            (BARE && at(1).is_some_and(is_d))
+                || at(1) == Some(b'"')
+                    && (at(2).is_some_and(is_d)
+                        || (at(2) == Some(b'\\') && at(3).is_some_and(is_d)))
         }
         _ => false,
     }
@@ -94,7 +98,7 @@ fn xray_root_ending_at(hay: &[u8], i: usize) -> Option<usize> {
 
 fn tail<const ROOTS: bool>(hay: &[u8], from: usize, f: &mut impl FnMut(Found)) {
     for i in from..hay.len() {
-        if is_key_end(hay, i) {
+        if is_key_end::<ROOTS>(hay, i) {
             f(Found::KeyEnd(i));
         } else if ROOTS && let Some(start) = xray_root_ending_at(hay, i) {
             f(Found::XrayRoot(start));
@@ -102,14 +106,21 @@ fn tail<const ROOTS: bool>(hay: &[u8], from: usize, f: &mut impl FnMut(Found)) {
     }
 }
 
+/// Where the key that ends at the separator `sep` (as the passes above find it) has its
+/// last letter, the `d`.
+fn key_last(bytes: &[u8], sep: usize) -> usize {
+    match bytes[sep] {
+        b'=' => sep - 1,
+        _ if bytes[sep - 1] != b'"' => sep - 1,
+        _ if bytes[sep - 2] == b'\\' => sep - 3,
+        _ => sep - 2,
+    }
+}
+
 /// True when the key that ends at the separator `sep` (its last letter a `d`, by
 /// [`for_each_key_end`]) ends in `id`.
 pub fn ends_in_id(bytes: &[u8], sep: usize) -> bool {
-    let d = match bytes[sep] {
-        b'=' => sep - 1,
-        _ if bytes[sep - 2] == b'\\' => sep - 3,
-        _ => sep - 2,
-    };
+    let d = key_last(bytes, sep);
     d > 0 && bytes[d - 1] | 0x20 == b'i'
 }
 
@@ -119,11 +130,7 @@ pub fn ends_in_id(bytes: &[u8], sep: usize) -> bool {
 /// counted with the line's other tokens): the line's 16-hex and decimal trace values are
 /// then read, by a reader that checks the key.
 pub fn trace_value_follows(bytes: &[u8], sep: usize) -> bool {
-    let d = match bytes[sep] {
-        b'=' => sep - 1,
-        _ if bytes[sep - 2] == b'\\' => sep - 3,
-        _ => sep - 2,
-    };
+    let d = key_last(bytes, sep);
     // `d - 1` is the key's `i`; a separator may stand before it.
     let mut end = d - 1;
     if end > 0 && matches!(bytes[end - 1], b'_' | b'.' | b'-') {
@@ -332,7 +339,10 @@ mod x86 {
             let d3 = back(m.d, prev.d, 3);
             let quote1 = back(m.quote, prev.quote, 1);
             let backslash2 = back(m.backslash, prev.backslash, 2);
-            let ends = (m.equals & d1) | (m.colon & quote1 & (d2 | (backslash2 & d3)));
+            let mut ends = (m.equals & d1) | (m.colon & quote1 & (d2 | (backslash2 & d3)));
+            if ROOTS {
+                ends |= m.colon & d1;
+            }
             // The `-` of `=1-`, where `Root` before is checked byte by byte.
             let roots = if ROOTS {
                 m.dash & back(m.one, prev.one, 1) & back(m.equals, prev.equals, 2)
@@ -365,7 +375,7 @@ mod tests {
     fn ends(hay: &[u8]) -> (Vec<usize>, Vec<usize>) {
         let (mut fast, mut slow) = (Vec::new(), Vec::new());
         for_each_key_end(hay, |i| fast.push(i));
-        for_each_found_scalar(hay, |found| {
+        for_each_found_scalar::<false>(hay, |found| {
             if let Found::KeyEnd(i) = found {
                 slow.push(i);
             }
@@ -402,6 +412,20 @@ mod tests {
                 "\"a\":\"d="
             ]
         );
+    }
+
+    /// A bare `key:` of text is a key end for `ids` (its trace values), not for the audit.
+    #[test]
+    fn a_bare_colon_after_d_ends_a_key_for_ids_only() {
+        let text = b"span_id: 00f067aa0ba902b7 dd.trace_id:7 name: x";
+        let mut audit = Vec::new();
+        for_each_key_end(text, |i| audit.push(i));
+        assert_eq!(audit, Vec::<usize>::new());
+        let mut ids = Vec::new();
+        for_each_key_end_or_xray_root(text, |f| ids.push(f));
+        assert_eq!(ids, vec![Found::KeyEnd(7), Found::KeyEnd(37)]);
+        assert!(ends_in_id(text, 7) && trace_value_follows(text, 7));
+        assert!(ends_in_id(text, 37) && trace_value_follows(text, 37));
     }
 
     #[test]
@@ -447,7 +471,7 @@ mod tests {
                 let (fast, slow) = ends(&hay);
                 assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&hay));
                 let mut all = Vec::new();
-                for_each_found_scalar(&hay, |found| all.push(found));
+                for_each_found_scalar::<true>(&hay, |found| all.push(found));
                 let roots: Vec<usize> = all
                     .iter()
                     .filter_map(|found| match found {

@@ -30,7 +30,7 @@ mod plain;
 mod tests;
 
 pub use line_time::{LineTime, TimeContext};
-pub use pairs::{PairBuffers, for_each_pair};
+pub use pairs::{PairBuffers, for_each_pair, for_each_pair_with_bare_keys};
 
 use pairs::{KeyedValues, text_pairs};
 
@@ -130,8 +130,8 @@ pub fn analyse_hits(line: &[u8], hits: &[Hit], ctx: &TimeContext, out: &mut Anal
 }
 
 /// [`analyse_hits`], also collecting the string and number values of the keys whose last
-/// letter or digit is one of `key_ends`, as [`for_each_pair`] gives them, in the same walk:
-/// [`Analysis::keyed_values`].
+/// letter or digit is one of `key_ends`, as [`for_each_pair_with_bare_keys`] gives them, in
+/// the same walk: [`Analysis::keyed_values`].
 pub fn analyse_hits_with_values(
     line: &[u8],
     hits: &[Hit],
@@ -212,7 +212,9 @@ fn analyse_as(
     }
     if let Some(ends) = key_ends {
         let Analysis { keyed, text, .. } = out;
-        text_pairs(line, text, &mut |key, value| {
+        // Trace and span keys are read in `key: value` text too (`span_id: ...`): the keys
+        // ending in `ends` are few, and their reader keeps only trace roles.
+        text_pairs(line, true, text, &mut |key, value| {
             keyed.push_text(key, value, ends)
         });
     }

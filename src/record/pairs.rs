@@ -25,7 +25,26 @@ pub struct PairBuffers {
 /// `key=value` (a quoted value, or a bare one up to a blank or `,;)]}"`) and JSON-style
 /// `"key": value` members found in the text; `key: value` without quotes is too common in
 /// prose to count.
-pub fn for_each_pair(line: &[u8], buffers: &mut PairBuffers, mut f: impl FnMut(&[u8], Value<'_>)) {
+pub fn for_each_pair(line: &[u8], buffers: &mut PairBuffers, f: impl FnMut(&[u8], Value<'_>)) {
+    pairs_of(line, buffers, false, f);
+}
+
+/// [`for_each_pair`], and in plain text also `key: value` with a bare key: what `ids` reads
+/// for the values of trace and span keys ([`super::analyse_hits_with_values`]).
+pub fn for_each_pair_with_bare_keys(
+    line: &[u8],
+    buffers: &mut PairBuffers,
+    f: impl FnMut(&[u8], Value<'_>),
+) {
+    pairs_of(line, buffers, true, f);
+}
+
+fn pairs_of(
+    line: &[u8],
+    buffers: &mut PairBuffers,
+    bare_colon: bool,
+    mut f: impl FnMut(&[u8], Value<'_>),
+) {
     let PairBuffers { json, path, text } = buffers;
     if let Some(open) = json_start(line)
         // Walk once to know the line is JSON, since pairs reported before a failure could not
@@ -39,7 +58,7 @@ pub fn for_each_pair(line: &[u8], buffers: &mut PairBuffers, mut f: impl FnMut(&
         walk_logfmt(line, |pair| logfmt_pair(line, pair, text, &mut f));
         return;
     }
-    text_pairs(line, text, &mut f);
+    text_pairs(line, bare_colon, text, &mut f);
 }
 
 fn report_text_value(
@@ -189,7 +208,12 @@ impl<F: FnMut(&[u8], Value<'_>)> Visit for JsonPairs<'_, F> {
 }
 
 /// `key=value` and `"key": value` pairs in free text.
-pub(super) fn text_pairs(line: &[u8], text: &mut Vec<u8>, f: &mut impl FnMut(&[u8], Value<'_>)) {
+pub(super) fn text_pairs(
+    line: &[u8],
+    bare_colon: bool,
+    text: &mut Vec<u8>,
+    f: &mut impl FnMut(&[u8], Value<'_>),
+) {
     let n = line.len();
     let mut i = 0;
     while let Some(k) = memchr2(b'=', b':', &line[i..]) {
@@ -199,6 +223,14 @@ pub(super) fn text_pairs(line: &[u8], text: &mut Vec<u8>, f: &mut impl FnMut(&[u
             let a = skip_back(line, p, is_word_byte, MAX_WORD + 1);
             let boundary = a == 0 || !line[a - 1].is_ascii_graphic() || is_opener(line[a - 1]);
             if a == p || p - a > MAX_WORD || !boundary || matches!(line.get(p + 1), Some(b'=')) {
+                continue;
+            }
+            (a, p)
+        } else if bare_colon && p > 0 && line[p - 1] != b'"' {
+            // `key: value` in text, where the caller asks for it.
+            let a = skip_back(line, p, is_word_byte, MAX_WORD + 1);
+            let boundary = a == 0 || !line[a - 1].is_ascii_graphic() || is_opener(line[a - 1]);
+            if a == p || p - a > MAX_WORD || !boundary {
                 continue;
             }
             (a, p)

@@ -689,15 +689,15 @@ fn plain_pairs_leave_out_keys_longer_than_a_field() {
 
 mod times;
 
-/// The values [`analyse_hits_with_values`] collects in its walk are those [`for_each_pair`]
-/// gives for the same keys, strings and numbers, on every kind of line: hand-picked ones,
+/// The values [`analyse_hits_with_values`] collects in its walk are those
+/// [`for_each_pair_with_bare_keys`] gives for the same keys, strings and numbers, on every kind of line: hand-picked ones,
 /// and lines put together at random from JSON, logfmt and text pieces.
 #[test]
 fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
     use crate::id::trace::{ROLE_KEY_ENDS as ENDS, may_have_role};
     let oracle = |line: &[u8], buffers: &mut PairBuffers| {
         let mut want = Vec::new();
-        for_each_pair(line, buffers, |key, value| {
+        for_each_pair_with_bare_keys(line, buffers, |key, value| {
             if let Value::Str(raw) | Value::Int(raw) | Value::Number(raw) = value
                 && may_have_role(key)
             {
