@@ -317,7 +317,8 @@ fn trace_values_after_bare_keys_in_text_count() {
         &log,
         "2026-11-29T10:00:00Z span_id: 00f067aa0ba902b7 done\n\
          2026-11-29T10:00:01Z dd.trace_id:1234567890123456789 retry\n\
-         2026-11-29T10:00:02Z word: 53995c3f42cd8ad8\n",
+         2026-11-29T10:00:02Z word: 53995c3f42cd8ad8\n\
+         {\"ts\":\"2026-11-29T10:00:03Z\",\"parent_span_id\" : \"63995c3f42cd8ad8\"}\n",
     )
     .unwrap();
     let ids = ids_json(&[log.to_str().unwrap()]);
@@ -330,8 +331,10 @@ fn trace_values_after_bare_keys_in_text_count() {
         forms(trace),
         BTreeMap::from([("dd_decimal".to_string(), 1)])
     );
+    // A key spaced from its colon, as some JSON writers write it.
+    assert_eq!(ids["63995c3f42cd8ad8"]["fields"]["parent_span_id"], 1);
     // A 16-hex value after a key that names no span is no ID.
-    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert_eq!(ids.len(), 3, "{ids:?}");
     // What a search for each finds.
     let trace_hex = format!("{:032x}", 1_234_567_890_123_456_789u64);
     for id in ["00f067aa0ba902b7", &trace_hex] {

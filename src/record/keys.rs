@@ -1,13 +1,14 @@
 //! Finds where keys ending in `d` or `D` end in a buffer: the `=` of `user_id=` or `userID=`,
 //! the `:` of `"user_id":` or of `\"user_id\":` (JSON inside an escaped message), and for
-//! `ids` also every `Root=1-` (an X-Ray trace ID follows). The audit reads the values of
+//! `ids` also the `:` of `span_id:` and `"span_id" :` and every `Root=1-` (an X-Ray trace ID
+//! follows). The audit reads the values of
 //! id-like keys on every line, not only on lines with IDs, and `ids` the 16-hex and decimal
 //! values of trace and span keys; this is their first, cheap look at every byte, and
 //! [`ends_in_id`] and [`trace_value_follows`] their second, at each key end.
 //!
 //! A general multi-pattern searcher stops at every quote and `=` of a JSON or logfmt line to
 //! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, `"`, `\`,
-//! `d` in either case, and `1` and `-` for the X-Ray roots) and bit arithmetic leaves only the
+//! `d` in either case, and for `ids` `1`, `-` and the blank) and bit arithmetic leaves only the
 //! separators with the right bytes before them. On x86_64 it uses AVX-512 or AVX2 where the
 //! CPU has it, else SSE2, which every x86_64 CPU has, as `IDGREP_SIMD` allows (see
 //! [`crate::scan`]); other targets, and `IDGREP_SIMD=scalar`, walk one byte at a time.
@@ -39,7 +40,8 @@ pub fn for_each_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
 }
 
 /// [`for_each_key_end`], also every `:` right after `d` or `D` (a plain-text `span_id: ...`,
-/// which `ids` reads for trace values where the audit leaves such text to prose), and in the
+/// which `ids` reads for trace values where the audit leaves such text to prose) or after
+/// `d" ` (`"span_id" : ...`, as some JSON writers space it), and in the
 /// same pass every `Root=1-`, in order: `ids` reads the trace values behind both, and a
 /// search of its own for `Root=1-` cost a second look at every byte.
 pub fn for_each_key_end_or_xray_root(hay: &[u8], mut f: impl FnMut(Found)) {
@@ -81,7 +83,9 @@ fn is_key_end<const BARE: bool>(hay: &[u8], i: usize) -> bool {
     match hay[i] {
         b'=' => at(1).is_some_and(is_d),
         b':' => {
-            (BARE && at(1).is_some_and(is_d))
+            (BARE
+                && (at(1).is_some_and(is_d)
+                    || (at(1) == Some(b' ') && at(2) == Some(b'"') && at(3).is_some_and(is_d))))
                 || at(1) == Some(b'"')
                     && (at(2).is_some_and(is_d)
                         || (at(2) == Some(b'\\') && at(3).is_some_and(is_d)))
@@ -111,6 +115,7 @@ fn tail<const ROOTS: bool>(hay: &[u8], from: usize, f: &mut impl FnMut(Found)) {
 fn key_last(bytes: &[u8], sep: usize) -> usize {
     match bytes[sep] {
         b'=' => sep - 1,
+        _ if bytes[sep - 1] == b' ' => sep - 3,
         _ if bytes[sep - 1] != b'"' => sep - 1,
         _ if bytes[sep - 2] == b'\\' => sep - 3,
         _ => sep - 2,
@@ -168,9 +173,10 @@ mod x86 {
         backslash: u64,
         /// `d` or `D`.
         d: u64,
-        /// `1` and `-`, looked for only with the X-Ray roots.
+        /// `1`, `-` and ` `, looked for only with the X-Ray roots (by `ids`).
         one: u64,
         dash: u64,
+        space: u64,
     }
 
     /// What the mask pass needs of one vector width.
@@ -280,6 +286,7 @@ mod x86 {
                 if ROOTS {
                     m.one |= is(b'1');
                     m.dash |= is(b'-');
+                    m.space |= is(b' ');
                 }
             }
         }
@@ -341,7 +348,9 @@ mod x86 {
             let backslash2 = back(m.backslash, prev.backslash, 2);
             let mut ends = (m.equals & d1) | (m.colon & quote1 & (d2 | (backslash2 & d3)));
             if ROOTS {
-                ends |= m.colon & d1;
+                let space1 = back(m.space, prev.space, 1);
+                let quote2 = back(m.quote, prev.quote, 2);
+                ends |= m.colon & (d1 | (space1 & quote2 & d3));
             }
             // The `-` of `=1-`, where `Root` before is checked byte by byte.
             let roots = if ROOTS {
@@ -417,15 +426,22 @@ mod tests {
     /// A bare `key:` of text is a key end for `ids` (its trace values), not for the audit.
     #[test]
     fn a_bare_colon_after_d_ends_a_key_for_ids_only() {
-        let text = b"span_id: 00f067aa0ba902b7 dd.trace_id:7 name: x";
+        let text = br#"span_id: 00f067aa0ba902b7 dd.trace_id:7 name: x {"span_id" : "8"}"#;
         let mut audit = Vec::new();
         for_each_key_end(text, |i| audit.push(i));
         assert_eq!(audit, Vec::<usize>::new());
         let mut ids = Vec::new();
         for_each_key_end_or_xray_root(text, |f| ids.push(f));
-        assert_eq!(ids, vec![Found::KeyEnd(7), Found::KeyEnd(37)]);
-        assert!(ends_in_id(text, 7) && trace_value_follows(text, 7));
-        assert!(ends_in_id(text, 37) && trace_value_follows(text, 37));
+        assert_eq!(
+            ids,
+            vec![Found::KeyEnd(7), Found::KeyEnd(37), Found::KeyEnd(59)]
+        );
+        for sep in [7, 37, 59] {
+            assert!(
+                ends_in_id(text, sep) && trace_value_follows(text, sep),
+                "{sep}"
+            );
+        }
     }
 
     #[test]
@@ -452,9 +468,9 @@ mod tests {
             "keys",
             &[Level::Avx512, Level::Avx2, Level::Sse2, Level::Scalar],
         );
-        let pieces: [&[u8]; 13] = [
+        let pieces: [&[u8]; 14] = [
             b"d", b"D", b"=", b":", b"\"", b"\\", b"x", b"id", b"\n", b"Root", b"1", b"-",
-            b"Root=1-",
+            b"Root=1-", b" ",
         ];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut roots_seen = 0;
