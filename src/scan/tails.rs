@@ -2,9 +2,9 @@
 //! the pair searcher's ([`super::pairs`]), but instead of one packed-pair pass per few
 //! queries over the whole buffer (a pass per four queries: a thousand IDs from `idgrep ids`
 //! took two hundred times as long as the scan of one), one walk over the buffer's
-//! alphanumeric runs looks each run of a length some needle can end up up in a hash map of
-//! the needles' tails, and each needle found there verifies the candidate as the pair
-//! searcher does.
+//! alphanumeric runs looks up the end of each run whose length some needle's form can have
+//! in a hash map of the needles' tails, and each needle found there verifies the candidate
+//! as the pair searcher does.
 //!
 //! Every form a needle finds ends at a token boundary with its tail (a ULID's 26 characters,
 //! a UUID's last group, 32 undashed hex digits, an X-Ray ID's last 24, 16 hex digits, or a
@@ -18,7 +18,7 @@ use super::pairs::{
     DECIMAL_TAIL_LEN, Entry, Needle, Tail, ULID_TAIL_LEN, UUID_TAIL_LEN, needles_of,
 };
 use super::simd::Simd;
-use super::tokens::{RUN_MAX, RUN_MIN, for_each_long_run};
+use super::tokens::{RUN_MIN, for_each_long_run, for_each_run_scalar};
 use crate::id::{ULID_LEN, trace};
 
 /// The lengths of the alphanumeric runs a hex tail (12 digits) can end: a dashed UUID's last
@@ -117,19 +117,7 @@ impl TailSearcher {
         }
         // A decimal needle shorter than the runs the vector walk reports (a value below
         // 10^11): every run is looked at.
-        let mut i = 0;
-        while i < hay.len() {
-            while i < hay.len() && !hay[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-            let start = i;
-            while i < hay.len() && hay[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-            if i - start <= RUN_MAX {
-                run(start, i);
-            }
-        }
+        for_each_run_scalar(hay, 1, &mut run);
     }
 
     /// The candidates of the whole alphanumeric run `hay[start..end]`.

@@ -2,7 +2,7 @@
 //! on generated near misses, at every block offset and on huge runs.
 
 use super::simd::{Level, Simd, coverage};
-use super::tokens::{RUN_MAX, RUN_MIN, for_each_long_run, for_each_long_run_scalar};
+use super::tokens::{RUN_MAX, RUN_MIN, for_each_long_run, for_each_run_scalar};
 use super::*;
 use crate::id::Id;
 
@@ -288,7 +288,7 @@ fn long_runs_agree_with_the_scalar_walk_at_every_level() {
             hay.extend_from_slice(b"0123456789abcdef");
         }
         let mut want = Vec::new();
-        for_each_long_run_scalar(&hay, &mut |s, e| want.push((s, e)));
+        for_each_run_scalar(&hay, RUN_MIN, &mut |s, e| want.push((s, e)));
         assert!(
             want.iter()
                 .all(|&(s, e)| (RUN_MIN..=RUN_MAX).contains(&(e - s))),

@@ -292,27 +292,22 @@ impl PairSearcher {
 impl Needle {
     /// A candidate: this needle may start at `p`. Decodes the whole token around it.
     pub(super) fn verify(&self, hay: &[u8], p: usize, hits: &mut Vec<Hit>) {
-        let needle = self;
         // Most candidates share only the two prefilter bytes with the needle; a folded
         // compare of the whole tail turns them away before any decoding.
-        let Some(window) = hay.get(p..p + needle.bytes.len()) else {
+        let Some(window) = hay.get(p..p + self.bytes.len()) else {
             return;
         };
-        if window
-            .iter()
-            .zip(&needle.bytes)
-            .any(|(&h, &b)| h | 0x20 != b)
-        {
+        if window.iter().zip(&self.bytes).any(|(&h, &b)| h | 0x20 != b) {
             return;
         }
-        match needle.tail {
+        match self.tail {
             Tail::Ulid => {
                 if let Some(start) = p.checked_sub(ULID_LEN - ULID_TAIL_LEN) {
-                    needle.try_token(hay, start, Shape::Ulid, hits);
+                    self.try_token(hay, start, Shape::Ulid, hits);
                 }
             }
             Tail::Uuid => {
-                let shapes: &[Shape] = if needle.trace {
+                let shapes: &[Shape] = if self.trace {
                     &[Shape::UuidDashed, Shape::UuidUndashed, Shape::Xray]
                 } else {
                     &[Shape::UuidDashed, Shape::UuidUndashed]
@@ -320,19 +315,19 @@ impl Needle {
                 for &shape in shapes {
                     let before = shape.width() - UUID_TAIL_LEN;
                     if let Some(start) = p.checked_sub(before) {
-                        needle.try_token(hay, start, shape, hits);
+                        self.try_token(hay, start, shape, hits);
                     }
                 }
                 // The low 64 bits, only where a field names a trace.
-                if needle.trace
+                if self.trace
                     && let Some(start) = p.checked_sub(trace::SPAN_HEX_LEN - UUID_TAIL_LEN)
                 {
                     let end = start + trace::SPAN_HEX_LEN;
                     if is_whole(hay, start, end)
-                        && trace::decode_hex64(&hay[start..end]) == Some(needle.id.low64())
+                        && trace::decode_hex64(&hay[start..end]) == Some(self.id.low64())
                         && trace::field_before(hay, start).is_some_and(FieldRole::holds_trace)
                     {
-                        push(needle, start, end, Shape::Hex16, hits);
+                        push(self, start, end, Shape::Hex16, hits);
                     }
                 }
             }
@@ -340,13 +335,13 @@ impl Needle {
                 if let Some(start) = p.checked_sub(trace::SPAN_HEX_LEN - UUID_TAIL_LEN) {
                     let end = start + trace::SPAN_HEX_LEN;
                     if is_whole(hay, start, end)
-                        && trace::decode_hex64(&hay[start..end]) == Some(needle.id.low64())
+                        && trace::decode_hex64(&hay[start..end]) == Some(self.id.low64())
                     {
-                        push(needle, start, end, Shape::Hex16, hits);
+                        push(self, start, end, Shape::Hex16, hits);
                     }
                 }
             }
-            Tail::Decimal => needle.try_decimal(hay, p, hits),
+            Tail::Decimal => self.try_decimal(hay, p, hits),
             Tail::Repeat => {}
         }
     }
@@ -354,33 +349,31 @@ impl Needle {
     /// A decimal whose last digits are at `p`: the whole run of digits must be the value, and
     /// the field before it must name a trace (or, for a 64-bit value, a trace or a span).
     fn try_decimal(&self, hay: &[u8], p: usize, hits: &mut Vec<Hit>) {
-        let needle = self;
-        let end = p + needle.bytes.len();
+        let end = p + self.bytes.len();
         let floor = end.saturating_sub(trace::DECIMAL_MAX_LEN + 1);
         let mut start = p;
         while start > floor && hay[start - 1].is_ascii_digit() {
             start -= 1;
         }
         if !is_whole(hay, start, end)
-            || trace::decode_decimal(&hay[start..end]) != Some(needle.id.low64())
+            || trace::decode_decimal(&hay[start..end]) != Some(self.id.low64())
         {
             return;
         }
         let field = trace::field_before(hay, start);
-        if field.is_some_and(|role| needle.wide64 || role.holds_trace()) {
-            push(needle, start, end, Shape::Decimal, hits);
+        if field.is_some_and(|role| self.wide64 || role.holds_trace()) {
+            push(self, start, end, Shape::Decimal, hits);
         }
     }
 
     #[inline]
     fn try_token(&self, hay: &[u8], start: usize, shape: Shape, hits: &mut Vec<Hit>) {
-        let needle = self;
         let end = start + shape.width();
         if end > hay.len() || !is_whole(hay, start, end) {
             return;
         }
-        if id::decode_shape(shape, &hay[start..end]) == Some(needle.id) {
-            push(needle, start, end, shape, hits);
+        if id::decode_shape(shape, &hay[start..end]) == Some(self.id) {
+            push(self, start, end, shape, hits);
         }
     }
 }

@@ -87,11 +87,17 @@ pub(super) fn for_each_long_run<F: FnMut(usize, usize) + ?Sized>(
         Level::Sse2 => return unsafe { x86::long_runs_sse2(hay, f) },
         Level::Scalar => {}
     }
-    for_each_long_run_scalar(hay, f)
+    for_each_run_scalar(hay, RUN_MIN, f)
 }
 
-/// [`for_each_long_run`] one byte at a time.
-pub(super) fn for_each_long_run_scalar<F: FnMut(usize, usize) + ?Sized>(hay: &[u8], f: &mut F) {
+/// Calls `f(start, end)` for every maximal run of ASCII letters and digits in `hay` that is
+/// `shortest` to [`RUN_MAX`] bytes long, in order, one byte at a time: [`for_each_long_run`]
+/// with `shortest` [`RUN_MIN`].
+pub(super) fn for_each_run_scalar<F: FnMut(usize, usize) + ?Sized>(
+    hay: &[u8],
+    shortest: usize,
+    f: &mut F,
+) {
     let mut i = 0;
     while i < hay.len() {
         while i < hay.len() && !ALNUM[hay[i] as usize] {
@@ -101,7 +107,7 @@ pub(super) fn for_each_long_run_scalar<F: FnMut(usize, usize) + ?Sized>(hay: &[u
         while i < hay.len() && ALNUM[hay[i] as usize] {
             i += 1;
         }
-        if (RUN_MIN..=RUN_MAX).contains(&(i - start)) {
+        if (shortest..=RUN_MAX).contains(&(i - start)) {
             f(start, i);
         }
     }
