@@ -45,6 +45,10 @@ pub struct Done {
 pub struct Writer {
     stdout: io::Stdout,
     broken: bool,
+    /// Output not yet written, when output is block-buffered: a lookup from the index prints
+    /// a few lines from each of hundreds of files, and a write per file was a tenth of its
+    /// time. `None`: every piece is written at once (a terminal, `--line-buffered`).
+    pending: Option<Vec<u8>>,
     /// Context lines are shown: an input's output is set off from the output before it.
     separate_inputs: bool,
     /// The input whose output was written last.
@@ -53,11 +57,13 @@ pub struct Writer {
 
 impl Writer {
     /// A writer to stdout; `separate_inputs`: context lines are shown, so each input's output
-    /// is set off from the output before it.
-    pub fn new(separate_inputs: bool) -> Writer {
+    /// is set off from the output before it; `line_buffered`: each piece is written at once,
+    /// else pieces are gathered into writes of [`BLOCK`] bytes.
+    pub fn new(separate_inputs: bool, line_buffered: bool) -> Writer {
         Writer {
             stdout: io::stdout(),
             broken: false,
+            pending: (!line_buffered).then(Vec::new),
             separate_inputs,
             last_input: None,
         }
@@ -79,6 +85,34 @@ impl Writer {
         if self.broken || bytes.is_empty() {
             return Ok(());
         }
+        match &mut self.pending {
+            Some(pending) if pending.len() + bytes.len() < BLOCK => {
+                pending.extend_from_slice(bytes);
+                Ok(())
+            }
+            Some(_) => {
+                self.write_pending()?;
+                self.write_now(bytes)
+            }
+            None => self.write_now(bytes),
+        }
+    }
+
+    /// Writes what is pending.
+    fn write_pending(&mut self) -> io::Result<()> {
+        let Some(mut pending) = self.pending.take() else {
+            return Ok(());
+        };
+        let written = self.write_now(&pending);
+        pending.clear();
+        self.pending = Some(pending);
+        written
+    }
+
+    fn write_now(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.broken || bytes.is_empty() {
+            return Ok(());
+        }
         match self.stdout.lock().write_all(bytes) {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 self.broken = true;
@@ -89,6 +123,7 @@ impl Writer {
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
+        self.write_pending()?;
         match self.stdout.lock().flush() {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 self.broken = true;
@@ -269,6 +304,9 @@ fn parallel<J: Job>(
         None => Ok((turn.matched, turn.errored)),
     }
 }
+
+/// The size of the writes of block-buffered output.
+const BLOCK: usize = 64 << 10;
 
 /// How much output a search thread holds back for an input that is not yet its turn to
 /// print, before it waits for that turn.

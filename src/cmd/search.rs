@@ -57,8 +57,10 @@ fn search(config: &SearchConfig, inputs: &[Input], candidates: Option<&Candidate
         text: config.input.text,
         context: config.context,
     };
-    let mut writer =
-        Writer::new(config.mode == OutputMode::Lines && config.context != Context::default());
+    let mut writer = Writer::new(
+        config.mode == OutputMode::Lines && config.context != Context::default(),
+        config.line_buffered,
+    );
     if config.terminal && config.mode == OutputMode::Lines {
         let mut header = Vec::new();
         printer.header(&mut header, &config.queries, &config.input.clock());
