@@ -109,11 +109,11 @@ impl Path<'_> {
     }
 
     /// Whether the value here is the line's time: a top-level time key, MongoDB's
-    /// `{"t":{"$date":...}}`, or an OpenTelemetry log record's `timeUnixNano` at any depth
-    /// (OTLP JSON nests its records in `resourceLogs[].scopeLogs[].logRecords[]`).
+    /// `{"t":{"$date":...}}`, or an OpenTelemetry log record's time at any depth (OTLP JSON
+    /// nests its records in `resourceLogs[].scopeLogs[].logRecords[]`).
     fn is_time(&self) -> bool {
         match self.frames {
-            [_] => self.top_key().is_some_and(is_time_key),
+            [_] => self.top_key().is_some_and(is_time_key) || self.is_log_record_time(),
             [top, inner] if self.last_key && top.object && inner.object => {
                 (!top.escaped
                     && !inner.escaped
@@ -125,20 +125,33 @@ impl Path<'_> {
         }
     }
 
-    /// Whether the value here is an OpenTelemetry log record's `timeUnixNano`: a test cheap
-    /// enough for every value of a line still without a time.
+    /// Whether the value here is an OpenTelemetry log record's `timeUnixNano` or
+    /// `observedTimeUnixNano`: a test cheap enough for every value of a line still without a
+    /// time.
     #[inline(always)]
     fn is_log_record_time(&self) -> bool {
-        const KEY: &[u8] = b"timeUnixNano";
         match self.frames.last() {
             Some(frame) if self.last_key && frame.object && !frame.escaped => {
-                frame.key.1 - frame.key.0 == KEY.len()
-                    && self.line[frame.key.0..frame.key.1].eq_ignore_ascii_case(KEY)
+                let key = &self.line[frame.key.0..frame.key.1];
+                (key.len() == EVENT_TIME.len() && key.eq_ignore_ascii_case(EVENT_TIME))
+                    || (key.len() == OBSERVED_TIME.len() && key.eq_ignore_ascii_case(OBSERVED_TIME))
             }
             _ => false,
         }
     }
+
+    /// Whether the value here is an OpenTelemetry log record's `observedTimeUnixNano`: when
+    /// the collector received it, the record's time only where the record has none.
+    fn is_observed_time(&self) -> bool {
+        self.frames.last().is_some_and(|frame| {
+            self.line[frame.key.0..frame.key.1].eq_ignore_ascii_case(OBSERVED_TIME)
+        })
+    }
 }
+
+/// An OpenTelemetry log record's time, and the time its collector received it.
+const EVENT_TIME: &[u8] = b"timeUnixNano";
+const OBSERVED_TIME: &[u8] = b"observedTimeUnixNano";
 
 /// What the JSON walker reports to, in line order. The walker calls these for every key and
 /// value, so implementations keep them small and inlined, with a cheap test before any work.
@@ -576,15 +589,25 @@ impl JsonFields<'_> {
 
     #[inline(never)]
     fn time(&mut self, path: Path<'_>, value: Value<'_>) {
-        if path.is_time() {
-            *self.time = match value {
-                // OpenTelemetry writes 0 for a record whose time is unknown.
-                Value::Str(b"0") | Value::Int(b"0") if path.is_log_record_time() => None,
-                Value::Str(raw) => time_value(raw, self.ctx),
-                Value::Int(raw) | Value::Number(raw) => epoch_time(raw),
-                _ => None,
-            };
-            self.want_time = self.time.is_none();
+        if !path.is_time() {
+            return;
+        }
+        let found = match value {
+            // OpenTelemetry writes 0 for a record whose time is unknown.
+            Value::Str(b"0") | Value::Int(b"0") if path.is_log_record_time() => None,
+            Value::Str(raw) => time_value(raw, self.ctx),
+            Value::Int(raw) | Value::Number(raw) => epoch_time(raw),
+            _ => None,
+        };
+        if path.is_log_record_time() && path.is_observed_time() {
+            // OpenTelemetry's rule: the observed time stands in for a missing time, so any
+            // time key after it still wins.
+            if self.time.is_none() {
+                *self.time = found;
+            }
+        } else if found.is_some() {
+            *self.time = found;
+            self.want_time = false;
         }
     }
 }

@@ -356,6 +356,43 @@ fn opentelemetry_records_have_their_time_unix_nano() {
     assert_eq!(time(&other), None);
 }
 
+/// A record without its own time (none, or OpenTelemetry's 0) is dated by
+/// `observedTimeUnixNano`, when its collector received it; a time of its own always wins,
+/// written before or after it.
+#[test]
+fn opentelemetry_records_without_a_time_have_their_observed_time() {
+    let at = ms("2026-12-01T10:00:00.123Z");
+    let observed = "1796119200123000000";
+    let later = "1796119260000000000";
+    let nested_zero = format!(
+        r#"{{"resourceLogs":[{{"scopeLogs":[{{"logRecords":[{{"timeUnixNano":"0","observedTimeUnixNano":"{observed}","traceId":"{ULID}"}}]}}]}}]}}"#
+    );
+    assert_eq!(time(&nested_zero), Some(at));
+    let flat_missing = format!(r#"{{"observedTimeUnixNano":"{observed}","traceId":"{ULID}"}}"#);
+    assert_eq!(time(&flat_missing), Some(at));
+    let number = format!(r#"{{"r":{{"observedTimeUnixNano":{observed},"id":"{ULID}"}}}}"#);
+    assert_eq!(time(&number), Some(at));
+    let own_first = format!(
+        r#"{{"r":{{"timeUnixNano":"{observed}","observedTimeUnixNano":"{later}","id":"{ULID}"}}}}"#
+    );
+    assert_eq!(time(&own_first), Some(at));
+    let own_after = format!(
+        r#"{{"r":{{"observedTimeUnixNano":"{later}","timeUnixNano":"{observed}","id":"{ULID}"}}}}"#
+    );
+    assert_eq!(time(&own_after), Some(at));
+    let ts_after = format!(
+        r#"{{"observedTimeUnixNano":"{later}","ts":"2026-12-01T10:00:00.123Z","id":"{ULID}"}}"#
+    );
+    assert_eq!(time(&ts_after), Some(at));
+    let zero_after = format!(
+        r#"{{"r":{{"observedTimeUnixNano":"{observed}","timeUnixNano":0,"id":"{ULID}"}}}}"#
+    );
+    assert_eq!(time(&zero_after), Some(at));
+    let both_zero =
+        format!(r#"{{"r":{{"timeUnixNano":"0","observedTimeUnixNano":"0","id":"{ULID}"}}}}"#);
+    assert_eq!(time(&both_zero), None);
+}
+
 #[test]
 fn zone_abbreviations_are_read_and_impossible_offsets_give_no_time() {
     for (line, want) in [
