@@ -179,6 +179,44 @@ fn a_span_is_found_as_16_hex_anywhere_and_as_a_decimal_in_a_span_field() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
 }
 
+/// A span query with a small value (its decimal shorter than 12 digits) among trace queries,
+/// on lines that begin with a short number: each found where its span field holds it, and
+/// no crash.
+#[test]
+fn a_small_span_among_trace_queries_is_found_in_lines_that_begin_with_numbers() {
+    use std::io::Write;
+    let mut child = crate::support::idgrep()
+        .args([
+            "-e",
+            "00000000000004d2",
+            "-e",
+            "4bf92f3577b34da6a3ce929d0e0e4736",
+            "-e",
+            "5759e988bd862e3fe1be46a994272793",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = "1234567 items\n12 dd.span_id=1234\n1234 dd.span_id=12345\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        (
+            out.status.code(),
+            stdout(&out),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        (Some(0), "2:12 dd.span_id=1234\n".to_string(), "".into())
+    );
+}
+
 /// A key a log might write a trace ID's low 64 bits under, and one it might not.
 const TRACE_KEYS: &[&str] = &[
     "\"trace_id\":\"",

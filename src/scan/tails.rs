@@ -144,9 +144,11 @@ impl TailSearcher {
             && run <= trace::DECIMAL_MAX_LEN
             && hay[start..end].iter().all(u8::is_ascii_digit);
         // A hex tail and a decimal one of full length are looked up as one: both are 12
-        // bytes, and each needle found verifies its own form.
-        if HEX_RUNS.contains(&run) || (digits && self.decimal_tails & (1 << DECIMAL_TAIL_LEN) != 0)
-        {
+        // bytes, and each needle found verifies its own form. A shorter run of digits (walked
+        // for a short decimal needle) holds no full-length tail.
+        let full_decimal =
+            digits && run >= DECIMAL_TAIL_LEN && self.decimal_tails & (1 << DECIMAL_TAIL_LEN) != 0;
+        if HEX_RUNS.contains(&run) || full_decimal {
             look(UUID_TAIL_LEN);
         }
         if digits {
@@ -203,7 +205,7 @@ mod tests {
         let mut hay = Vec::new();
         while hay.len() < 30_000 {
             let id = Id(rng.pick(entries).value);
-            let text = match rng.below(14) {
+            let text = match rng.below(15) {
                 0 => id.ulid(),
                 1 => id.uuid().to_uppercase(),
                 2 => id.hex(),
@@ -221,6 +223,7 @@ mod tests {
                     rng.next(),
                     rng.next() % 1000
                 ),
+                13 => format!("{} items", rng.next() % 100_000_000),
                 _ => "padding text, 0123456789abcdef0123 abcdef".to_string(),
             };
             hay.extend_from_slice(text.as_bytes());
@@ -234,8 +237,19 @@ mod tests {
         hits
     }
 
+    /// What one pair searcher per entry finds in `hay`, byte at a time.
+    fn oracle(entries: &[Entry], hay: &[u8]) -> Vec<Hit> {
+        let mut want = Vec::new();
+        for entry in entries {
+            PairSearcher::new(std::slice::from_ref(entry)).find_scalar(hay, 0, &mut want);
+        }
+        sorted(want)
+    }
+
     /// What the walk finds is exactly what one pair searcher per entry finds, byte at a
-    /// time, at every level: every needle's hits, each once.
+    /// time, at every level: every needle's hits, each once. Each line is also searched on
+    /// its own, as a search's buffers begin at any line: a run at a buffer's start is where
+    /// a tail reaching before the run would fall outside it.
     #[test]
     fn finds_what_a_pair_searcher_per_entry_finds() {
         let levels = coverage::levels("scan tails", &Level::ALL);
@@ -243,17 +257,24 @@ mod tests {
         for round in 0..12 {
             let entries = entries(&mut rng, 5 + round * 7, round % 3 == 2);
             let hay = haystack(&mut rng, &entries);
-            let mut want = Vec::new();
-            for entry in &entries {
-                PairSearcher::new(std::slice::from_ref(entry)).find_scalar(&hay, 0, &mut want);
-            }
-            let want = sorted(want);
+            let want = oracle(&entries, &hay);
             assert!(want.len() > 100, "round {round}: {} hits", want.len());
             let searcher = TailSearcher::new(&entries);
             for &simd in &levels {
                 let mut got = Vec::new();
                 searcher.find(simd, &hay, &mut got);
                 assert_eq!(sorted(got), want, "round {round}, {}", simd.level().name());
+                for line in hay.split(|&b| b == b'\n') {
+                    let mut got = Vec::new();
+                    searcher.find(simd, line, &mut got);
+                    assert_eq!(
+                        sorted(got),
+                        oracle(&entries, line),
+                        "round {round}, {}, line {:?}",
+                        simd.level().name(),
+                        String::from_utf8_lossy(line)
+                    );
+                }
             }
         }
     }
