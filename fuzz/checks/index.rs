@@ -5,7 +5,10 @@
 //! fuzzer bytes, bytes of the manifest, of a segment or of the block tables flipped, one of
 //! them cut short, a log grown or rewritten in place. Each pool ID is then searched with the index and with
 //! `--no-index`: the same output and status, byte for byte, no panic, and nothing on standard
-//! error but the one warning that the index is not used.
+//! error but the one warning that the index is not used. With the damage byte's high bit set,
+//! each file also writes the pool's trace spellings (X-Ray, 16 hex under a trace key, the
+//! decimal under a Datadog key, a span field), and each ID is also asked as a 32-hex trace,
+//! an X-Ray ID and a span, whose keys the index files apart.
 
 use std::ffi::OsString;
 use std::fs;
@@ -29,12 +32,17 @@ pub fn check(data: &[u8], run: Run) {
     let root = dir.path().join("logs");
     let base = dir.path().join("index");
     let mut logs = Vec::new();
+    let traces = damage & 0x80 != 0;
     for (file, part) in tree.split(|&b| b == 0xFE).take(3).enumerate() {
         let mut content = b"> ".to_vec();
         let planted = plant(part, &pool);
-        for _ in 0..repeat {
+        for round in 0..repeat {
             content.extend_from_slice(&planted);
             content.push(b'\n');
+            if traces {
+                let id = pool[(file + round) % pool.len()];
+                content.extend_from_slice(trace_line(id, round).as_bytes());
+            }
         }
         let path = root.join(format!("{file}.log"));
         fs::create_dir_all(&root).expect("a directory");
@@ -99,15 +107,17 @@ pub fn check(data: &[u8], run: Run) {
         }
     }
 
-    for id in &pool {
+    let mut queries: Vec<String> = pool.iter().map(|id| id.ulid()).collect();
+    if traces {
+        // All-zero trace and span IDs are refused as queries.
+        for id in pool.iter().filter(|id| id.0 != 0 && id.low64() != 0) {
+            queries.extend([id.hex(), id.xray(), id.hex16()]);
+        }
+    }
+    for query in &queries {
         let ask = |index: &[OsString]| -> Vec<OsString> {
             let mut args: Vec<OsString> = index.to_vec();
-            args.extend([
-                "-j1".into(),
-                "-n".into(),
-                id.ulid().into(),
-                root.clone().into(),
-            ]);
+            args.extend(["-j1".into(), "-n".into(), query.into(), root.clone().into()]);
             args
         };
         let with = run(&ask(&["--index-dir".into(), base.clone().into()]));
@@ -127,6 +137,16 @@ pub fn check(data: &[u8], run: Run) {
                 "with the index: {line}"
             );
         }
+    }
+}
+
+/// A line with `id` in one of the trace spellings the index files under their own keys.
+fn trace_line(id: Id, round: usize) -> String {
+    match round % 4 {
+        0 => format!("edge \"Root={};Parent={}\"\n", id.xray(), id.hex16()),
+        1 => format!("X-B3-TraceId: {} x\n", id.hex16()),
+        2 => format!("{{\"dd.trace_id\":\"{}\",\"n\":1}}\n", id.low64()),
+        _ => format!("span_id={} trace_id={}\n", id.hex16(), id.hex()),
     }
 }
 
