@@ -8,7 +8,7 @@ use std::process::{Output, Stdio};
 use regex::bytes::Regex;
 use serde::Deserialize;
 
-use crate::support::{decompressed, files_under, idgrep, run, testdata};
+use crate::support::{decompressed, files_under, idgrep, run, run_with_input, testdata};
 
 /// The incident's hot order, and its renderings.
 const HOT: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
@@ -825,17 +825,7 @@ fn decode_reports_both_renderings_and_the_time() {
     assert!(stderr(&bad).contains("length 25"));
 
     // With no argument, the words of a pipe: the same rows as the arguments give.
-    let piped = |input: &[u8]| {
-        let mut child = idgrep()
-            .args(["decode", "--json"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input).unwrap();
-        child.wait_with_output().unwrap()
-    };
+    let piped = |input: &[u8]| run_with_input(&["decode", "--json"], input);
     let from_pipe = piped(format!("{HOT}\n  017F22E2-79B0-7CC3-98C4-DC0C0C07398F\n").as_bytes());
     assert_eq!(from_pipe.status.code(), Some(0));
     assert_eq!(stdout(&from_pipe), stdout(&o));

@@ -3,12 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Stdio;
 
 use regex::bytes::Regex;
 use serde::Deserialize;
 
-use crate::support::{Rng, decompressed, files_under, idgrep, run, testdata};
+use crate::support::{Rng, decompressed, files_under, run, run_with_input, testdata};
 
 /// One `ids --json` object. Unknown keys fail the test: the schema is documented and stable.
 #[derive(Debug, Deserialize)]
@@ -598,21 +597,7 @@ fn stdin_and_all_hex() {
     let hex = "54fadb412c4e40cdbaed9335e4c35a9e";
     let input = format!("trace={hex} order=01m8nyba78h4qx4fr84g98pbsk\n");
     let run_stdin = |args: &[&str]| {
-        let mut child = idgrep()
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = run_with_input(args, input.as_bytes());
         let err = String::from_utf8(out.stderr).unwrap();
         (String::from_utf8(out.stdout).unwrap(), err)
     };

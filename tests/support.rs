@@ -49,6 +49,20 @@ pub fn run(args: &[&str]) -> Output {
     idgrep().args(args).stdin(Stdio::null()).output().unwrap()
 }
 
+/// One run of idgrep with `args` and `input` on standard input, its output collected.
+pub fn run_with_input(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = idgrep()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// Decompressed contents of a test file, by the crates the tests trust as oracles.
 pub fn decompressed(path: &Path) -> Vec<u8> {
     let raw = std::fs::read(path).unwrap();

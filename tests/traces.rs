@@ -11,7 +11,7 @@ use idgrep::scan::Matcher;
 use regex::bytes::Regex;
 use serde_json::Value;
 
-use crate::support::{Rng, run};
+use crate::support::{Rng, run, run_with_input};
 
 fn load(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -184,29 +184,17 @@ fn a_span_is_found_as_16_hex_anywhere_and_as_a_decimal_in_a_span_field() {
 /// no crash.
 #[test]
 fn a_small_span_among_trace_queries_is_found_in_lines_that_begin_with_numbers() {
-    use std::io::Write;
-    let mut child = crate::support::idgrep()
-        .args([
+    let out = run_with_input(
+        &[
             "-e",
             "00000000000004d2",
             "-e",
             "4bf92f3577b34da6a3ce929d0e0e4736",
             "-e",
             "5759e988bd862e3fe1be46a994272793",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = "1234567 items\n12 dd.span_id=1234\n1234 dd.span_id=12345\n";
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+        ],
+        b"1234567 items\n12 dd.span_id=1234\n1234 dd.span_id=12345\n",
+    );
     assert_eq!(
         (
             out.status.code(),
