@@ -3,7 +3,9 @@
 //! error line, and the counts equal a naive count over the oracle's tokens. `ids --all-hex`:
 //! per ID, its occurrences, lines and files; `audit`, which leaves out a 32-hex token whose
 //! value is written in no other form anywhere (a trace ID or digest): the occurrences, the
-//! lines with an ID token, the distinct IDs and the 32-hex tokens left out.
+//! lines with an ID token, the distinct IDs and the 32-hex tokens left out. A trace or span
+//! ID that `ids` reads from a field the bytes happen to spell is outside the oracle, and only
+//! its kind is checked.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -72,9 +74,16 @@ pub fn check(data: &[u8], run: Run) {
         let entry: serde_json::Value = serde_json::from_slice(line).expect("a JSON line");
         let text = entry["id"].as_str().expect("an id");
         let value = id::parse(text).expect("an ID").id.0;
-        let count = counts
-            .get(&value)
-            .unwrap_or_else(|| panic!("ids lists {text}, which the oracle did not find"));
+        let Some(count) = counts.get(&value) else {
+            // Random bytes can spell a trace or span field (`x_trace-id=12`), whose decimal
+            // or 16 hex `ids` counts and the token oracle does not model; tests/ids_traces.rs
+            // checks those. Anything else listed must be the oracle's.
+            assert!(
+                matches!(entry["kind"].as_str(), Some("trace" | "span")),
+                "ids lists {text}, which the oracle did not find"
+            );
+            continue;
+        };
         assert_eq!(entry["occurrences"], count.occurrences, "{text}");
         assert_eq!(entry["lines"], count.lines.len() as u64, "{text}");
         let files = entry["files"].as_array().expect("files");
