@@ -43,12 +43,12 @@ pub struct Done {
 /// in large pieces, so taking the stdout lock per piece costs nothing, and the parallel
 /// search's threads can take turns with it.
 pub struct Writer {
-    stdout: io::Stdout,
+    /// Standard output, behind a buffer of [`BLOCK`] bytes when output is block-buffered: a
+    /// lookup from the index prints a few lines from each of hundreds of files, and a write
+    /// per file was a tenth of its time. A terminal and `--line-buffered` write each piece at
+    /// once.
+    out: Box<dyn Write + Send>,
     broken: bool,
-    /// Output not yet written, when output is block-buffered: a lookup from the index prints
-    /// a few lines from each of hundreds of files, and a write per file was a tenth of its
-    /// time. `None`: every piece is written at once (a terminal, `--line-buffered`).
-    pending: Option<Vec<u8>>,
     /// Context lines are shown: an input's output is set off from the output before it.
     separate_inputs: bool,
     /// The input whose output was written last.
@@ -60,10 +60,14 @@ impl Writer {
     /// is set off from the output before it; `line_buffered`: each piece is written at once,
     /// else pieces are gathered into writes of [`BLOCK`] bytes.
     pub fn new(separate_inputs: bool, line_buffered: bool) -> Writer {
+        let out: Box<dyn Write + Send> = if line_buffered {
+            Box::new(io::stdout())
+        } else {
+            Box::new(io::BufWriter::with_capacity(BLOCK, io::stdout()))
+        };
         Writer {
-            stdout: io::stdout(),
+            out,
             broken: false,
-            pending: (!line_buffered).then(Vec::new),
             separate_inputs,
             last_input: None,
         }
@@ -85,46 +89,18 @@ impl Writer {
         if self.broken || bytes.is_empty() {
             return Ok(());
         }
-        match &mut self.pending {
-            Some(pending) if pending.len() + bytes.len() < BLOCK => {
-                pending.extend_from_slice(bytes);
-                Ok(())
-            }
-            Some(_) => {
-                self.write_pending()?;
-                self.write_now(bytes)
-            }
-            None => self.write_now(bytes),
-        }
-    }
-
-    /// Writes what is pending.
-    fn write_pending(&mut self) -> io::Result<()> {
-        let Some(mut pending) = self.pending.take() else {
-            return Ok(());
-        };
-        let written = self.write_now(&pending);
-        pending.clear();
-        self.pending = Some(pending);
-        written
-    }
-
-    fn write_now(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.broken || bytes.is_empty() {
-            return Ok(());
-        }
-        match self.stdout.lock().write_all(bytes) {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                self.broken = true;
-                Ok(())
-            }
-            other => other,
-        }
+        let written = self.out.write_all(bytes);
+        self.quiet_on_broken_pipe(written)
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
-        self.write_pending()?;
-        match self.stdout.lock().flush() {
+        let flushed = self.out.flush();
+        self.quiet_on_broken_pipe(flushed)
+    }
+
+    /// A closed pipe is no error: it is remembered, and everything stops quietly.
+    fn quiet_on_broken_pipe(&mut self, result: io::Result<()>) -> io::Result<()> {
+        match result {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 self.broken = true;
                 Ok(())
