@@ -125,33 +125,47 @@ impl Path<'_> {
         }
     }
 
-    /// Whether the value here is an OpenTelemetry log record's `timeUnixNano` or
-    /// `observedTimeUnixNano`: a test cheap enough for every value of a line still without a
-    /// time.
+    /// Whether the value here is an OpenTelemetry log record's time: a test cheap enough for
+    /// every value of a line still without a time.
     #[inline(always)]
     fn is_log_record_time(&self) -> bool {
+        self.log_record_time().is_some()
+    }
+
+    /// Which of an OpenTelemetry log record's times the value here is, if one.
+    #[inline(always)]
+    fn log_record_time(&self) -> Option<RecordTime> {
         match self.frames.last() {
             Some(frame) if self.last_key && frame.object && !frame.escaped => {
                 let key = &self.line[frame.key.0..frame.key.1];
-                (key.len() == EVENT_TIME.len() && key.eq_ignore_ascii_case(EVENT_TIME))
-                    || (key.len() == OBSERVED_TIME.len() && key.eq_ignore_ascii_case(OBSERVED_TIME))
+                if key.len() == EVENT_TIME.len() && key.eq_ignore_ascii_case(EVENT_TIME) {
+                    Some(RecordTime::Event)
+                } else if key.len() == OBSERVED_TIME.len()
+                    && key.eq_ignore_ascii_case(OBSERVED_TIME)
+                {
+                    Some(RecordTime::Observed)
+                } else {
+                    None
+                }
             }
-            _ => false,
+            _ => None,
         }
-    }
-
-    /// Whether the value here is an OpenTelemetry log record's `observedTimeUnixNano`: when
-    /// the collector received it, the record's time only where the record has none.
-    fn is_observed_time(&self) -> bool {
-        self.frames.last().is_some_and(|frame| {
-            self.line[frame.key.0..frame.key.1].eq_ignore_ascii_case(OBSERVED_TIME)
-        })
     }
 }
 
 /// An OpenTelemetry log record's time, and the time its collector received it.
 const EVENT_TIME: &[u8] = b"timeUnixNano";
 const OBSERVED_TIME: &[u8] = b"observedTimeUnixNano";
+
+/// The two times of an OpenTelemetry log record.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RecordTime {
+    /// `timeUnixNano`: when the event happened.
+    Event,
+    /// `observedTimeUnixNano`: when the collector received it, the record's time only where
+    /// the record has none.
+    Observed,
+}
 
 /// What the JSON walker reports to, in line order. The walker calls these for every key and
 /// value, so implementations keep them small and inlined, with a cheap test before any work.
@@ -592,14 +606,15 @@ impl JsonFields<'_> {
         if !path.is_time() {
             return;
         }
+        let record_time = path.log_record_time();
         let found = match value {
             // OpenTelemetry writes 0 for a record whose time is unknown.
-            Value::Str(b"0") | Value::Int(b"0") if path.is_log_record_time() => None,
+            Value::Str(b"0") | Value::Int(b"0") if record_time.is_some() => None,
             Value::Str(raw) => time_value(raw, self.ctx),
             Value::Int(raw) | Value::Number(raw) => epoch_time(raw),
             _ => None,
         };
-        if path.is_log_record_time() && path.is_observed_time() {
+        if record_time == Some(RecordTime::Observed) {
             // OpenTelemetry's rule: the observed time stands in for a missing time, so any
             // time key after it still wins.
             if self.time.is_none() {
