@@ -123,7 +123,13 @@ impl TailSearcher {
     /// The candidates of the whole alphanumeric run `hay[start..end]`.
     fn run(&self, hay: &[u8], start: usize, end: usize, hits: &mut Vec<Hit>) {
         let run = end - start;
+        // Every form a needle finds ends its run with the whole tail inside it: a tail longer
+        // than the run (a full-length decimal tail on a short run of digits, walked for a
+        // short decimal needle) would reach before the run, even before the buffer.
         let mut look = |tail: usize| {
+            if tail > run {
+                return;
+            }
             let key = packed(&hay[end - tail..end]);
             let bit = filter_bit(key);
             if self.filter[bit / 64] & (1 << (bit % 64)) == 0 {
@@ -144,16 +150,14 @@ impl TailSearcher {
             && run <= trace::DECIMAL_MAX_LEN
             && hay[start..end].iter().all(u8::is_ascii_digit);
         // A hex tail and a decimal one of full length are looked up as one: both are 12
-        // bytes, and each needle found verifies its own form. A shorter run of digits (walked
-        // for a short decimal needle) holds no full-length tail.
-        let full_decimal =
-            digits && run >= DECIMAL_TAIL_LEN && self.decimal_tails & (1 << DECIMAL_TAIL_LEN) != 0;
-        if HEX_RUNS.contains(&run) || full_decimal {
+        // bytes, and each needle found verifies its own form.
+        if HEX_RUNS.contains(&run) || (digits && self.decimal_tails & (1 << DECIMAL_TAIL_LEN) != 0)
+        {
             look(UUID_TAIL_LEN);
         }
         if digits {
             // The decimals of values below 10^12, whole, at the run's end.
-            for tail in self.shortest_decimal..DECIMAL_TAIL_LEN.min(run + 1) {
+            for tail in self.shortest_decimal..DECIMAL_TAIL_LEN {
                 if self.decimal_tails & (1 << tail) != 0 {
                     look(tail);
                 }
