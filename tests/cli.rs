@@ -2,7 +2,6 @@
 //! inputs, binary files, stdin, exit codes, JSON, colour, walking rules and thread counts.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::process::{Output, Stdio};
 
 use regex::bytes::Regex;
@@ -200,29 +199,15 @@ fn binary_files_are_reported_not_dropped() {
 
 #[test]
 fn stdin_is_searched_when_no_path_is_given() {
-    let mut child = idgrep()
-        .arg(HOT.to_lowercase())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
     let data = std::fs::read(testdata("logs/payments/payments.log")).unwrap();
-    child.stdin.take().unwrap().write_all(&data).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = run_with_input(&[&HOT.to_lowercase()], &data);
     assert_eq!(o.status.code(), Some(0));
     let file = stdout(&run(&[HOT, "testdata/logs/payments/payments.log"]));
     assert_eq!(stdout(&o), file);
 
     // Compressed stdin, and `-` among other paths.
-    let mut child = idgrep()
-        .args([HOT, "-", "testdata/edge/hot.xz"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
     let gz = std::fs::read(testdata("edge/multi.gz")).unwrap();
-    child.stdin.take().unwrap().write_all(&gz).unwrap();
-    let out = stdout(&child.wait_with_output().unwrap());
+    let out = stdout(&run_with_input(&[HOT, "-", "testdata/edge/hot.xz"], &gz));
     assert_eq!(out.lines().filter(|l| l.starts_with("<stdin>:")).count(), 4);
 
     // A redirected file is standard input too.

@@ -5,9 +5,9 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 
-use crate::support::{Rng, files_under, idgrep, run, testdata};
+use crate::support::{Rng, files_under, run, run_with_input, testdata};
 
 /// Runs idgrep with `args`, standard input empty.
 fn code(output: &Output) -> i32 {
@@ -254,17 +254,8 @@ fn merged_results_of_generated_trees_equal_one_run() {
 fn label_names_standard_input_and_prefixes_paths() {
     let id = "01m8kbygm5ng2pshny302zvwbs";
     let file = "testdata/logs/worker/worker.log.1.gz";
-    let piped = |args: &[&str]| {
-        let mut child = idgrep()
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let bytes = std::fs::read(testdata("logs/worker/worker.log.1.gz")).unwrap();
-        child.stdin.take().unwrap().write_all(&bytes).unwrap();
-        child.wait_with_output().unwrap()
-    };
+    let bytes = std::fs::read(testdata("logs/worker/worker.log.1.gz")).unwrap();
+    let piped = |args: &[&str]| run_with_input(args, &bytes);
     for args in [
         &["--json", id][..],
         &["ids", "--partial"],
