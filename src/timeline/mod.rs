@@ -658,6 +658,60 @@ mod tests {
         assert_eq!(placed, vec![(None, Placement::Unplaced)]);
     }
 
+    /// A line holding the related ID `related` (known as 1) in `field`.
+    fn holding(line_no: u64, related: u128, field: &str) -> (Found, usize) {
+        let mut line = found(0, line_no, Some(line_no as i64), None);
+        line.tokens.push(scan::Token {
+            id: Id(related),
+            shape: Shape::Ulid,
+            start: 0,
+            end: 26,
+            field: Some(Arc::from(field)),
+            known: 1,
+        });
+        (line, 0)
+    }
+
+    #[test]
+    fn a_related_id_shows_the_field_of_most_of_its_lines_and_of_ties_the_first_by_name() {
+        let root = known(ulid_at(ROOT_MS), Kind::Ulid);
+        let related = ulid_at(ROOT_MS + 1);
+        let query = Query {
+            root: Parsed {
+                id: root.id,
+                kind: Kind::Ulid,
+                written: Written::Ulid,
+            },
+            hops: 1,
+            max_fanout: 100,
+            since: None,
+            until: None,
+        };
+        let field_of = |fields: &[&str]| {
+            let lines: Vec<(Found, usize)> = fields
+                .iter()
+                .enumerate()
+                .map(|(n, field)| holding(n as u64 + 1, related, field))
+                .collect();
+            let ids = [
+                known(ulid_at(ROOT_MS), Kind::Ulid),
+                Known {
+                    status: Status::Followed(fields.len() as u64),
+                    ..known(related, Kind::Ulid)
+                },
+            ];
+            let placed = place(&lines, &ids);
+            let timeline = finish(&query, &[], lines, placed, &ids, &FastMap::default());
+            timeline.ids[1].field.as_deref().map(str::to_owned)
+        };
+        // Most lines win, wherever they stand.
+        assert_eq!(field_of(&["z_id", "a_id", "z_id"]).as_deref(), Some("z_id"));
+        assert_eq!(field_of(&["a_id", "z_id", "z_id"]).as_deref(), Some("z_id"));
+        // As many lines each: the first name in byte order, whichever came first.
+        assert_eq!(field_of(&["z_id", "a_id"]).as_deref(), Some("a_id"));
+        assert_eq!(field_of(&["a_id", "z_id"]).as_deref(), Some("a_id"));
+    }
+
     fn line(time_us: Option<i64>, file: usize, line_no: u64) -> Line {
         Line {
             time_us,
