@@ -29,6 +29,9 @@
 //!     offset `Z`, `+01:00`, `+0100`, `+01`, or after a blank `+0000`, `UTC`, `GMT` or a
 //!     common zone abbreviation (`PST`, `CET`; not the ambiguous `CST`, `IST`); an impossible
 //!     offset (`+25:00`) gives no time;
+//!   - the value of a time key written `key=value` or `key="value"` as one of the first four
+//!     tokens, where the rest of the line is not logfmt (`ts=2026-11-29T10:00:00Z msg="x"
+//!     user_id: 01kb...`): a value of the forms above;
 //!   - anywhere, the first `[...]` group in access-log form: `[29/Nov/2026:10:00:00 +0000]`.
 //!
 //! A leap second (`23:59:60`) reads as the second before it. klog and syslog give no year:
@@ -42,7 +45,7 @@ use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 use memchr::memchr;
 
-use super::{is_blank, skip_blank};
+use super::{is_blank, is_time_key, skip_blank};
 use crate::time::{days_from_civil_cached, days_in_month};
 
 /// A line's time.
@@ -566,6 +569,31 @@ pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<LineTime> {
         let at = if line[i] == b'[' { i + 1 } else { i };
         if let Some((civil, offset, _)) = iso_at(line, at) {
             return civil_time(civil, offset, ctx);
+        }
+        let start = i;
+        while i < line.len() && !is_blank(line[i]) && line[i] != b'=' {
+            i += 1;
+        }
+        if byte_is(line, i, b'=') {
+            let key = &line[start..i];
+            let value = if byte_is(line, i + 1, b'"') {
+                let from = i + 2;
+                let to = memchr(b'"', &line[from..]).map_or(line.len(), |n| from + n);
+                i = to;
+                &line[from..to]
+            } else {
+                let from = i + 1;
+                i = from;
+                while i < line.len() && !is_blank(line[i]) {
+                    i += 1;
+                }
+                &line[from..i]
+            };
+            if is_time_key(key)
+                && let Some(time) = time_value(value, ctx)
+            {
+                return Some(time);
+            }
         }
         while i < line.len() && !is_blank(line[i]) {
             i += 1;

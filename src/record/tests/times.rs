@@ -51,6 +51,35 @@ fn logfmt_time_keys() {
 }
 
 #[test]
+fn time_keys_lead_plain_lines_that_are_not_logfmt() {
+    // logfmt pairs first, then `key: value` text: the line is plain, its time still the
+    // time key's.
+    let at = ms("2026-11-29T10:00:00Z");
+    for (line, want) in [
+        (
+            "ts=2026-11-29T10:00:00Z msg=\"x\" span_id: 00f067aa0ba902b7",
+            Some(at),
+        ),
+        (
+            "level=info time=\"2026-11-29 10:00:00.5\" user:",
+            Some(at + 500),
+        ),
+        ("ts=1795946400 user:", Some(at)),
+        (
+            "[app] lvl=info TIMESTAMP=2026-11-29T11:00:00+01:00 user:",
+            Some(at),
+        ),
+        // Not a time key, not a time, or after the first four tokens.
+        ("x=2026-11-29T10:00:00Z user:", None),
+        ("ts=yesterday user:", None),
+        ("a b c d ts=2026-11-29T10:00:00Z user:", None),
+    ] {
+        let line = format!("{line} {ULID}");
+        assert_eq!(time(&line), want, "{line}");
+    }
+}
+
+#[test]
 fn plain_iso_times() {
     for (line, want) in [
         ("2026-11-29 10:00:00,123 INFO x", "2026-11-29T10:00:00.123Z"),
