@@ -652,6 +652,24 @@ fn standard_input_with_tail_is_searched_as_it_arrives() {
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
 
+/// A line written just before Ctrl-C is shown, though no poll (or event) has come for it:
+/// the stop reads every followed file to its end.
+#[test]
+fn lines_written_before_the_stop_are_shown_before_idgrep_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    append(&log, &format!("a {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &["--poll", "600000", ID, "."]);
+    tail.expect("a ");
+    append(&log, &format!("noise\nb {ID}\n"));
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(
+        got,
+        vec![format!("./app.log:1:a {ID}"), format!("./app.log:3:b {ID}")]
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
 /// With a slow poll, idgrep does not read between the writer's steps: the line written just
 /// before copytruncate is only in the copy when idgrep looks, and must come from there, once.
 #[test]

@@ -232,14 +232,15 @@ impl Follower<'_> {
             let mut touched = Vec::new();
             let mut seen = HashSet::new();
             let mut rescan = false;
+            let mut stop = false;
             let mut wake = self.wakes.wait(deadline);
             // Everything that has arrived is handled in one round, each path once.
             let mut budget = 10_000;
             while let Some(w) = wake {
                 match w {
                     Wake::Stop => {
-                        self.finish();
-                        return;
+                        stop = true;
+                        break;
                     }
                     Wake::Rescan => rescan = true,
                     Wake::Paths(paths) => {
@@ -266,12 +267,24 @@ impl Follower<'_> {
             }
             if rescan {
                 touched = self.everything();
+            } else if stop {
+                // What was written to a followed file before the stop is shown, whether or
+                // not its event (or the next poll) came first.
+                for path in self.files.keys() {
+                    if seen.insert(path.clone()) {
+                        touched.push(path.clone());
+                    }
+                }
             }
             // New names first: a file renamed is then found under its new name before its
             // old name is looked at, and goes on there.
             touched.sort_by_key(|path| self.files.contains_key(path));
             for path in touched {
                 self.touch(path);
+            }
+            if stop {
+                self.finish();
+                return;
             }
             self.drain_detached(Instant::now());
             self.due_rewalks(Instant::now());
