@@ -307,8 +307,9 @@ fn generated_trace_logs_count_as_the_model_of_what_was_planted() {
     }
 }
 
-/// Trace and span keys in `key: value` text count as they do as `key=value`, where a search
-/// finds them: a span ID and a Datadog decimal trace ID after bare keys.
+/// Trace and span keys in `key: value` (or `key : value`) text count as they do as
+/// `key=value`, where a search finds them: span IDs and a Datadog decimal trace ID after bare
+/// keys.
 #[test]
 fn trace_values_after_bare_keys_in_text_count() {
     let dir = tempfile::tempdir().unwrap();
@@ -318,7 +319,8 @@ fn trace_values_after_bare_keys_in_text_count() {
         "2026-11-29T10:00:00Z span_id: 00f067aa0ba902b7 done\n\
          2026-11-29T10:00:01Z dd.trace_id:1234567890123456789 retry\n\
          2026-11-29T10:00:02Z word: 53995c3f42cd8ad8\n\
-         {\"ts\":\"2026-11-29T10:00:03Z\",\"parent_span_id\" : \"63995c3f42cd8ad8\"}\n",
+         {\"ts\":\"2026-11-29T10:00:03Z\",\"parent_span_id\" : \"63995c3f42cd8ad8\"}\n\
+         2026-11-29T10:00:04Z span_id : 73995c3f42cd8ad8 trace_id : 4bf92f3577b34da6a3ce929d0e0e4736\n",
     )
     .unwrap();
     let ids = ids_json(&[log.to_str().unwrap()]);
@@ -333,8 +335,14 @@ fn trace_values_after_bare_keys_in_text_count() {
     );
     // A key spaced from its colon, as some JSON writers write it.
     assert_eq!(ids["63995c3f42cd8ad8"]["fields"]["parent_span_id"], 1);
+    // A bare key spaced from its colon, as the trace ID beside it on the line.
+    assert_eq!(ids["73995c3f42cd8ad8"]["fields"]["span_id"], 1);
+    assert_eq!(
+        ids["4bf92f3577b34da6a3ce929d0e0e4736"]["fields"]["trace_id"],
+        1
+    );
     // A 16-hex value after a key that names no span is no ID.
-    assert_eq!(ids.len(), 3, "{ids:?}");
+    assert_eq!(ids.len(), 5, "{ids:?}");
     // What a search for each finds.
     let trace_hex = format!("{:032x}", 1_234_567_890_123_456_789u64);
     for id in ["00f067aa0ba902b7", &trace_hex] {

@@ -40,8 +40,9 @@ pub fn for_each_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
 }
 
 /// [`for_each_key_end`], also every `:` right after `d` or `D` (a plain-text `span_id: ...`,
-/// which `ids` reads for trace values where the audit leaves such text to prose) or after
-/// `d" ` (`"span_id" : ...`, as some JSON writers space it), and in the
+/// which `ids` reads for trace values where the audit leaves such text to prose), after `d `
+/// (`span_id : ...`) or after `d" ` (`"span_id" : ...`, as some JSON writers space it), and
+/// in the
 /// same pass every `Root=1-`, in order: `ids` reads the trace values behind both, and a
 /// search of its own for `Root=1-` cost a second look at every byte.
 pub fn for_each_key_end_or_xray_root(hay: &[u8], mut f: impl FnMut(Found)) {
@@ -85,7 +86,9 @@ fn is_key_end<const BARE: bool>(hay: &[u8], i: usize) -> bool {
         b':' => {
             (BARE
                 && (at(1).is_some_and(is_d)
-                    || (at(1) == Some(b' ') && at(2) == Some(b'"') && at(3).is_some_and(is_d))))
+                    || (at(1) == Some(b' ')
+                        && (at(2).is_some_and(is_d)
+                            || (at(2) == Some(b'"') && at(3).is_some_and(is_d))))))
                 || at(1) == Some(b'"')
                     && (at(2).is_some_and(is_d)
                         || (at(2) == Some(b'\\') && at(3).is_some_and(is_d)))
@@ -115,7 +118,8 @@ fn tail<const ROOTS: bool>(hay: &[u8], from: usize, f: &mut impl FnMut(Found)) {
 fn key_last(bytes: &[u8], sep: usize) -> usize {
     match bytes[sep] {
         b'=' => sep - 1,
-        _ if bytes[sep - 1] == b' ' => sep - 3,
+        _ if bytes[sep - 1] == b' ' && bytes[sep - 2] == b'"' => sep - 3,
+        _ if bytes[sep - 1] == b' ' => sep - 2,
         _ if bytes[sep - 1] != b'"' => sep - 1,
         _ if bytes[sep - 2] == b'\\' => sep - 3,
         _ => sep - 2,
@@ -350,7 +354,7 @@ mod x86 {
             if ROOTS {
                 let space1 = back(m.space, prev.space, 1);
                 let quote2 = back(m.quote, prev.quote, 2);
-                ends |= m.colon & (d1 | (space1 & quote2 & d3));
+                ends |= m.colon & (d1 | (space1 & (d2 | (quote2 & d3))));
             }
             // The `-` of `=1-`, where `Root` before is checked byte by byte.
             let roots = if ROOTS {
@@ -426,7 +430,8 @@ mod tests {
     /// A bare `key:` of text is a key end for `ids` (its trace values), not for the audit.
     #[test]
     fn a_bare_colon_after_d_ends_a_key_for_ids_only() {
-        let text = br#"span_id: 00f067aa0ba902b7 dd.trace_id:7 name: x {"span_id" : "8"}"#;
+        let text =
+            br#"span_id: 00f067aa0ba902b7 dd.trace_id:7 name: x {"span_id" : "8"} parentId : 9"#;
         let mut audit = Vec::new();
         for_each_key_end(text, |i| audit.push(i));
         assert_eq!(audit, Vec::<usize>::new());
@@ -434,9 +439,14 @@ mod tests {
         for_each_key_end_or_xray_root(text, |f| ids.push(f));
         assert_eq!(
             ids,
-            vec![Found::KeyEnd(7), Found::KeyEnd(37), Found::KeyEnd(59)]
+            vec![
+                Found::KeyEnd(7),
+                Found::KeyEnd(37),
+                Found::KeyEnd(59),
+                Found::KeyEnd(75)
+            ]
         );
-        for sep in [7, 37, 59] {
+        for sep in [7, 37, 59, 75] {
             assert!(
                 ends_in_id(text, sep) && trace_value_follows(text, sep),
                 "{sep}"

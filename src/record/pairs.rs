@@ -227,13 +227,14 @@ pub(super) fn text_pairs(
             }
             (a, p)
         } else if bare_colon && p > 0 && line[p - 1] != b'"' {
-            // `key: value` in text, where the caller asks for it.
-            let a = skip_back(line, p, is_word_byte, MAX_WORD + 1);
+            // `key: value` in text, or `key : value`, where the caller asks for it.
+            let end = if line[p - 1] == b' ' { p - 1 } else { p };
+            let a = skip_back(line, end, is_word_byte, MAX_WORD + 1);
             let boundary = a == 0 || !line[a - 1].is_ascii_graphic() || is_opener(line[a - 1]);
-            if a == p || p - a > MAX_WORD || !boundary {
+            if a == end || end - a > MAX_WORD || !boundary {
                 continue;
             }
-            (a, p)
+            (a, end)
         } else {
             // Only a quoted key: `"key":`, or `\"key\":` inside an escaped message.
             if p == 0 || line[p - 1] != b'"' {
