@@ -42,9 +42,8 @@ pub fn for_each_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
 /// [`for_each_key_end`], also every `:` right after `d` or `D` (a plain-text `span_id: ...`,
 /// which `ids` reads for trace values where the audit leaves such text to prose), after `d `
 /// (`span_id : ...`) or after `d" ` (`"span_id" : ...`, as some JSON writers space it), and
-/// in the
-/// same pass every `Root=1-`, in order: `ids` reads the trace values behind both, and a
-/// search of its own for `Root=1-` cost a second look at every byte.
+/// in the same pass every `Root=1-`, in order: `ids` reads the trace values behind both, and
+/// a search of its own for `Root=1-` cost a second look at every byte.
 pub fn for_each_key_end_or_xray_root(hay: &[u8], mut f: impl FnMut(Found)) {
     for_each_found_at::<true>(Simd::current(), hay, &mut f);
 }

@@ -45,6 +45,7 @@ use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 use memchr::memchr;
 
+use super::logfmt::pair_at;
 use super::{is_blank, is_time_key, skip_blank};
 use crate::time::{days_from_civil_cached, days_in_month};
 
@@ -570,30 +571,12 @@ pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<LineTime> {
         if let Some((civil, offset, _)) = iso_at(line, at) {
             return civil_time(civil, offset, ctx);
         }
-        let start = i;
-        while i < line.len() && !is_blank(line[i]) && line[i] != b'=' {
-            i += 1;
-        }
-        if byte_is(line, i, b'=') {
-            let key = &line[start..i];
-            let value = if byte_is(line, i + 1, b'"') {
-                let from = i + 2;
-                let to = memchr(b'"', &line[from..]).map_or(line.len(), |n| from + n);
-                i = to;
-                &line[from..to]
-            } else {
-                let from = i + 1;
-                i = from;
-                while i < line.len() && !is_blank(line[i]) {
-                    i += 1;
-                }
-                &line[from..i]
-            };
-            if is_time_key(key)
-                && let Some(time) = time_value(value, ctx)
-            {
-                return Some(time);
-            }
+        // A logfmt pair of a time key, on a line that is not all logfmt.
+        if let Some((pair, _)) = pair_at(line, i)
+            && is_time_key(&line[pair.key.0..pair.key.1])
+            && let Some(time) = time_value(&line[pair.value.0..pair.value.1], ctx)
+        {
+            return Some(time);
         }
         while i < line.len() && !is_blank(line[i]) {
             i += 1;

@@ -39,49 +39,53 @@ pub(super) fn blank_at_or_after(line: &[u8], i: usize) -> usize {
 /// Walks the line as logfmt; true if all of it is pairs (at least one). Pairs before a
 /// failure have been reported already.
 pub(super) fn walk_logfmt(line: &[u8], mut on: impl FnMut(Pair)) -> bool {
-    let n = line.len();
     let mut i = skip_blank(line, 0);
-    if i == n {
+    if i == line.len() {
         return false;
     }
-    while i < n {
-        let key_start = i;
-        i = key_end(line, i);
-        if i == key_start || i == n || line[i] != b'=' {
+    while i < line.len() {
+        let Some((pair, end)) = pair_at(line, i) else {
             return false;
-        }
-        let key = (key_start, i);
-        i += 1;
-        let pair = if line.get(i) == Some(&b'"') {
-            let Some((close, escaped)) = scan_quoted(line, i + 1, b'"') else {
-                return false;
-            };
-            let pair = Pair {
-                key,
-                value: (i + 1, close),
-                quoted: true,
-                escaped,
-            };
-            i = close + 1;
-            if i < n && !is_blank(line[i]) {
-                return false;
-            }
-            pair
-        } else {
-            let end = blank_at_or_after(line, i);
-            let pair = Pair {
-                key,
-                value: (i, end),
-                quoted: false,
-                escaped: false,
-            };
-            i = end;
-            pair
         };
         on(pair);
-        i = skip_blank(line, i);
+        i = skip_blank(line, end);
     }
     true
+}
+
+/// The pair that starts at `i`, `key=value` or `key="quoted value"` followed by a blank or
+/// the line's end, and where it ends; `None` when the bytes there are no pair.
+pub(super) fn pair_at(line: &[u8], i: usize) -> Option<(Pair, usize)> {
+    let n = line.len();
+    let equals = key_end(line, i);
+    if equals == i || equals == n || line[equals] != b'=' {
+        return None;
+    }
+    let key = (i, equals);
+    let value = equals + 1;
+    if line.get(value) == Some(&b'"') {
+        let (close, escaped) = scan_quoted(line, value + 1, b'"')?;
+        let end = close + 1;
+        if end < n && !is_blank(line[end]) {
+            return None;
+        }
+        let pair = Pair {
+            key,
+            value: (value + 1, close),
+            quoted: true,
+            escaped,
+        };
+        Some((pair, end))
+    } else {
+        let end = blank_at_or_after(line, value);
+        let pair = Pair {
+            key,
+            value: (value, end),
+            quoted: false,
+            escaped: false,
+        };
+        Some((pair, end))
+    }
 }
 
 /// From just after an opening `quote`: the index of the closing one (a backslash escapes any

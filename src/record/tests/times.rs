@@ -73,6 +73,9 @@ fn time_keys_lead_plain_lines_that_are_not_logfmt() {
         ("x=2026-11-29T10:00:00Z user:", None),
         ("ts=yesterday user:", None),
         ("a b c d ts=2026-11-29T10:00:00Z user:", None),
+        // Tokens stay blank-separated: a quoted value that is no time does not make a time
+        // after it one of the first four.
+        ("a msg=\"b c d\" 2026-11-29T10:00:00Z user:", None),
     ] {
         let line = format!("{line} {ULID}");
         assert_eq!(time(&line), want, "{line}");
