@@ -704,6 +704,67 @@ fn copytruncate_lines_not_yet_read_come_from_the_copy_once() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// The copy is seen in the same poll as the line written before it: the original still
+/// holds the line and is read first, so the copy adds nothing and the line shows once.
+#[test]
+fn a_copy_seen_before_the_line_it_copied_was_read_repeats_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    append(&log, &format!("a {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &["--poll", "2000", ID, "."]);
+    tail.expect("a ");
+    append(&log, &format!("b {ID}\n"));
+    fs::copy(&log, dir.path().join("app.log.1")).unwrap();
+    tail.expect("b ");
+    OpenOptions::new()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    append(&log, &format!("c {ID}\n"));
+    tail.expect("c ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(
+        got,
+        [
+            format!("./app.log:1:a {ID}"),
+            format!("./app.log:2:b {ID}"),
+            format!("./app.log:1:c {ID}"),
+        ]
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// copytruncate copies a large file in pieces: a copy seen half written is not taken for a
+/// truncated file and read again from its start.
+#[test]
+fn a_large_copy_written_in_pieces_repeats_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    let text: String = (1..=2000).map(|n| format!("line {n} {ID}\n")).collect();
+    append(&log, &text);
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("line 2000 ");
+    let copy = dir.path().join("app.log.1");
+    append(&copy, &text[..20_000]);
+    pause(500);
+    append(&copy, &text[20_000..]);
+    pause(500);
+    OpenOptions::new()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    append(&log, &format!("after {ID}\n"));
+    tail.expect("after ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(got.len(), 2001, "{:#?}", &got[2000..]);
+    assert_eq!(got[2000], format!("./app.log:1:after {ID}"));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
 #[test]
 fn quiet_waits_for_the_first_matching_line_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();

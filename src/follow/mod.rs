@@ -610,6 +610,30 @@ impl Follower<'_> {
         undecided.then_some(None)
     }
 
+    /// Reads the followed files that a new file starting with `head` may be a copy of, and
+    /// that only grew, up to their end. A copy goes on from where its original stands, so a
+    /// line written before the copy was made is shown once: from the original while it still
+    /// holds it, else (the original was truncated first) from the copy, before the original's
+    /// new lines.
+    fn catch_up_originals(&mut self, head: &[u8]) {
+        let originals: Vec<PathBuf> = self
+            .files
+            .iter()
+            .filter(|(path, f)| {
+                f.settled
+                    && f.progress.copied_into(head) != Some(false)
+                    && self
+                        .stat(path)
+                        .is_ok_and(|m| file::identity(&m) == f.identity)
+                    && f.only_grew()
+            })
+            .map(|(path, _)| path.clone())
+            .collect();
+        for path in originals {
+            self.check(path);
+        }
+    }
+
     /// Reads what `followed` got since the last read and hands it to the sink. `false`: the
     /// file is dropped (unreadable, or compressed after all).
     fn read(&mut self, followed: &mut Followed) -> bool {
@@ -630,6 +654,7 @@ impl Follower<'_> {
                 self.examine_once(&path);
                 return false;
             }
+            self.catch_up_originals(&head);
             match self.copy_of(&head) {
                 Some(None) => return true,
                 Some(Some(progress)) => followed.continue_from(progress),
