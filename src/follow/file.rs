@@ -3,9 +3,8 @@
 //! (rename and create, delete and create, a symlink swap) from one that only grew.
 //!
 //! A file is known by its device and inode while its name changes; its first bytes
-//! ([`HEAD`] of them) and the last bytes read of it tell a copy of it (copytruncate's
-//! `app.log.1`, a compressed rotation) from a new file, and its truncation from growth when
-//! the size alone cannot.
+//! ([`HEAD`] of them) tell a copy of it (copytruncate's `app.log.1`, a compressed rotation)
+//! from a new file, and its truncation from growth when the size alone cannot.
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom};
@@ -17,10 +16,6 @@ use crate::search::BUFFER_SIZE;
 
 /// How many first bytes of a file are kept to recognise it.
 pub const HEAD: usize = 4096;
-
-/// How many of the last bytes read a file's progress keeps: a file that holds them where
-/// they were read, after the same first bytes, is taken for a copy of it.
-const TAIL: usize = 1024;
 
 /// What tells one file from another whatever its name.
 pub type Identity = (u64, u64);
@@ -76,8 +71,6 @@ pub struct Progress {
     pub lines: Lines,
     /// Its first [`HEAD`] bytes as read (fewer while it is shorter).
     pub head: Vec<u8>,
-    /// The last [`TAIL`] bytes read, ending at `offset` (fewer while it is shorter).
-    pub tail: Vec<u8>,
     /// A NUL byte in its first block: matching lines are counted, not printed.
     pub binary: bool,
 }
@@ -116,9 +109,6 @@ pub struct Followed {
     /// this size: while shorter it is still being written (copytruncate copies in pieces),
     /// not truncated.
     copy_reaches: Option<u64>,
-    /// A copy of a file still open: it holds nothing new while the original holds what it
-    /// holds, and goes on from where the original stood last once it is truncated or gone.
-    pub original: Option<Identity>,
 }
 
 /// What a read found besides the new lines.
@@ -146,7 +136,6 @@ impl Followed {
             text,
             modified: None,
             copy_reaches: None,
-            original: None,
         })
     }
 
@@ -201,7 +190,6 @@ impl Followed {
                 Err(e) => return Err(e),
             };
             let mut data = &buf[..n];
-            keep_tail(&mut p.tail, data);
             if (p.offset as usize) < HEAD {
                 let keep = n.min(HEAD - p.offset as usize);
                 p.head.extend_from_slice(&data[..keep]);
@@ -228,69 +216,11 @@ impl Followed {
             && read_at_most(&self.file, 0, p.head.len()).is_ok_and(|head| head == p.head)
     }
 
-    /// Its size now.
-    pub fn len(&self) -> io::Result<u64> {
-        Ok(self.file.metadata()?.len())
-    }
-
-    /// Whether this file, whose first bytes are those of the open file `original`, is a
-    /// copy of it: it holds the last bytes read of `original` where they were read, or, while
-    /// shorter than that, its own last bytes are `original`'s at the same place (a copy
-    /// being written of a file that only grew).
-    pub fn is_copy_of(&self, original: &Followed) -> bool {
-        let Ok(len) = self.len() else { return false };
-        if len >= original.progress.offset {
-            return self.holds_tail_of(&original.progress);
-        }
-        if !original.only_grew() {
-            return false;
-        }
-        let end = len;
-        let start = end.saturating_sub(HEAD as u64);
-        let n = (end - start) as usize;
-        let ours = read_at_most(&self.file, start, n);
-        ours.is_ok_and(|ours| {
-            ours.len() == n
-                && read_at_most(&original.file, start, n).is_ok_and(|theirs| ours == theirs)
-        })
-    }
-
-    /// Whether this file, whose first bytes are those of a file that is gone or was
-    /// truncated, holds the last bytes read of it where they were read.
-    pub fn holds_tail_of(&self, gone: &Progress) -> bool {
-        let Some(start) = gone.offset.checked_sub(gone.tail.len() as u64) else {
-            return false;
-        };
-        read_at_most(&self.file, start, gone.tail.len()).is_ok_and(|ours| ours == gone.tail)
-    }
-
-    /// Reads the file again from its start: it was taken for a copy and is none.
-    pub fn restart(&mut self) {
-        self.progress = Progress::default();
-        self.copy_reaches = None;
-        self.original = None;
-        self.modified = None;
-    }
-
-    /// Takes on where a file this one is a copy of stood; `original`: that file, while it
-    /// is open and holds what this one holds.
-    pub fn continue_from(&mut self, progress: Progress, original: Option<Identity>) {
-        self.original = original;
+    /// Takes on where a file this one is a copy of stood.
+    pub fn continue_from(&mut self, progress: Progress) {
         self.copy_reaches = Some(progress.offset);
         self.progress = progress;
         self.settled = true;
-    }
-}
-
-/// Keeps in `tail` the last [`TAIL`] bytes of what was kept and `data`.
-fn keep_tail(tail: &mut Vec<u8>, data: &[u8]) {
-    if data.len() >= TAIL {
-        tail.clear();
-        tail.extend_from_slice(&data[data.len() - TAIL..]);
-    } else {
-        tail.extend_from_slice(data);
-        let excess = tail.len().saturating_sub(TAIL);
-        tail.drain(..excess);
     }
 }
 
@@ -354,14 +284,11 @@ mod tests {
         let path = dir.path().join("app.log.1");
         std::fs::write(&path, b"one\n").unwrap();
         let mut copy = Followed::open(&path, path.clone(), false).unwrap();
-        copy.continue_from(
-            Progress {
-                offset: 8,
-                head: b"one\n".to_vec(),
-                ..Progress::default()
-            },
-            None,
-        );
+        copy.continue_from(Progress {
+            offset: 8,
+            head: b"one\n".to_vec(),
+            ..Progress::default()
+        });
         let mut shown = Vec::new();
         let mut read = |copy: &mut Followed| {
             copy.read_new(&mut Vec::new(), Instant::now(), &mut |piece, _| {

@@ -10,11 +10,10 @@
 //! This module ties them: it maps event paths to followed files, finds the files and
 //! directories that appear, and tells what an appearing file is. A file under a new name
 //! with a known identity was renamed (read on from where it stood); one whose first bytes are
-//! those of a known file, and whose later bytes are too, is a copy (copytruncate's
-//! `app.log.1`: it holds nothing new while the original holds what it holds, then goes on
-//! from where the original stood, so a line is neither lost nor printed twice); a compressed
-//! file whose decompressed first bytes are a known file's is a rotation's product, not read;
-//! anything else is new and read from its first byte. A file that disappears is read to its end
+//! those of a known file is a copy (copytruncate's `app.log.1`: read on from where the
+//! original stood, so a line is neither lost nor printed twice); a compressed file whose
+//! decompressed first bytes are a known file's is a rotation's product, not read; anything
+//! else is new and read from its first byte. A file that disappears is read to its end
 //! through the handle still open, and kept open a while for late writes.
 //!
 //! Lines go to a [`Sink`], which searches and prints them.
@@ -49,13 +48,6 @@ const HISTORY: usize = 256;
 /// A directory that appears is walked at once and again this long after, for the files
 /// created in it before its watch was in place.
 const REWALK: Duration = Duration::from_millis(250);
-
-/// What a new file is a copy of: where its original stood, and the original while it is
-/// open.
-struct Copied {
-    progress: Progress,
-    original: Option<Identity>,
-}
 
 /// What to follow and how.
 pub struct Options {
@@ -581,7 +573,7 @@ impl Follower<'_> {
         if head.is_empty() {
             return;
         }
-        match self.copy_of(&head, None) {
+        match self.copy_of(&head) {
             Some(Some(_)) => {
                 self.once.insert(identity);
                 self.waiting_once.remove(path);
@@ -597,81 +589,25 @@ impl Follower<'_> {
         }
     }
 
-    /// The known file whose copy a file starting with `head` is: `Some(Some(copied))` a copy,
-    /// `Some(None)` too early to tell, `None` no copy. `candidate`: the file, whose bytes
-    /// past the first must be the original's too (a new log that begins with the same banner
-    /// is no copy); `None` for a compressed file, told by its first bytes alone.
-    fn copy_of(&self, head: &[u8], candidate: Option<&Followed>) -> Option<Option<Copied>> {
-        let open = self
+    /// The known file whose copy a file starting with `head` is: `Some(Some(progress))` a copy,
+    /// `Some(None)` too early to tell, `None` no copy.
+    fn copy_of(&self, head: &[u8]) -> Option<Option<Progress>> {
+        let known = self
             .files
             .values()
             .filter(|f| f.settled)
-            .chain(self.detached.iter().map(|(f, _)| f));
+            .map(|f| &f.progress)
+            .chain(self.detached.iter().map(|(f, _)| &f.progress))
+            .chain(self.history.iter().rev());
         let mut undecided = false;
-        for original in open {
-            match original.progress.copied_into(head) {
-                Some(true) if candidate.is_none_or(|c| c.is_copy_of(original)) => {
-                    return Some(Some(Copied {
-                        progress: original.progress.clone(),
-                        original: Some(original.identity),
-                    }));
-                }
+        for progress in known {
+            match progress.copied_into(head) {
+                Some(true) => return Some(Some(progress.clone())),
                 None => undecided = true,
-                Some(_) => {}
-            }
-        }
-        for gone in self.history.iter().rev() {
-            match gone.copied_into(head) {
-                Some(true) if candidate.is_none_or(|c| c.holds_tail_of(gone)) => {
-                    return Some(Some(Copied {
-                        progress: gone.clone(),
-                        original: None,
-                    }));
-                }
-                None => undecided = true,
-                Some(_) => {}
+                Some(false) => {}
             }
         }
         undecided.then_some(None)
-    }
-
-    /// A copy whose original is still open holds nothing the original does not: it stays
-    /// where the original stands (and leaves the original's partial line to it). Once the
-    /// original was truncated or is gone, the copy goes on from where the original stood
-    /// last, and holds the lines the original lost. A file whose bytes go their own way was
-    /// a new file that began as the original did, and is read from its start.
-    fn track_original(&mut self, copy: &mut Followed) {
-        let Some(identity) = copy.original else {
-            return;
-        };
-        let live = self
-            .files
-            .iter()
-            .find(|(_, f)| f.identity == identity)
-            .map(|(path, _)| path.clone());
-        if let Some(path) = live {
-            self.check(path);
-        }
-        let holds = |p: &Progress| {
-            p.head.starts_with(&copy.progress.head) && p.offset >= copy.progress.offset
-        };
-        let open = self
-            .files
-            .values()
-            .chain(self.detached.iter().map(|(f, _)| f))
-            .find(|f| f.identity == identity);
-        if let Some(original) = open.filter(|f| holds(&f.progress)) {
-            if copy.is_copy_of(original) {
-                copy.continue_from(original.progress.clone(), Some(identity));
-            } else {
-                copy.restart();
-            }
-            return;
-        }
-        copy.original = None;
-        if let Some(progress) = self.history.iter().rev().find(|p| holds(p)) {
-            copy.continue_from(progress.clone(), None);
-        }
     }
 
     /// Reads the followed files that a new file starting with `head` may be a copy of, and
@@ -719,13 +655,11 @@ impl Follower<'_> {
                 return false;
             }
             self.catch_up_originals(&head);
-            match self.copy_of(&head, Some(followed)) {
+            match self.copy_of(&head) {
                 Some(None) => return true,
-                Some(Some(copied)) => followed.continue_from(copied.progress, copied.original),
+                Some(Some(progress)) => followed.continue_from(progress),
                 None => followed.settled = true,
             }
-        } else {
-            self.track_original(followed);
         }
         let shown = followed.shown.clone();
         let sink = &mut *self.sink;
@@ -747,7 +681,7 @@ impl Follower<'_> {
                 return false;
             }
         }
-        if followed.original.is_none() && followed.progress.lines.quiet_due().is_some() {
+        if followed.progress.lines.quiet_due().is_some() {
             self.partial.insert(shown);
         } else {
             self.partial.remove(&shown);
@@ -810,11 +744,7 @@ impl Follower<'_> {
 }
 
 /// Hands on the partial line of `followed` if it waited long enough (`now` `None`: anyway).
-/// A copy that tracks its original leaves the partial line to it.
 fn flush_partial(sink: &mut dyn Sink, path: &Path, followed: &mut Followed, now: Option<Instant>) {
-    if followed.original.is_some() {
-        return;
-    }
     let binary = followed.progress.binary;
     followed.progress.lines.flush_quiet(now, &mut |piece| {
         sink.lines(
