@@ -736,32 +736,59 @@ fn a_copy_seen_before_the_line_it_copied_was_read_repeats_no_line() {
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
 
-/// copytruncate copies a large file in pieces: a copy seen half written is not taken for a
-/// truncated file and read again from its start.
+/// A copy made while the original ended in a partial line: the line is shown once, though
+/// the original was truncated before its quiet second was up.
 #[test]
-fn a_large_copy_written_in_pieces_repeats_no_line() {
+fn a_partial_line_copied_then_truncated_shows_once() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("app.log");
-    let text: String = (1..=2000).map(|n| format!("line {n} {ID}\n")).collect();
-    append(&log, &text);
+    append(&log, &format!("a {ID}\n"));
     let mut tail = Tail::start(dir.path(), &[ID, "."]);
-    tail.expect("line 2000 ");
-    let copy = dir.path().join("app.log.1");
-    append(&copy, &text[..20_000]);
-    pause(500);
-    append(&copy, &text[20_000..]);
-    pause(500);
+    tail.expect("a ");
+    append(&log, &format!("partial {ID}"));
+    pause(300);
+    fs::copy(&log, dir.path().join("app.log.1")).unwrap();
+    pause(300);
     OpenOptions::new()
         .write(true)
         .open(&log)
         .unwrap()
         .set_len(0)
         .unwrap();
-    append(&log, &format!("after {ID}\n"));
-    tail.expect("after ");
+    append(&log, &format!("c {ID}\n"));
+    tail.expect("c ");
+    pause(1500);
     let (got, status, stderr) = tail.stop("-INT");
-    assert_eq!(got.len(), 2001, "{:#?}", &got[2000..]);
-    assert_eq!(got[2000], format!("./app.log:1:after {ID}"));
+    assert_eq!(
+        counts(&got).get(&format!("partial {ID}")),
+        Some(&1),
+        "{got:#?}"
+    );
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// A new log that begins with the same long banner as a followed one is no copy of it: its
+/// lines are all shown, numbered from its start.
+#[test]
+fn a_new_file_that_only_begins_like_a_followed_one_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let banner: String = (1..=100)
+        .map(|n| format!("config key{n:03} = a long constant value, the same in every run\n"))
+        .collect();
+    let first = dir.path().join("job1.log");
+    let lines: String = (1..=300).map(|n| format!("job1 {n} {ID}\n")).collect();
+    append(&first, &format!("{banner}{lines}"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("job1 300 ");
+    let second = dir.path().join("job2.log");
+    append(&second, &banner);
+    pause(300);
+    append(&second, &format!("job2 {ID}\n"));
+    tail.expect("job2 ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(got.len(), 301, "{:#?}", &got[300..]);
+    assert_eq!(got[300], format!("./job2.log:101:job2 {ID}"));
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
 

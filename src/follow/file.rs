@@ -105,10 +105,6 @@ pub struct Followed {
     text: bool,
     /// The modification time at the last read.
     modified: Option<std::time::SystemTime>,
-    /// A copy that goes on from where its original stood holds nothing new until it reaches
-    /// this size: while shorter it is still being written (copytruncate copies in pieces),
-    /// not truncated.
-    copy_reaches: Option<u64>,
 }
 
 /// What a read found besides the new lines.
@@ -135,7 +131,6 @@ impl Followed {
             settled: true,
             text,
             modified: None,
-            copy_reaches: None,
         })
     }
 
@@ -163,12 +158,6 @@ impl Followed {
             return Ok(change);
         }
         self.modified = modified;
-        if let Some(reaches) = self.copy_reaches {
-            if size < reaches {
-                return Ok(change);
-            }
-            self.copy_reaches = None;
-        }
         let p = &mut self.progress;
         let rewritten = || -> io::Result<bool> {
             Ok(!p.head.is_empty() && read_at_most(&self.file, 0, p.head.len())? != p.head)
@@ -218,7 +207,6 @@ impl Followed {
 
     /// Takes on where a file this one is a copy of stood.
     pub fn continue_from(&mut self, progress: Progress) {
-        self.copy_reaches = Some(progress.offset);
         self.progress = progress;
         self.settled = true;
     }
@@ -276,31 +264,5 @@ mod tests {
             Progress::default().copied_into(b"first line\n"),
             Some(false)
         );
-    }
-
-    #[test]
-    fn a_copy_shorter_than_where_its_original_stood_is_still_being_written() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("app.log.1");
-        std::fs::write(&path, b"one\n").unwrap();
-        let mut copy = Followed::open(&path, path.clone(), false).unwrap();
-        copy.continue_from(Progress {
-            offset: 8,
-            head: b"one\n".to_vec(),
-            ..Progress::default()
-        });
-        let mut shown = Vec::new();
-        let mut read = |copy: &mut Followed| {
-            copy.read_new(&mut Vec::new(), Instant::now(), &mut |piece, _| {
-                shown.push(String::from_utf8_lossy(piece.bytes).into_owned());
-                true
-            })
-            .unwrap();
-        };
-        read(&mut copy);
-        std::fs::write(&path, b"one\ntwo\nthree\n").unwrap();
-        read(&mut copy);
-        // Not read again from its start as a truncated file would be.
-        assert_eq!(shown, ["three\n"]);
     }
 }
