@@ -120,6 +120,16 @@ fn append(path: &Path, text: &str) {
     file.write_all(text.as_bytes()).unwrap();
 }
 
+/// Empties the file in place, as copytruncate does.
+fn truncate(path: &Path) {
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+}
+
 fn pause(ms: u64) {
     std::thread::sleep(Duration::from_millis(ms));
 }
@@ -239,12 +249,7 @@ fn every_rotation_kind_loses_and_repeats_nothing_and_compressed_rotations_are_no
     // copytruncate: copy, then empty the file in place; lines go on into it.
     write(&log, format!("c1 {ID}"));
     fs::copy(&log, logs.join("app.log.2")).unwrap();
-    OpenOptions::new()
-        .write(true)
-        .open(&log)
-        .unwrap()
-        .set_len(0)
-        .unwrap();
+    truncate(&log);
     write(&log, format!("c2 after truncation {ID}"));
     tail.expect("c2 after");
 
@@ -681,12 +686,7 @@ fn copytruncate_lines_not_yet_read_come_from_the_copy_once() {
     tail.expect("a ");
     append(&log, &format!("b {ID}\n"));
     fs::copy(&log, dir.path().join("app.log.1")).unwrap();
-    OpenOptions::new()
-        .write(true)
-        .open(&log)
-        .unwrap()
-        .set_len(0)
-        .unwrap();
+    truncate(&log);
     append(&log, &format!("c {ID}\n"));
     tail.expect("c ");
     let (got, status, _) = tail.stop("-INT");
@@ -716,12 +716,7 @@ fn a_copy_seen_before_the_line_it_copied_was_read_repeats_no_line() {
     append(&log, &format!("b {ID}\n"));
     fs::copy(&log, dir.path().join("app.log.1")).unwrap();
     tail.expect("b ");
-    OpenOptions::new()
-        .write(true)
-        .open(&log)
-        .unwrap()
-        .set_len(0)
-        .unwrap();
+    truncate(&log);
     append(&log, &format!("c {ID}\n"));
     tail.expect("c ");
     let (got, status, stderr) = tail.stop("-INT");
@@ -749,12 +744,7 @@ fn a_partial_line_copied_then_truncated_shows_once() {
     pause(300);
     fs::copy(&log, dir.path().join("app.log.1")).unwrap();
     pause(300);
-    OpenOptions::new()
-        .write(true)
-        .open(&log)
-        .unwrap()
-        .set_len(0)
-        .unwrap();
+    truncate(&log);
     append(&log, &format!("c {ID}\n"));
     tail.expect("c ");
     pause(1500);
