@@ -782,6 +782,26 @@ fn a_new_file_that_only_begins_like_a_followed_one_is_read_whole() {
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
 
+/// After delete and create, the new file's partial line is shown after its quiet second,
+/// while the old file is still read through its handle; not only when idgrep ends.
+#[test]
+fn a_partial_line_of_a_recreated_file_is_shown_after_a_quiet_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    append(&log, &format!("a {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("a ");
+    fs::remove_file(&log).unwrap();
+    append(&log, &format!("new {ID}\n"));
+    tail.expect("new ");
+    append(&log, &format!("part {ID}"));
+    tail.expect("part ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(got.last(), Some(&format!("./app.log:2:part {ID}")));
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
 #[test]
 fn quiet_waits_for_the_first_matching_line_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();

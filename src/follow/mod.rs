@@ -443,7 +443,7 @@ impl Follower<'_> {
         match self.stat(&path) {
             Ok(meta) if meta.is_file() && file::identity(&meta) == followed.identity => {
                 if self.read(&mut followed) {
-                    self.files.insert(path, followed);
+                    self.follow_on(path, followed);
                 }
             }
             other => {
@@ -540,8 +540,20 @@ impl Follower<'_> {
             self.links.insert(path.clone());
         }
         if self.read(&mut followed) {
-            self.files.insert(path, followed);
+            self.follow_on(path, followed);
         }
+    }
+
+    /// Goes on following `followed` under `path`, its partial line due after a quiet spell.
+    /// Only a file followed under its name has its name in `partial`: a file that lost it
+    /// (read through its handle) must not take the entry of the new file there.
+    fn follow_on(&mut self, path: PathBuf, followed: Followed) {
+        if followed.progress.lines.quiet_due().is_some() {
+            self.partial.insert(path.clone());
+        } else {
+            self.partial.remove(&path);
+        }
+        self.files.insert(path, followed);
     }
 
     /// A file read whole once: compressed, or UTF-16 (which is then not followed).
@@ -680,11 +692,6 @@ impl Follower<'_> {
                 self.sink.problem(&shown, &source::io_reason(&e));
                 return false;
             }
-        }
-        if followed.progress.lines.quiet_due().is_some() {
-            self.partial.insert(shown);
-        } else {
-            self.partial.remove(&shown);
         }
         true
     }
