@@ -158,13 +158,10 @@ impl Followed {
             return Ok(change);
         }
         self.modified = modified;
-        let p = &mut self.progress;
-        let rewritten = || -> io::Result<bool> {
-            Ok(!p.head.is_empty() && read_at_most(&self.file, 0, p.head.len())? != p.head)
-        };
-        if size < p.offset || rewritten()? {
-            change = Change::Truncated(std::mem::take(p));
+        if self.truncated_at(size)? {
+            change = Change::Truncated(std::mem::take(&mut self.progress));
         }
+        let p = &mut self.progress;
         if buf.len() < BUFFER_SIZE {
             buf.resize(BUFFER_SIZE, 0);
         }
@@ -200,9 +197,17 @@ impl Followed {
 
     /// Whether the file only grew since the last read: it is no shorter and begins as it did.
     pub fn only_grew(&self) -> bool {
+        self.file
+            .metadata()
+            .is_ok_and(|m| self.truncated_at(m.len()).is_ok_and(|truncated| !truncated))
+    }
+
+    /// Whether the file, `size` bytes now, was truncated (or rewritten from its start) since
+    /// the last read: it got shorter or its first bytes changed.
+    fn truncated_at(&self, size: u64) -> io::Result<bool> {
         let p = &self.progress;
-        self.file.metadata().is_ok_and(|m| m.len() >= p.offset)
-            && read_at_most(&self.file, 0, p.head.len()).is_ok_and(|head| head == p.head)
+        Ok(size < p.offset
+            || (!p.head.is_empty() && read_at_most(&self.file, 0, p.head.len())? != p.head))
     }
 
     /// Takes on where a file this one is a copy of stood.
