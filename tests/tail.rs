@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::fs::{self, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -118,6 +118,17 @@ fn append(path: &Path, text: &str) {
         .open(path)
         .unwrap();
     file.write_all(text.as_bytes()).unwrap();
+}
+
+/// A directory holding `app.log` with one matching line `a`, followed with `args` until that
+/// line is shown.
+fn follow_app_log(args: &[&str]) -> (tempfile::TempDir, PathBuf, Tail) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    append(&log, &format!("a {ID}\n"));
+    let mut tail = Tail::start(dir.path(), args);
+    tail.expect("a ");
+    (dir, log, tail)
 }
 
 /// Empties the file in place, as copytruncate does.
@@ -661,11 +672,7 @@ fn standard_input_with_tail_is_searched_as_it_arrives() {
 /// the stop reads every followed file to its end.
 #[test]
 fn lines_written_before_the_stop_are_shown_before_idgrep_ends() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("app.log");
-    append(&log, &format!("a {ID}\n"));
-    let mut tail = Tail::start(dir.path(), &["--poll", "600000", ID, "."]);
-    tail.expect("a ");
+    let (_dir, log, tail) = follow_app_log(&["--poll", "600000", ID, "."]);
     append(&log, &format!("noise\nb {ID}\n"));
     let (got, status, stderr) = tail.stop("-INT");
     assert_eq!(
@@ -679,11 +686,7 @@ fn lines_written_before_the_stop_are_shown_before_idgrep_ends() {
 /// before copytruncate is only in the copy when idgrep looks, and must come from there, once.
 #[test]
 fn copytruncate_lines_not_yet_read_come_from_the_copy_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("app.log");
-    append(&log, &format!("a {ID}\n"));
-    let mut tail = Tail::start(dir.path(), &["--poll", "700", ID, "."]);
-    tail.expect("a ");
+    let (dir, log, mut tail) = follow_app_log(&["--poll", "700", ID, "."]);
     append(&log, &format!("b {ID}\n"));
     fs::copy(&log, dir.path().join("app.log.1")).unwrap();
     truncate(&log);
@@ -708,11 +711,7 @@ fn copytruncate_lines_not_yet_read_come_from_the_copy_once() {
 /// holds the line and is read first, so the copy adds nothing and the line shows once.
 #[test]
 fn a_copy_seen_before_the_line_it_copied_was_read_repeats_no_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("app.log");
-    append(&log, &format!("a {ID}\n"));
-    let mut tail = Tail::start(dir.path(), &["--poll", "2000", ID, "."]);
-    tail.expect("a ");
+    let (dir, log, mut tail) = follow_app_log(&["--poll", "2000", ID, "."]);
     append(&log, &format!("b {ID}\n"));
     fs::copy(&log, dir.path().join("app.log.1")).unwrap();
     tail.expect("b ");
@@ -735,11 +734,7 @@ fn a_copy_seen_before_the_line_it_copied_was_read_repeats_no_line() {
 /// the original was truncated before its quiet second was up.
 #[test]
 fn a_partial_line_copied_then_truncated_shows_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("app.log");
-    append(&log, &format!("a {ID}\n"));
-    let mut tail = Tail::start(dir.path(), &[ID, "."]);
-    tail.expect("a ");
+    let (dir, log, mut tail) = follow_app_log(&[ID, "."]);
     append(&log, &format!("partial {ID}"));
     pause(300);
     fs::copy(&log, dir.path().join("app.log.1")).unwrap();
@@ -786,11 +781,7 @@ fn a_new_file_that_only_begins_like_a_followed_one_is_read_whole() {
 /// while the old file is still read through its handle; not only when idgrep ends.
 #[test]
 fn a_partial_line_of_a_recreated_file_is_shown_after_a_quiet_second() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("app.log");
-    append(&log, &format!("a {ID}\n"));
-    let mut tail = Tail::start(dir.path(), &[ID, "."]);
-    tail.expect("a ");
+    let (_dir, log, mut tail) = follow_app_log(&[ID, "."]);
     fs::remove_file(&log).unwrap();
     append(&log, &format!("new {ID}\n"));
     tail.expect("new ");
