@@ -753,6 +753,62 @@ fn a_partial_line_copied_then_truncated_shows_once() {
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
 
+/// copytruncate of a log large enough that its copy is seen while still being written,
+/// shorter than where the original stands: the copy prints nothing (it used to be read from
+/// its start, the whole log again), and with `during`, the lines the original gets while the
+/// copy is written are shown once. Every line once, each under the original's name.
+fn copy_slowly_then_truncate(during: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    let lines: String = (1..=3000).map(|n| format!("line {n:04} {ID}\n")).collect();
+    append(&log, &lines);
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("line 3000 ");
+    let mut original = fs::File::open(&log).unwrap();
+    let mut copy = fs::File::create(dir.path().join("app.log.1")).unwrap();
+    let mut piece = vec![0u8; 16 << 10];
+    let mut written = 0;
+    loop {
+        let n = std::io::Read::read(&mut original, &mut piece).unwrap();
+        if n == 0 {
+            break;
+        }
+        copy.write_all(&piece[..n]).unwrap();
+        if during && written < 5 {
+            written += 1;
+            append(&log, &format!("during {written} {ID}\n"));
+        }
+        pause(100);
+    }
+    truncate(&log);
+    append(&log, &format!("after {ID}\n"));
+    tail.expect("after ");
+    // The copy, finished, is looked at again after a quiet second.
+    pause(1500);
+    let (got, status, stderr) = tail.stop("-INT");
+    let repeated: Vec<_> = counts(&got).into_iter().filter(|(_, n)| *n > 1).collect();
+    assert!(
+        repeated.is_empty(),
+        "{} lines printed more than once, such as {:?}",
+        repeated.len(),
+        &repeated[..repeated.len().min(3)]
+    );
+    assert_eq!(got.len(), 3000 + written + 1);
+    assert!(got.iter().all(|l| l.starts_with("./app.log:")), "{got:#?}");
+    assert_eq!(got.last(), Some(&format!("./app.log:1:after {ID}")));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn a_large_copy_seen_while_it_is_written_repeats_no_line() {
+    copy_slowly_then_truncate(false);
+}
+
+#[test]
+fn lines_written_while_a_copy_is_made_are_shown_once() {
+    copy_slowly_then_truncate(true);
+}
+
 /// A new log that begins with the same long banner as a followed one is no copy of it: its
 /// lines are all shown, numbered from its start.
 #[test]

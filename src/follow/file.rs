@@ -105,6 +105,9 @@ pub struct Followed {
     text: bool,
     /// The modification time at the last read.
     modified: Option<std::time::SystemTime>,
+    /// Not settled yet, and found to hold so far what a followed file holds at the same
+    /// places, that file standing further: the size it had then, and since when.
+    pub behind: Option<(u64, Instant)>,
 }
 
 /// What a read found besides the new lines.
@@ -131,6 +134,7 @@ impl Followed {
             settled: true,
             text,
             modified: None,
+            behind: None,
         })
     }
 
@@ -161,6 +165,39 @@ impl Followed {
         if self.truncated_at(size)? {
             change = Change::Truncated(std::mem::take(&mut self.progress));
         }
+        self.read_to(size, buf, now, emit)?;
+        Ok(change)
+    }
+
+    /// Takes on the first `end` bytes as shown already, a copy of lines printed from another
+    /// file: its line numbers go on from there, and a partial line there is not shown.
+    pub fn skip_to(&mut self, end: u64, buf: &mut Vec<u8>) -> io::Result<()> {
+        self.progress = Progress::default();
+        self.modified = None;
+        self.read_to(end, buf, Instant::now(), &mut |_, _| false)?;
+        self.progress.lines.mark_shown();
+        self.settled = true;
+        Ok(())
+    }
+
+    /// The file's size now.
+    pub fn size(&self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
+    }
+
+    /// Up to `n` bytes from `offset`.
+    pub fn bytes_at(&self, offset: u64, n: usize) -> io::Result<Vec<u8>> {
+        read_at_most(&self.file, offset, n)
+    }
+
+    /// Reads on from where the file stands up to `size` (or its end, if shorter).
+    fn read_to(
+        &mut self,
+        size: u64,
+        buf: &mut Vec<u8>,
+        now: Instant,
+        emit: &mut dyn FnMut(&Piece, bool) -> bool,
+    ) -> io::Result<()> {
         let p = &mut self.progress;
         if buf.len() < BUFFER_SIZE {
             buf.resize(BUFFER_SIZE, 0);
@@ -192,7 +229,7 @@ impl Followed {
             let binary = p.binary;
             p.lines.feed(data, now, &mut |piece| emit(piece, binary));
         }
-        Ok(change)
+        Ok(())
     }
 
     /// Whether the file only grew since the last read: it is no shorter and begins as it did.

@@ -108,6 +108,12 @@ impl Lines {
         self.offered = self.pending.len();
     }
 
+    /// Counts the partial line as printed: its bytes were shown from another file.
+    pub fn mark_shown(&mut self) {
+        self.offered = self.pending.len();
+        self.printed = true;
+    }
+
     fn clear_pending(&mut self) {
         self.pending.clear();
         self.offered = 0;
