@@ -106,8 +106,17 @@ pub struct Followed {
     /// The modification time at the last read.
     modified: Option<std::time::SystemTime>,
     /// Not settled yet, and found to hold so far what a followed file holds at the same
-    /// places, that file standing further: the size it had then, and since when.
-    pub behind: Option<(u64, Instant)>,
+    /// places, that file standing further.
+    pub behind: Option<Waiting>,
+}
+
+/// A new file that waits while it holds what a followed file holds (a copy being written).
+#[derive(Clone, Copy, Debug)]
+pub struct Waiting {
+    /// Its size when its bytes were last found equal.
+    pub size: u64,
+    /// How far the file it was found equal to had been shown then.
+    pub shown: u64,
 }
 
 /// What a read found besides the new lines.

@@ -108,10 +108,13 @@ impl Lines {
         self.offered = self.pending.len();
     }
 
-    /// Counts the partial line as printed: its bytes were shown from another file.
+    /// Counts the partial line, if there is one, as printed: its bytes were shown from
+    /// another file.
     pub fn mark_shown(&mut self) {
-        self.offered = self.pending.len();
-        self.printed = true;
+        if !self.pending.is_empty() {
+            self.offered = self.pending.len();
+            self.printed = true;
+        }
     }
 
     fn clear_pending(&mut self) {

@@ -12,7 +12,7 @@
 //! with a known identity was renamed (read on from where it stood); one whose first bytes are
 //! those of a known file is a copy (copytruncate's `app.log.1`: read on from where the
 //! original stood, so a line is neither lost nor printed twice; a copy still being written,
-//! shorter than that, waits while its bytes are the original's); a compressed file whose
+//! shorter than that, shows nothing while its bytes are the original's); a compressed file whose
 //! decompressed first bytes are a known file's is a rotation's product, not read; anything
 //! else is new and read from its first byte. A file that disappears is read to its end
 //! through the handle still open, and kept open a while for late writes.
@@ -29,7 +29,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use file::{Change, Followed, Identity, Progress};
+use file::{Change, Followed, Identity, Progress, Waiting};
 use watch::{Wake, Wakes};
 
 use crate::source::{self, Input, WalkOptions};
@@ -289,7 +289,6 @@ impl Follower<'_> {
             }
             self.drain_detached(Instant::now());
             self.due_rewalks(Instant::now());
-            self.due_copies(Instant::now());
             self.flush_partials(Some(Instant::now()));
         }
     }
@@ -315,11 +314,7 @@ impl Follower<'_> {
                 .flatten()
         });
         let rewalk = self.rewalk.iter().map(|(at, _)| *at);
-        let behind = self
-            .files
-            .values()
-            .filter_map(|f| f.behind.map(|(_, since)| since + lines::QUIET));
-        partial.chain(detached).chain(rewalk).chain(behind).min()
+        partial.chain(detached).chain(rewalk).min()
     }
 
     /// Every path worth a look after lost events or at a poll: the walk's files, the files
@@ -429,23 +424,6 @@ impl Follower<'_> {
                 Input::Error(path, reason) => self.sink.problem(&path, &reason),
                 _ => {}
             }
-        }
-    }
-
-    /// Looks again at the new files that held what a followed file holds and have not
-    /// grown for [`lines::QUIET`]: a finished copy makes no more events.
-    fn due_copies(&mut self, now: Instant) {
-        let due: Vec<PathBuf> = self
-            .files
-            .iter()
-            .filter(|(_, f)| {
-                f.behind
-                    .is_some_and(|(_, since)| since + lines::QUIET <= now)
-            })
-            .map(|(path, _)| path.clone())
-            .collect();
-        for path in due {
-            self.check(path);
         }
     }
 
@@ -673,7 +651,7 @@ impl Follower<'_> {
     /// file is dropped (unreadable, or compressed after all).
     fn read(&mut self, followed: &mut Followed) -> bool {
         if !followed.settled {
-            // Set again only while the file waits (see `behind`), so nothing else is due.
+            // Set again only while the file waits (see `behind`).
             let behind = followed.behind.take();
             let head = match followed.read_head() {
                 Ok(head) => head,
@@ -705,8 +683,8 @@ impl Follower<'_> {
                     followed.continue_from(progress);
                 }
                 Some(Some(_)) => match self.behind(&head, followed, size, behind) {
-                    Behind::Wait(since) => {
-                        followed.behind = Some((size, since));
+                    Behind::Wait(waiting) => {
+                        followed.behind = Some(waiting);
                         return true;
                     }
                     Behind::Copied(end) => {
@@ -746,48 +724,56 @@ impl Follower<'_> {
     /// What a new file is whose first bytes are a known file's, but which is shorter than
     /// where that file stood, `size` bytes: a copy still being written (copytruncate's copy
     /// of a large log), a finished copy of a file that grew since, or a new file that only
-    /// begins the same (a banner). Its last bytes are compared with those of the followed
-    /// files it may copy at the same places: while they are equal it waits; once it has not
-    /// grown for [`lines::QUIET`], or its original was truncated, it holds nothing that was
-    /// not shown. Read from its start, a copy would print the whole log again.
-    /// `behind`: what the last look found, if the file waited.
+    /// begins the same (a banner). Its last bytes are compared with those of the files it may
+    /// copy at the same places, followed or read on through their handle: while they are
+    /// equal it waits and shows nothing (a finished copy waits for good); when they differ
+    /// it is new. When no such file can be read any more (its original was truncated), what
+    /// its original had shown when they were last found equal is not shown again. Read from
+    /// its start, a copy would print the whole log again. `behind`: what the last look
+    /// found, if the file waited.
     fn behind(
         &self,
         head: &[u8],
         followed: &Followed,
         size: u64,
-        behind: Option<(u64, Instant)>,
+        behind: Option<Waiting>,
     ) -> Behind {
         /// Bytes compared: a new file that begins like a followed one differs within them
         /// as soon as it has lines of its own.
         const SAMPLE: u64 = 4096;
-        let now = Instant::now();
         let from = size.saturating_sub(SAMPLE);
         let Ok(own) = followed.bytes_at(from, (size - from) as usize) else {
             return Behind::New;
         };
-        let mut originals = self.files.iter().filter(|(path, f)| {
+        let named = self.files.iter().filter(|(path, f)| {
             f.settled
-                && f.progress.offset > size
-                && f.progress.copied_into(head) == Some(true)
                 && self
                     .stat(path)
                     .is_ok_and(|m| file::identity(&m) == f.identity)
-                && f.only_grew()
         });
-        if originals.any(|(_, f)| f.bytes_at(from, own.len()).is_ok_and(|b| b == own)) {
-            return match behind {
-                Some((seen, since)) if seen == size && now >= since + lines::QUIET => {
-                    Behind::Copied(size)
-                }
-                Some((seen, since)) if seen == size => Behind::Wait(since),
-                _ => Behind::Wait(now),
-            };
+        let originals = named
+            .map(|(_, f)| f)
+            .chain(self.detached.iter().map(|(f, _)| f))
+            .filter(|f| {
+                f.progress.offset > size
+                    && f.progress.copied_into(head) == Some(true)
+                    && f.only_grew()
+            });
+        let mut comparable = false;
+        let mut shown = None;
+        for original in originals {
+            comparable = true;
+            if original.bytes_at(from, own.len()).is_ok_and(|b| b == own) {
+                shown = shown.max(Some(original.progress.offset));
+            }
+        }
+        if let Some(shown) = shown {
+            return Behind::Wait(Waiting { size, shown });
         }
         match behind {
-            // Its original is truncated or gone since its bytes were found equal: they were
-            // shown from there; what came after is read on.
-            Some((seen, _)) if seen <= size => Behind::Copied(seen),
+            // Its original was truncated since its bytes were found equal: what the original
+            // had shown then is not shown again; what came after is read on.
+            Some(w) if !comparable && w.size <= size => Behind::Copied(size.min(w.shown)),
             _ => Behind::New,
         }
     }
@@ -848,9 +834,8 @@ impl Follower<'_> {
 
 /// What [`Follower::behind`] found a new file to be.
 enum Behind {
-    /// Equal so far to a followed file that stands further: a copy, maybe still written;
-    /// at this size since then.
-    Wait(Instant),
+    /// Equal so far to a file that stands further: a copy, maybe still written.
+    Wait(Waiting),
     /// A copy whose first this many bytes were shown from its original.
     Copied(u64),
     /// Not a copy: read from its first byte.
