@@ -491,10 +491,7 @@ impl Follower<'_> {
         {
             // The same file under two names (a hard link, overlapping paths) is followed
             // once; under a new name only, it was renamed.
-            let still_there = self
-                .stat(&other)
-                .is_ok_and(|m| file::identity(&m) == followed.identity);
-            if still_there {
+            if self.still_named(&other, &followed) {
                 return;
             }
             let mut moved = self.files.remove(&other).expect("found above");
@@ -635,9 +632,7 @@ impl Follower<'_> {
             .filter(|(path, f)| {
                 f.settled
                     && f.progress.copied_into(head) != Some(false)
-                    && self
-                        .stat(path)
-                        .is_ok_and(|m| file::identity(&m) == f.identity)
+                    && self.still_named(path, f)
                     && f.only_grew()
             })
             .map(|(path, _)| path.clone())
@@ -645,6 +640,12 @@ impl Follower<'_> {
         for path in originals {
             self.check(path);
         }
+    }
+
+    /// Whether `path` still names the file `followed` (not replaced since the last look).
+    fn still_named(&self, path: &Path, followed: &Followed) -> bool {
+        self.stat(path)
+            .is_ok_and(|m| file::identity(&m) == followed.identity)
     }
 
     /// Reads what `followed` got since the last read and hands it to the sink. `false`: the
@@ -745,20 +746,17 @@ impl Follower<'_> {
         let Ok(own) = followed.bytes_at(from, (size - from) as usize) else {
             return Behind::New;
         };
-        let named = self.files.iter().filter(|(path, f)| {
-            f.settled
-                && self
-                    .stat(path)
-                    .is_ok_and(|m| file::identity(&m) == f.identity)
-        });
+        // The cheap tests first: a directory may hold many followed files.
+        let may_copy =
+            |f: &Followed| f.progress.offset > size && f.progress.copied_into(head) == Some(true);
+        let named = self
+            .files
+            .iter()
+            .filter(|(path, f)| f.settled && may_copy(f) && self.still_named(path, f))
+            .map(|(_, f)| f);
         let originals = named
-            .map(|(_, f)| f)
-            .chain(self.detached.iter().map(|(f, _)| f))
-            .filter(|f| {
-                f.progress.offset > size
-                    && f.progress.copied_into(head) == Some(true)
-                    && f.only_grew()
-            });
+            .chain(self.detached.iter().map(|(f, _)| f).filter(|f| may_copy(f)))
+            .filter(|f| f.only_grew());
         let mut comparable = false;
         let mut shown = None;
         for original in originals {
