@@ -14,6 +14,21 @@ RESULTS=${RESULTS:-target/bench-results}
 
 log() { printf '==> %s\n' "$*" >&2; }
 
+# Builds the bench target benches/$1.rs (optimised) and prints its executable's path.
+bench_binary() {
+    log "building benches/$1.rs"
+    local exe
+    exe=$(cargo bench --quiet --no-run --bench "$1" --message-format=json |
+        python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == sys.argv[1]:
+        print(m["executable"])' "$1")
+    [[ -x $exe ]] || { log "benches/$1.rs did not build"; exit 1; }
+    echo "$exe"
+}
+
 apt_install() {
     # One `apt-get update` only when the plain install fails: the lists may be stale or empty.
     apt-get install -y "$@" >/dev/null 2>&1 ||

@@ -25,15 +25,7 @@ PATTERN='\b[0-9A-HJKMNP-TV-Z]{26}\b'
 names=("idgrep ids")
 if [[ -z ${IDS_ONLY:-} ]]; then
     names+=("rg -o -i | sort | uniq -c | sort -rn" "floor: tokens counted per value, nothing else")
-    log "building benches/ids_floor.rs"
-    FLOOR=$(cargo bench --quiet --no-run --bench ids_floor --message-format=json |
-        python3 -c '
-import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "ids_floor":
-        print(m["executable"])')
-    [[ -x $FLOOR ]] || { log "benches/ids_floor.rs did not build"; exit 1; }
+    FLOOR=$(bench_binary ids_floor)
 fi
 
 # Timed with the output to /dev/null, as the issue states the bar; the run for peak RSS

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # benches/index.sh measures the ID index against the scan it replaces, in one run, and
 # prints a markdown table of medians and ratios against the bars of issue 18:
-#   - one ID (the corpus's ULID query, 2,000 lines in 44 files, and its UUID query) with a
-#     fresh index vs --no-index: at most 1/100 of the scan and at most 50 ms wall;
+#   - one ID (the corpus's ULID query and its UUID query) with a fresh index vs --no-index:
+#     at most 1/100 of the scan and at most 50 ms wall; beside them, the reads alone that
+#     each lookup asks of the files and the index (benches/lookup_floor.rs: the design's
+#     floor on this machine, no byte searched, no line printed);
 #   - 1,000 IDs with -f: at most 1/10 of the scan;
 #   - a full build vs `idgrep ids`: at most 1.5x;
 #   - an update after 1% of the bytes are appended vs a full build: at most 5%;
@@ -42,6 +44,9 @@ $IDGREP index -j"$THREADS" --index-dir "$CACHE" "$CORPUS" >&2
 INDEX_BYTES=$(du -sb "$CACHE" | cut -f1)
 
 if has lookup; then
+FLOOR=$(bench_binary lookup_floor)
+log "the reads of each lookup: $($FLOOR "$THREADS" "$CACHE" "$ULID" "$CORPUS" 2>&1) (ULID);" \
+    "$($FLOOR "$THREADS" "$CACHE" "$UUID" "$CORPUS" 2>&1) (UUID)"
 log "1,000 IDs of the corpus for -f"
 # 1,000 IDs spread evenly over the whole inventory (ranked by line count), so the sample has
 # the inventory's mix of common and rare IDs.
@@ -55,8 +60,10 @@ log "$(wc -l <"$RESULTS/ids-1000.txt") IDs"
 hyperfine --style basic --warmup 1 --runs "$RUNS" --export-json "$RESULTS/index-lookup.json" \
     -n "ulid, index" "$IDGREP -j$THREADS --index-dir $CACHE $ULID $CORPUS > $RESULTS/out.ulid.index" \
     -n "ulid, scan" "$IDGREP -j$THREADS --no-index $ULID $CORPUS > $RESULTS/out.ulid.scan" \
+    -n "ulid, reads alone" "$FLOOR $THREADS $CACHE $ULID $CORPUS" \
     -n "uuid, index" "$IDGREP -j$THREADS --index-dir $CACHE $UUID $CORPUS > $RESULTS/out.uuid.index" \
     -n "uuid, scan" "$IDGREP -j$THREADS --no-index $UUID $CORPUS > $RESULTS/out.uuid.scan" \
+    -n "uuid, reads alone" "$FLOOR $THREADS $CACHE $UUID $CORPUS" \
     -n "1000 IDs, index" "$IDGREP -j$THREADS --index-dir $CACHE -c -f $RESULTS/ids-1000.txt $CORPUS > $RESULTS/out.f.index" \
     -n "1000 IDs, scan" "$IDGREP -j$THREADS --no-index -c -f $RESULTS/ids-1000.txt $CORPUS > $RESULTS/out.f.scan" \
     -n "timeline --hops 2, index" "$IDGREP timeline -j$THREADS --index-dir $CACHE --hops 2 $UUID $CORPUS > $RESULTS/out.tl.index" \
@@ -135,6 +142,9 @@ def row(label, a, b, bar, ms=True):
     print(f"| {label} | {fa} | {fb} | {a / b:.4f} | {bar} |")
 row("one ID, ULID query (scan)", "ulid, index", "ulid, scan", "0.01 and 50 ms")
 row("one ID, UUID query (scan)", "uuid, index", "uuid, scan", "0.01 and 50 ms")
+row("the ULID lookup's reads alone (scan)", "ulid, reads alone", "ulid, scan", "floor")
+row("the UUID lookup's reads alone (scan)", "uuid, reads alone", "uuid, scan", "floor")
+row("the ULID lookup's reads alone (the lookup)", "ulid, reads alone", "ulid, index", "floor")
 row("1,000 IDs, -c -f (scan)", "1000 IDs, index", "1000 IDs, scan", "0.1")
 row("timeline --hops 2, UUID query (scan)", "timeline --hops 2, index", "timeline --hops 2, scan", "0.05")
 row("full build (`idgrep ids`)", "index (full build)", "ids", "1.5", ms=False)
