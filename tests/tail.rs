@@ -753,6 +753,50 @@ fn a_partial_line_copied_then_truncated_shows_once() {
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
 
+/// Copies `from` to `to` 16 KiB at a time, 100 ms apart, as a slow copy of a large log is
+/// seen: `between` runs after each piece.
+fn copy_in_pieces(from: &Path, to: &Path, between: &mut dyn FnMut()) {
+    let mut original = fs::File::open(from).unwrap();
+    let mut copy = fs::File::create(to).unwrap();
+    let mut piece = vec![0u8; 16 << 10];
+    loop {
+        let n = std::io::Read::read(&mut original, &mut piece).unwrap();
+        if n == 0 {
+            break;
+        }
+        copy.write_all(&piece[..n]).unwrap();
+        between();
+        pause(100);
+    }
+}
+
+/// Truncates `log` (copytruncate) and writes a line to it; once that line is shown and
+/// `settle_ms` more have passed (for anything a copy's last events would print), stops
+/// `tail` and checks that no line was printed twice.
+fn truncate_then_stop(
+    mut tail: Tail,
+    log: &Path,
+    settle_ms: u64,
+) -> (Vec<String>, ExitStatus, String) {
+    truncate(log);
+    append(log, &format!("after {ID}\n"));
+    tail.expect("after ");
+    pause(settle_ms);
+    let stopped = tail.stop("-INT");
+    assert_no_line_twice(&stopped.0);
+    stopped
+}
+
+fn assert_no_line_twice(got: &[String]) {
+    let repeated: Vec<_> = counts(got).into_iter().filter(|(_, n)| *n > 1).collect();
+    assert!(
+        repeated.is_empty(),
+        "{} lines printed more than once, such as {:?}",
+        repeated.len(),
+        &repeated[..repeated.len().min(3)]
+    );
+}
+
 /// copytruncate of a log large enough that its copy is seen while still being written,
 /// shorter than where the original stands: the copy prints nothing (it used to be read from
 /// its start, the whole log again), and with `during`, the lines the original gets while the
@@ -764,35 +808,14 @@ fn copy_slowly_then_truncate(during: bool) {
     append(&log, &lines);
     let mut tail = Tail::start(dir.path(), &[ID, "."]);
     tail.expect("line 3000 ");
-    let mut original = fs::File::open(&log).unwrap();
-    let mut copy = fs::File::create(dir.path().join("app.log.1")).unwrap();
-    let mut piece = vec![0u8; 16 << 10];
     let mut written = 0;
-    loop {
-        let n = std::io::Read::read(&mut original, &mut piece).unwrap();
-        if n == 0 {
-            break;
-        }
-        copy.write_all(&piece[..n]).unwrap();
+    copy_in_pieces(&log, &dir.path().join("app.log.1"), &mut || {
         if during && written < 5 {
             written += 1;
             append(&log, &format!("during {written} {ID}\n"));
         }
-        pause(100);
-    }
-    truncate(&log);
-    append(&log, &format!("after {ID}\n"));
-    tail.expect("after ");
-    // Time for anything the copy's last events would print.
-    pause(500);
-    let (got, status, stderr) = tail.stop("-INT");
-    let repeated: Vec<_> = counts(&got).into_iter().filter(|(_, n)| *n > 1).collect();
-    assert!(
-        repeated.is_empty(),
-        "{} lines printed more than once, such as {:?}",
-        repeated.len(),
-        &repeated[..repeated.len().min(3)]
-    );
+    });
+    let (got, status, stderr) = truncate_then_stop(tail, &log, 500);
     assert_eq!(got.len(), 3000 + written + 1);
     assert!(got.iter().all(|l| l.starts_with("./app.log:")), "{got:#?}");
     assert_eq!(got.last(), Some(&format!("./app.log:1:after {ID}")));
@@ -809,14 +832,19 @@ fn lines_written_while_a_copy_is_made_are_shown_once() {
     copy_slowly_then_truncate(true);
 }
 
+/// 6.6 KiB of lines that logs of one program write first, the same in every run.
+fn banner() -> String {
+    (1..=100)
+        .map(|n| format!("config key{n:03} = a long constant value, the same in every run\n"))
+        .collect()
+}
+
 /// A new log that begins with the same long banner as a followed one is no copy of it: its
 /// lines are all shown, numbered from its start.
 #[test]
 fn a_new_file_that_only_begins_like_a_followed_one_is_read_whole() {
     let dir = tempfile::tempdir().unwrap();
-    let banner: String = (1..=100)
-        .map(|n| format!("config key{n:03} = a long constant value, the same in every run\n"))
-        .collect();
+    let banner = banner();
     let first = dir.path().join("job1.log");
     let lines: String = (1..=300).map(|n| format!("job1 {n} {ID}\n")).collect();
     append(&first, &format!("{banner}{lines}"));
@@ -882,4 +910,49 @@ fn quiet_waits_for_the_first_matching_line_and_exits_0() {
     let mut out = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
     assert_eq!(out, "");
+}
+
+/// A new log that begins with the same long banner as a shorter followed one, and is already
+/// longer than it when first seen, is no copy of it: none of its lines is taken as shown.
+#[test]
+fn a_new_file_longer_than_a_followed_one_it_begins_like_loses_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let banner = banner();
+    let first = dir.path().join("job1.log");
+    append(&first, &format!("{banner}job1 {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("job1 ");
+    let lines: String = (1..=300).map(|n| format!("job2 {n} {ID}\n")).collect();
+    append(&dir.path().join("job2.log"), &format!("{banner}{lines}"));
+    tail.expect("job2 300 ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(got.len(), 301, "{got:#?}");
+    assert_eq!(got[1], format!("./job2.log:101:job2 1 {ID}"));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// Two followed logs begin with the same banner, and the longer one is copied slowly, then
+/// truncated (copytruncate): the copy goes on from where the file it copies stands, not from
+/// where the other one does. Every line once, each under its own file's name.
+#[test]
+fn a_copy_goes_on_from_the_file_it_copies_among_several_that_begin_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let banner = banner();
+    let short: String = (1..=100).map(|n| format!("short {n:04} {ID}\n")).collect();
+    let long: String = (1..=3000).map(|n| format!("long {n:04} {ID}\n")).collect();
+    append(&dir.path().join("a.log"), &format!("{banner}{short}"));
+    let log = dir.path().join("b.log");
+    append(&log, &format!("{banner}{long}"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("long 3000 ");
+    copy_in_pieces(&log, &dir.path().join("b.log.1"), &mut || {});
+    let (got, status, stderr) = truncate_then_stop(tail, &log, 500);
+    assert_eq!(got.len(), 100 + 3000 + 1);
+    assert!(
+        got.iter()
+            .all(|l| l.starts_with("./a.log:") || l.starts_with("./b.log:")),
+        "{got:#?}"
+    );
+    assert_eq!(got.last(), Some(&format!("./b.log:1:after {ID}")));
+    assert_eq!(status.code(), Some(0), "{stderr}");
 }

@@ -4,7 +4,8 @@
 //!
 //! A file is known by its device and inode while its name changes; its first bytes
 //! ([`HEAD`] of them) tell a copy of it (copytruncate's `app.log.1`, a compressed rotation)
-//! from a new file, and its truncation from growth when the size alone cannot.
+//! from a new file, and its truncation from growth when the size alone cannot; the last bytes
+//! read ([`TAIL`] of them) tell which of several files that begin alike a copy is of.
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom};
@@ -16,6 +17,10 @@ use crate::search::BUFFER_SIZE;
 
 /// How many first bytes of a file are kept to recognise it.
 pub const HEAD: usize = 4096;
+
+/// How many of the last bytes read from a file are kept: a copy of it holds them at the same
+/// place, a file that only begins like it (a shared banner) does not.
+const TAIL: usize = 1024;
 
 /// What tells one file from another whatever its name.
 pub type Identity = (u64, u64);
@@ -71,6 +76,8 @@ pub struct Progress {
     pub lines: Lines,
     /// Its first [`HEAD`] bytes as read (fewer while it is shorter).
     pub head: Vec<u8>,
+    /// The last [`TAIL`] bytes read, up to `offset` (fewer while it is shorter).
+    tail: Vec<u8>,
     /// A NUL byte in its first block: matching lines are counted, not printed.
     pub binary: bool,
 }
@@ -222,6 +229,7 @@ impl Followed {
                 Err(e) => return Err(e),
             };
             let mut data = &buf[..n];
+            keep_tail(&mut p.tail, data);
             if (p.offset as usize) < HEAD {
                 let keep = n.min(HEAD - p.offset as usize);
                 p.head.extend_from_slice(&data[..keep]);
@@ -256,11 +264,36 @@ impl Followed {
             || (!p.head.is_empty() && read_at_most(&self.file, 0, p.head.len())? != p.head))
     }
 
+    /// Whether the file holds `bytes` at `offset` (a file that cannot be read holds nothing).
+    pub fn holds_at(&self, offset: u64, bytes: &[u8]) -> bool {
+        self.bytes_at(offset, bytes.len())
+            .is_ok_and(|held| held == bytes)
+    }
+
+    /// Whether the file holds, just before where `progress` stands, the bytes its file was
+    /// last read to there: a copy of that file, not of another one that begins alike.
+    pub fn holds_tail_of(&self, progress: &Progress) -> bool {
+        let from = progress.offset.saturating_sub(progress.tail.len() as u64);
+        self.holds_at(from, &progress.tail)
+    }
+
     /// Takes on where a file this one is a copy of stood.
     pub fn continue_from(&mut self, progress: Progress) {
         self.progress = progress;
         self.settled = true;
     }
+}
+
+/// `tail`, then the bytes `read` after it, cut to the last [`TAIL`].
+fn keep_tail(tail: &mut Vec<u8>, read: &[u8]) {
+    if read.len() >= TAIL {
+        tail.clear();
+        tail.extend_from_slice(&read[read.len() - TAIL..]);
+        return;
+    }
+    let excess = (tail.len() + read.len()).saturating_sub(TAIL);
+    tail.drain(..excess);
+    tail.extend_from_slice(read);
 }
 
 /// Up to `n` first bytes of the file at `path`.
@@ -299,6 +332,15 @@ pub fn decompressed_head(path: &Path) -> io::Result<Vec<u8>> {
 mod tests {
     use super::*;
 
+    /// Where reading the file at `path` to its end leaves it.
+    fn read_through(path: &Path) -> Progress {
+        let mut followed = Followed::open(path, path.to_path_buf(), false).unwrap();
+        followed
+            .read_to(u64::MAX, &mut Vec::new(), Instant::now(), &mut |_, _| true)
+            .unwrap();
+        followed.progress
+    }
+
     #[test]
     fn a_copy_is_told_by_its_first_bytes_once_enough_are_there() {
         let known = Progress {
@@ -315,5 +357,47 @@ mod tests {
             Progress::default().copied_into(b"first line\n"),
             Some(false)
         );
+    }
+
+    #[test]
+    fn the_last_bytes_read_are_kept_however_the_reads_split_them() {
+        let bytes: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        for piece in [1, 7, 1000, TAIL, TAIL + 1, 4096] {
+            let mut tail = Vec::new();
+            for (n, chunk) in bytes.chunks(piece).enumerate() {
+                keep_tail(&mut tail, chunk);
+                let read = (n * piece + chunk.len()).min(bytes.len());
+                assert_eq!(
+                    tail,
+                    bytes[read.saturating_sub(TAIL)..read],
+                    "pieces of {piece}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_copy_holds_the_last_bytes_read_where_they_were_and_a_look_alike_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let banner = "the same first line in every file\n".repeat(200);
+        let original = dir.path().join("a.log");
+        std::fs::write(&original, format!("{banner}a's own line\n")).unwrap();
+        let progress = read_through(&original);
+        let check = |name: &str, text: String| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            Followed::open(&path, path.clone(), false)
+                .unwrap()
+                .holds_tail_of(&progress)
+        };
+        assert!(check(
+            "copy.log",
+            format!("{banner}a's own line\nwritten since\n")
+        ));
+        assert!(!check(
+            "other.log",
+            format!("{banner}b's own line\nwritten since\n")
+        ));
+        assert!(!check("short.log", banner.clone()));
     }
 }

@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use file::{Change, Followed, Identity, Progress, Waiting};
+use lines::Piece;
 use watch::{Wake, Wakes};
 
 use crate::source::{self, Input, WalkOptions};
@@ -583,7 +584,7 @@ impl Follower<'_> {
         if head.is_empty() {
             return;
         }
-        match self.copy_of(&head) {
+        match self.copy_of(&head, None) {
             Some(Some(_)) => {
                 self.once.insert(identity);
                 self.waiting_once.remove(path);
@@ -600,24 +601,43 @@ impl Follower<'_> {
     }
 
     /// The known file whose copy a file starting with `head` is: `Some(Some(progress))` a copy,
-    /// `Some(None)` too early to tell, `None` no copy.
-    fn copy_of(&self, head: &[u8]) -> Option<Option<Progress>> {
-        let known = self
-            .files
+    /// `Some(None)` too early to tell, `None` no copy. `copy`: the new file and its size, when
+    /// it is followed: several known files may begin alike, and one it is no shorter than is
+    /// its original only if it holds that file's last bytes read at the same place; one that
+    /// stands further is handed back when none does, for [`Follower::behind`] to compare.
+    fn copy_of(&self, head: &[u8], copy: Option<(&Followed, u64)>) -> Option<Option<Progress>> {
+        let mut undecided = false;
+        let mut further = None;
+        for progress in self.known() {
+            match (progress.copied_into(head), copy) {
+                (Some(true), None) => return Some(Some(progress.clone())),
+                (Some(true), Some((file, size))) if size >= progress.offset => {
+                    if file.holds_tail_of(progress) {
+                        return Some(Some(progress.clone()));
+                    }
+                }
+                (Some(true), Some(_)) => {
+                    further.get_or_insert(progress);
+                }
+                (None, _) => undecided = true,
+                (Some(false), _) => {}
+            }
+        }
+        match further {
+            Some(progress) => Some(Some(progress.clone())),
+            None => undecided.then_some(None),
+        }
+    }
+
+    /// Where the files a new file may copy stand: the files followed, those read on through
+    /// their handle after losing their name, and those truncated or closed, latest first.
+    fn known(&self) -> impl Iterator<Item = &Progress> {
+        self.files
             .values()
             .filter(|f| f.settled)
             .map(|f| &f.progress)
             .chain(self.detached.iter().map(|(f, _)| &f.progress))
-            .chain(self.history.iter().rev());
-        let mut undecided = false;
-        for progress in known {
-            match progress.copied_into(head) {
-                Some(true) => return Some(Some(progress.clone())),
-                None => undecided = true,
-                Some(false) => {}
-            }
-        }
-        undecided.then_some(None)
+            .chain(self.history.iter().rev())
     }
 
     /// Reads the followed files that a new file starting with `head` may be a copy of, and
@@ -678,7 +698,7 @@ impl Follower<'_> {
                     return false;
                 }
             };
-            match self.copy_of(&head) {
+            match self.copy_of(&head, Some((followed, size))) {
                 Some(None) => return true,
                 Some(Some(progress)) if size >= progress.offset => {
                     followed.continue_from(progress);
@@ -702,14 +722,7 @@ impl Follower<'_> {
         let shown = followed.shown.clone();
         let sink = &mut *self.sink;
         let result = followed.read_new(&mut self.buf, Instant::now(), &mut |piece, binary| {
-            sink.lines(
-                &shown,
-                &Batch {
-                    bytes: piece.bytes,
-                    first_line_no: piece.first_line_no,
-                    binary,
-                },
-            )
+            hand_on(sink, &shown, piece, binary)
         });
         match result {
             Ok(Change::Grew) => {}
@@ -761,7 +774,7 @@ impl Follower<'_> {
         let mut shown = None;
         for original in originals {
             comparable = true;
-            if original.bytes_at(from, own.len()).is_ok_and(|b| b == own) {
+            if original.holds_at(from, &own) {
                 shown = shown.max(Some(original.progress.offset));
             }
         }
@@ -843,16 +856,22 @@ enum Behind {
 /// Hands on the partial line of `followed` if it waited long enough (`now` `None`: anyway).
 fn flush_partial(sink: &mut dyn Sink, path: &Path, followed: &mut Followed, now: Option<Instant>) {
     let binary = followed.progress.binary;
-    followed.progress.lines.flush_quiet(now, &mut |piece| {
-        sink.lines(
-            path,
-            &Batch {
-                bytes: piece.bytes,
-                first_line_no: piece.first_line_no,
-                binary,
-            },
-        )
-    });
+    followed
+        .progress
+        .lines
+        .flush_quiet(now, &mut |piece| hand_on(sink, path, piece, binary));
+}
+
+/// Hands the lines of `piece`, from the file shown as `path`, to `sink`.
+fn hand_on(sink: &mut dyn Sink, path: &Path, piece: &Piece, binary: bool) -> bool {
+    sink.lines(
+        path,
+        &Batch {
+            bytes: piece.bytes,
+            first_line_no: piece.first_line_no,
+            binary,
+        },
+    )
 }
 
 /// Whether the compressed stream at `path` reads to its end without error (it is not still
