@@ -18,20 +18,20 @@ use std::time::{Duration, Instant};
 
 use crate::support::idgrep;
 
-const ID: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
+pub(crate) const ID: &str = "01M8KBYGM5NG2PSHNY302ZVWBS";
 
 /// Long enough for a loaded machine; a lost line never comes at all.
 const PATIENCE: Duration = Duration::from_secs(20);
 
 /// A running `idgrep --tail` and the lines it printed so far.
-struct Tail {
+pub(crate) struct Tail {
     child: Child,
     lines: mpsc::Receiver<String>,
     got: Vec<String>,
 }
 
 impl Tail {
-    fn start(dir: &Path, args: &[&str]) -> Tail {
+    pub(crate) fn start(dir: &Path, args: &[&str]) -> Tail {
         let mut child = idgrep()
             .current_dir(dir)
             .arg("--tail")
@@ -59,7 +59,7 @@ impl Tail {
     }
 
     /// Waits for a line holding `needle`; returns it.
-    fn expect(&mut self, needle: &str) -> String {
+    pub(crate) fn expect(&mut self, needle: &str) -> String {
         if let Some(line) = self.got.iter().find(|l| l.contains(needle)) {
             return line.clone();
         }
@@ -85,7 +85,7 @@ impl Tail {
     }
 
     /// Sends `signal`; returns everything printed, the exit status and standard error.
-    fn stop(mut self, signal: &str) -> (Vec<String>, ExitStatus, String) {
+    pub(crate) fn stop(mut self, signal: &str) -> (Vec<String>, ExitStatus, String) {
         let sent = Command::new("kill")
             .args([signal, &self.child.id().to_string()])
             .status()
@@ -111,7 +111,7 @@ impl Tail {
     }
 }
 
-fn append(path: &Path, text: &str) {
+pub(crate) fn append(path: &Path, text: &str) {
     let mut file = OpenOptions::new()
         .create(true)
         .append(true)
@@ -122,7 +122,7 @@ fn append(path: &Path, text: &str) {
 
 /// A directory holding `app.log` with one matching line `a`, followed with `args` until that
 /// line is shown.
-fn follow_app_log(args: &[&str]) -> (tempfile::TempDir, PathBuf, Tail) {
+pub(crate) fn follow_app_log(args: &[&str]) -> (tempfile::TempDir, PathBuf, Tail) {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("app.log");
     append(&log, &format!("a {ID}\n"));
@@ -131,8 +131,14 @@ fn follow_app_log(args: &[&str]) -> (tempfile::TempDir, PathBuf, Tail) {
     (dir, log, tail)
 }
 
+pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
 /// Empties the file in place, as copytruncate does.
-fn truncate(path: &Path) {
+pub(crate) fn truncate(path: &Path) {
     OpenOptions::new()
         .write(true)
         .open(path)
@@ -141,12 +147,12 @@ fn truncate(path: &Path) {
         .unwrap();
 }
 
-fn pause(ms: u64) {
+pub(crate) fn pause(ms: u64) {
     std::thread::sleep(Duration::from_millis(ms));
 }
 
 /// Each line's text and how often it was printed, for lines printed as `path:line:text`.
-fn counts(lines: &[String]) -> HashMap<String, usize> {
+pub(crate) fn counts(lines: &[String]) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
     for line in lines {
         let text = line.splitn(3, ':').nth(2).unwrap_or(line).to_string();
@@ -234,9 +240,11 @@ fn every_rotation_kind_loses_and_repeats_nothing_and_compressed_rotations_are_no
     let log = logs.join("app.log");
     append(&log, &format!("before-0 {ID}\n"));
     // A compressed rotation present at the start is searched once.
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(format!("archived {ID}\n").as_bytes()).unwrap();
-    fs::write(logs.join("app.log.9.gz"), gz.finish().unwrap()).unwrap();
+    fs::write(
+        logs.join("app.log.9.gz"),
+        gzip(format!("archived {ID}\n").as_bytes()),
+    )
+    .unwrap();
     let mut tail = Tail::start(dir.path(), &[ID, "logs"]);
     tail.expect("before-0");
     tail.expect("archived");
@@ -266,9 +274,7 @@ fn every_rotation_kind_loses_and_repeats_nothing_and_compressed_rotations_are_no
 
     // The first rotation compressed afterwards: app.log.1 becomes app.log.1.gz.
     let old = fs::read(logs.join("app.log.1")).unwrap();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(&old).unwrap();
-    fs::write(logs.join("app.log.1.gz"), gz.finish().unwrap()).unwrap();
+    fs::write(logs.join("app.log.1.gz"), gzip(&old)).unwrap();
     fs::remove_file(logs.join("app.log.1")).unwrap();
 
     // delete and create.
@@ -682,185 +688,6 @@ fn lines_written_before_the_stop_are_shown_before_idgrep_ends() {
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
 
-/// With a slow poll, idgrep does not read between the writer's steps: the line written just
-/// before copytruncate is only in the copy when idgrep looks, and must come from there, once.
-#[test]
-fn copytruncate_lines_not_yet_read_come_from_the_copy_once() {
-    let (dir, log, mut tail) = follow_app_log(&["--poll", "700", ID, "."]);
-    append(&log, &format!("b {ID}\n"));
-    fs::copy(&log, dir.path().join("app.log.1")).unwrap();
-    truncate(&log);
-    append(&log, &format!("c {ID}\n"));
-    tail.expect("c ");
-    let (got, status, _) = tail.stop("-INT");
-    assert_eq!(got.len(), 3, "{got:#?}");
-    assert_eq!(got[0], format!("./app.log:1:a {ID}"));
-    assert!(
-        [
-            format!("./app.log.1:2:b {ID}"),
-            format!("./app.log:2:b {ID}")
-        ]
-        .contains(&got[1]),
-        "{got:#?}"
-    );
-    assert_eq!(got[2], format!("./app.log:1:c {ID}"));
-    assert_eq!(status.code(), Some(0));
-}
-
-/// The copy is seen in the same poll as the line written before it: the original still
-/// holds the line and is read first, so the copy adds nothing and the line shows once.
-#[test]
-fn a_copy_seen_before_the_line_it_copied_was_read_repeats_no_line() {
-    let (dir, log, mut tail) = follow_app_log(&["--poll", "2000", ID, "."]);
-    append(&log, &format!("b {ID}\n"));
-    fs::copy(&log, dir.path().join("app.log.1")).unwrap();
-    tail.expect("b ");
-    truncate(&log);
-    append(&log, &format!("c {ID}\n"));
-    tail.expect("c ");
-    let (got, status, stderr) = tail.stop("-INT");
-    assert_eq!(
-        got,
-        [
-            format!("./app.log:1:a {ID}"),
-            format!("./app.log:2:b {ID}"),
-            format!("./app.log:1:c {ID}"),
-        ]
-    );
-    assert_eq!(status.code(), Some(0), "{stderr}");
-}
-
-/// A copy made while the original ended in a partial line: the line is shown once, though
-/// the original was truncated before its quiet second was up.
-#[test]
-fn a_partial_line_copied_then_truncated_shows_once() {
-    let (dir, log, mut tail) = follow_app_log(&[ID, "."]);
-    append(&log, &format!("partial {ID}"));
-    pause(300);
-    fs::copy(&log, dir.path().join("app.log.1")).unwrap();
-    pause(300);
-    truncate(&log);
-    append(&log, &format!("c {ID}\n"));
-    tail.expect("c ");
-    pause(1500);
-    let (got, status, stderr) = tail.stop("-INT");
-    assert_eq!(
-        counts(&got).get(&format!("partial {ID}")),
-        Some(&1),
-        "{got:#?}"
-    );
-    assert_eq!(got.len(), 3, "{got:#?}");
-    assert_eq!(status.code(), Some(0), "{stderr}");
-}
-
-/// Copies `from` to `to` 16 KiB at a time, 100 ms apart, as a slow copy of a large log is
-/// seen: `between` runs after each piece.
-fn copy_in_pieces(from: &Path, to: &Path, between: &mut dyn FnMut()) {
-    let mut original = fs::File::open(from).unwrap();
-    let mut copy = fs::File::create(to).unwrap();
-    let mut piece = vec![0u8; 16 << 10];
-    loop {
-        let n = std::io::Read::read(&mut original, &mut piece).unwrap();
-        if n == 0 {
-            break;
-        }
-        copy.write_all(&piece[..n]).unwrap();
-        between();
-        pause(100);
-    }
-}
-
-/// Truncates `log` (copytruncate) and writes a line to it; once that line is shown and
-/// `settle_ms` more have passed (for anything a copy's last events would print), stops
-/// `tail` and checks that no line was printed twice.
-fn truncate_then_stop(
-    mut tail: Tail,
-    log: &Path,
-    settle_ms: u64,
-) -> (Vec<String>, ExitStatus, String) {
-    truncate(log);
-    append(log, &format!("after {ID}\n"));
-    tail.expect("after ");
-    pause(settle_ms);
-    let stopped = tail.stop("-INT");
-    assert_no_line_twice(&stopped.0);
-    stopped
-}
-
-fn assert_no_line_twice(got: &[String]) {
-    let repeated: Vec<_> = counts(got).into_iter().filter(|(_, n)| *n > 1).collect();
-    assert!(
-        repeated.is_empty(),
-        "{} lines printed more than once, such as {:?}",
-        repeated.len(),
-        &repeated[..repeated.len().min(3)]
-    );
-}
-
-/// copytruncate of a log large enough that its copy is seen while still being written,
-/// shorter than where the original stands: the copy prints nothing (it used to be read from
-/// its start, the whole log again), and with `during`, the lines the original gets while the
-/// copy is written are shown once. Every line once, each under the original's name.
-fn copy_slowly_then_truncate(during: bool) {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("app.log");
-    let lines: String = (1..=3000).map(|n| format!("line {n:04} {ID}\n")).collect();
-    append(&log, &lines);
-    let mut tail = Tail::start(dir.path(), &[ID, "."]);
-    tail.expect("line 3000 ");
-    let mut written = 0;
-    copy_in_pieces(&log, &dir.path().join("app.log.1"), &mut || {
-        if during && written < 5 {
-            written += 1;
-            append(&log, &format!("during {written} {ID}\n"));
-        }
-    });
-    let (got, status, stderr) = truncate_then_stop(tail, &log, 500);
-    assert_eq!(got.len(), 3000 + written + 1);
-    assert!(got.iter().all(|l| l.starts_with("./app.log:")), "{got:#?}");
-    assert_eq!(got.last(), Some(&format!("./app.log:1:after {ID}")));
-    assert_eq!(status.code(), Some(0), "{stderr}");
-}
-
-#[test]
-fn a_large_copy_seen_while_it_is_written_repeats_no_line() {
-    copy_slowly_then_truncate(false);
-}
-
-#[test]
-fn lines_written_while_a_copy_is_made_are_shown_once() {
-    copy_slowly_then_truncate(true);
-}
-
-/// 6.6 KiB of lines that logs of one program write first, the same in every run.
-fn banner() -> String {
-    (1..=100)
-        .map(|n| format!("config key{n:03} = a long constant value, the same in every run\n"))
-        .collect()
-}
-
-/// A new log that begins with the same long banner as a followed one is no copy of it: its
-/// lines are all shown, numbered from its start.
-#[test]
-fn a_new_file_that_only_begins_like_a_followed_one_is_read_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    let banner = banner();
-    let first = dir.path().join("job1.log");
-    let lines: String = (1..=300).map(|n| format!("job1 {n} {ID}\n")).collect();
-    append(&first, &format!("{banner}{lines}"));
-    let mut tail = Tail::start(dir.path(), &[ID, "."]);
-    tail.expect("job1 300 ");
-    let second = dir.path().join("job2.log");
-    append(&second, &banner);
-    pause(300);
-    append(&second, &format!("job2 {ID}\n"));
-    tail.expect("job2 ");
-    let (got, status, stderr) = tail.stop("-INT");
-    assert_eq!(got.len(), 301, "{:#?}", &got[300..]);
-    assert_eq!(got[300], format!("./job2.log:101:job2 {ID}"));
-    assert_eq!(status.code(), Some(0), "{stderr}");
-}
-
 /// After delete and create, the new file's partial line is shown after its quiet second,
 /// while the old file is still read through its handle; not only when idgrep ends.
 #[test]
@@ -910,49 +737,4 @@ fn quiet_waits_for_the_first_matching_line_and_exits_0() {
     let mut out = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
     assert_eq!(out, "");
-}
-
-/// A new log that begins with the same long banner as a shorter followed one, and is already
-/// longer than it when first seen, is no copy of it: none of its lines is taken as shown.
-#[test]
-fn a_new_file_longer_than_a_followed_one_it_begins_like_loses_no_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let banner = banner();
-    let first = dir.path().join("job1.log");
-    append(&first, &format!("{banner}job1 {ID}\n"));
-    let mut tail = Tail::start(dir.path(), &[ID, "."]);
-    tail.expect("job1 ");
-    let lines: String = (1..=300).map(|n| format!("job2 {n} {ID}\n")).collect();
-    append(&dir.path().join("job2.log"), &format!("{banner}{lines}"));
-    tail.expect("job2 300 ");
-    let (got, status, stderr) = tail.stop("-INT");
-    assert_eq!(got.len(), 301, "{got:#?}");
-    assert_eq!(got[1], format!("./job2.log:101:job2 1 {ID}"));
-    assert_eq!(status.code(), Some(0), "{stderr}");
-}
-
-/// Two followed logs begin with the same banner, and the longer one is copied slowly, then
-/// truncated (copytruncate): the copy goes on from where the file it copies stands, not from
-/// where the other one does. Every line once, each under its own file's name.
-#[test]
-fn a_copy_goes_on_from_the_file_it_copies_among_several_that_begin_alike() {
-    let dir = tempfile::tempdir().unwrap();
-    let banner = banner();
-    let short: String = (1..=100).map(|n| format!("short {n:04} {ID}\n")).collect();
-    let long: String = (1..=3000).map(|n| format!("long {n:04} {ID}\n")).collect();
-    append(&dir.path().join("a.log"), &format!("{banner}{short}"));
-    let log = dir.path().join("b.log");
-    append(&log, &format!("{banner}{long}"));
-    let mut tail = Tail::start(dir.path(), &[ID, "."]);
-    tail.expect("long 3000 ");
-    copy_in_pieces(&log, &dir.path().join("b.log.1"), &mut || {});
-    let (got, status, stderr) = truncate_then_stop(tail, &log, 500);
-    assert_eq!(got.len(), 100 + 3000 + 1);
-    assert!(
-        got.iter()
-            .all(|l| l.starts_with("./a.log:") || l.starts_with("./b.log:")),
-        "{got:#?}"
-    );
-    assert_eq!(got.last(), Some(&format!("./b.log:1:after {ID}")));
-    assert_eq!(status.code(), Some(0), "{stderr}");
 }

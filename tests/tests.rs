@@ -17,6 +17,7 @@ mod query;
 mod replay;
 mod support;
 mod tail;
+mod tail_copies;
 mod timeline;
 mod times;
 mod trace_timeline;

@@ -13,8 +13,8 @@
 //! those of a known file is a copy (copytruncate's `app.log.1`: read on from where the
 //! original stood, so a line is neither lost nor printed twice; a copy still being written,
 //! shorter than that, shows nothing while its bytes are the original's); a compressed file whose
-//! decompressed first bytes are a known file's is a rotation's product, not read; anything
-//! else is new and read from its first byte. A file that disappears is read to its end
+//! decompressed stream begins as a known file and holds its last bytes read at the same place
+//! is a rotation's product, not read; anything else is new and read from its first byte. A file that disappears is read to its end
 //! through the handle still open, and kept open a while for late writes.
 //!
 //! Lines go to a [`Sink`], which searches and prints them.
@@ -46,6 +46,14 @@ const RENAME_SETTLE: Duration = Duration::from_millis(100);
 /// How many states of files that are gone or were truncated are kept, to recognise copies
 /// and compressed rotations of them.
 const HISTORY: usize = 256;
+
+/// A compressed file that appears is read once it has stayed as it is this long (a compressor
+/// writes on while it works, and its stream is read whole each time it is looked at).
+const SETTLE: Duration = Duration::from_millis(500);
+
+/// A compressed file whose stream still ends early after it has stayed as it is this long is
+/// damaged, not being written: it is read as far as it goes, and its error reported.
+const STALLED: Duration = Duration::from_secs(10);
 
 /// A directory that appears is walked at once and again this long after, for the files
 /// created in it before its watch was in place.
@@ -114,7 +122,7 @@ pub fn run(options: Options, sink: &mut dyn Sink) -> Result<(), String> {
         detached: Vec::new(),
         history: VecDeque::new(),
         once: HashSet::new(),
-        waiting_once: BTreeSet::new(),
+        waiting_once: BTreeMap::new(),
         unreadable: HashSet::new(),
         links: HashSet::new(),
         dirs: HashSet::new(),
@@ -158,8 +166,9 @@ struct Follower<'s> {
     history: VecDeque<Progress>,
     /// Files read whole once, or known as a rotation's product: never read again.
     once: HashSet<Identity>,
-    /// Compressed files that appeared and are still being written.
-    waiting_once: BTreeSet<PathBuf>,
+    /// Compressed files that appeared and are not read yet, with how long they have stayed as
+    /// they are.
+    waiting_once: BTreeMap<PathBuf, Option<Settling>>,
     /// Files reported as unreadable (once each, until they can be read).
     unreadable: HashSet<PathBuf>,
     /// Followed files watched through their symbolic link (the target may be elsewhere).
@@ -290,6 +299,7 @@ impl Follower<'_> {
             }
             self.drain_detached(Instant::now());
             self.due_rewalks(Instant::now());
+            self.due_stalled(Instant::now());
             self.flush_partials(Some(Instant::now()));
         }
     }
@@ -315,7 +325,12 @@ impl Follower<'_> {
                 .flatten()
         });
         let rewalk = self.rewalk.iter().map(|(at, _)| *at);
-        partial.chain(detached).chain(rewalk).min()
+        let settling = self
+            .waiting_once
+            .values()
+            .flatten()
+            .map(|waiting| waiting.next_look);
+        partial.chain(detached).chain(rewalk).chain(settling).min()
     }
 
     /// Every path worth a look after lost events or at a poll: the walk's files, the files
@@ -331,7 +346,7 @@ impl Follower<'_> {
             })
             .collect();
         paths.extend(self.files.keys().cloned());
-        paths.extend(self.waiting_once.iter().cloned());
+        paths.extend(self.waiting_once.keys().cloned());
         paths.into_iter().collect()
     }
 
@@ -375,7 +390,7 @@ impl Follower<'_> {
     fn touch(&mut self, path: PathBuf) {
         if self.files.contains_key(&path) {
             self.check(path);
-        } else if self.waiting_once.contains(&path) {
+        } else if self.waiting_once.contains_key(&path) {
             self.examine_once(&path);
         } else {
             match self.stat(&path) {
@@ -523,7 +538,7 @@ impl Follower<'_> {
                 self.once.insert(followed.identity);
                 self.read_whole(&path, &head);
             } else {
-                self.waiting_once.insert(path.clone());
+                self.waiting_once.insert(path.clone(), None);
                 self.examine_once(&path);
             }
             return;
@@ -566,8 +581,12 @@ impl Follower<'_> {
         self.sink.whole(path);
     }
 
-    /// A compressed file that appeared while following: a rotation's product when it holds a
-    /// known file's first bytes (not read), else read whole once it is complete.
+    /// A compressed file that appeared while following, once its stream reads to its end: a
+    /// rotation's product when it begins as a known file and, where it is as long as that file
+    /// stood, holds the last bytes read from it at the same place (not read; a shorter one
+    /// cannot be compared further); else read whole. It is looked at once it has stayed as it
+    /// is for [`SETTLE`]; a damaged stream is reported; one that ends early is waited for while
+    /// it changes, then read as far as it goes (see [`STALLED`]).
     fn examine_once(&mut self, path: &Path) {
         let Ok(meta) = self.stat(path) else {
             self.waiting_once.remove(path);
@@ -578,25 +597,86 @@ impl Follower<'_> {
             self.waiting_once.remove(path);
             return;
         }
-        let Ok(head) = file::decompressed_head(path) else {
-            return;
+        let stamp = Stamp::of(&meta);
+        let now = Instant::now();
+        let waiting = match self.waiting_once.get(path) {
+            Some(Some(waiting)) if waiting.stamp == stamp => *waiting,
+            _ => {
+                let since = now;
+                let next_look = now + SETTLE;
+                let waiting = Settling {
+                    stamp,
+                    since,
+                    next_look,
+                };
+                self.waiting_once.insert(path.to_path_buf(), Some(waiting));
+                return;
+            }
         };
-        if head.is_empty() {
+        if now < waiting.next_look {
             return;
         }
-        match self.copy_of(&head, None) {
-            Some(Some(_)) => {
+        let stalled = now >= waiting.since + STALLED;
+        let head = file::decompressed_head(path).unwrap_or_default();
+        // Every known file it may be a copy of, with where that file stood and its last bytes.
+        let originals: Vec<(u64, u64, Vec<u8>)> = self
+            .known()
+            .filter(|progress| !head.is_empty() && progress.copied_into(&head) != Some(false))
+            .map(|progress| {
+                let (from, tail) = progress.tail_window();
+                (progress.offset, from, tail.to_vec())
+            })
+            .collect();
+        let windows: Vec<(u64, &[u8])> = originals
+            .iter()
+            .map(|(_, from, tail)| (*from, tail.as_slice()))
+            .collect();
+        let product = match file::stream_holds(path, &windows) {
+            Ok((len, holds)) => Some(
+                originals
+                    .iter()
+                    .zip(holds)
+                    .any(|((offset, _, _), held)| held || len < *offset),
+            ),
+            Err(e) if e.kind() != io::ErrorKind::UnexpectedEof || stalled => {
+                // Damaged: what it holds of a known file was shown from that file.
+                if !originals.is_empty() {
+                    self.sink.problem(path, &source::io_reason(&e));
+                }
+                Some(!originals.is_empty())
+            }
+            Err(_) => None,
+        };
+        match product {
+            Some(product) => {
                 self.once.insert(identity);
                 self.waiting_once.remove(path);
+                if !product {
+                    let raw_head = file::first_bytes(path, 8).unwrap_or_default();
+                    self.read_whole(path, &raw_head);
+                }
             }
-            Some(None) => {}
-            None if complete(path) => {
-                self.once.insert(identity);
-                self.waiting_once.remove(path);
-                let raw_head = file::first_bytes(path, 8).unwrap_or_default();
-                self.read_whole(path, &raw_head);
+            None => {
+                let next_look = waiting.since + STALLED;
+                let waiting = Settling {
+                    next_look,
+                    ..waiting
+                };
+                self.waiting_once.insert(path.to_path_buf(), Some(waiting));
             }
-            None => {}
+        }
+    }
+
+    /// The compressed files waiting whose time to be looked at has come.
+    fn due_stalled(&mut self, now: Instant) {
+        let due: Vec<PathBuf> = self
+            .waiting_once
+            .iter()
+            .filter(|(_, waiting)| waiting.is_some_and(|w| w.next_look <= now))
+            .map(|(path, _)| path.clone())
+            .collect();
+        for path in due {
+            self.examine_once(&path);
         }
     }
 
@@ -686,7 +766,7 @@ impl Follower<'_> {
             }
             if file::read_once(&head) {
                 let path = followed.shown.clone();
-                self.waiting_once.insert(path.clone());
+                self.waiting_once.insert(path.clone(), None);
                 self.examine_once(&path);
                 return false;
             }
@@ -874,11 +954,21 @@ fn hand_on(sink: &mut dyn Sink, path: &Path, piece: &Piece, binary: bool) -> boo
     )
 }
 
-/// Whether the compressed stream at `path` reads to its end without error (it is not still
-/// being written).
-fn complete(path: &Path) -> bool {
-    std::fs::File::open(path)
-        .and_then(|f| source::decompress(Box::new(f)))
-        .and_then(|mut r| io::copy(&mut r, &mut io::sink()))
-        .is_ok()
+/// A file's size and modification time: what changes while it is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp(u64, Option<std::time::SystemTime>);
+
+impl Stamp {
+    fn of(meta: &Metadata) -> Stamp {
+        Stamp(meta.len(), meta.modified().ok())
+    }
+}
+
+/// A compressed file waiting: as it was last seen, since when it has stayed so, and when it
+/// is next looked at.
+#[derive(Clone, Copy, Debug)]
+struct Settling {
+    stamp: Stamp,
+    since: Instant,
+    next_look: Instant,
 }

@@ -1,0 +1,312 @@
+//! `--tail` when a file that appears begins as a followed one: copytruncate's copy, read in
+//! pieces, seen early or late, among files that share a banner; a new log that only begins
+//! alike; compressed rotations, damaged or cut short. Every matching line must come out
+//! exactly once, under the name of the file it was first read from. The harness is
+//! [`crate::tail`]'s.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use crate::tail::{ID, Tail, append, counts, follow_app_log, gzip, pause, truncate};
+/// With a slow poll, idgrep does not read between the writer's steps: the line written just
+/// before copytruncate is only in the copy when idgrep looks, and must come from there, once.
+#[test]
+fn copytruncate_lines_not_yet_read_come_from_the_copy_once() {
+    let (dir, log, mut tail) = follow_app_log(&["--poll", "700", ID, "."]);
+    append(&log, &format!("b {ID}\n"));
+    fs::copy(&log, dir.path().join("app.log.1")).unwrap();
+    truncate(&log);
+    append(&log, &format!("c {ID}\n"));
+    tail.expect("c ");
+    let (got, status, _) = tail.stop("-INT");
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert_eq!(got[0], format!("./app.log:1:a {ID}"));
+    assert!(
+        [
+            format!("./app.log.1:2:b {ID}"),
+            format!("./app.log:2:b {ID}")
+        ]
+        .contains(&got[1]),
+        "{got:#?}"
+    );
+    assert_eq!(got[2], format!("./app.log:1:c {ID}"));
+    assert_eq!(status.code(), Some(0));
+}
+
+/// The copy is seen in the same poll as the line written before it: the original still
+/// holds the line and is read first, so the copy adds nothing and the line shows once.
+#[test]
+fn a_copy_seen_before_the_line_it_copied_was_read_repeats_no_line() {
+    let (dir, log, mut tail) = follow_app_log(&["--poll", "2000", ID, "."]);
+    append(&log, &format!("b {ID}\n"));
+    fs::copy(&log, dir.path().join("app.log.1")).unwrap();
+    tail.expect("b ");
+    truncate(&log);
+    append(&log, &format!("c {ID}\n"));
+    tail.expect("c ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(
+        got,
+        [
+            format!("./app.log:1:a {ID}"),
+            format!("./app.log:2:b {ID}"),
+            format!("./app.log:1:c {ID}"),
+        ]
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// A copy made while the original ended in a partial line: the line is shown once, though
+/// the original was truncated before its quiet second was up.
+#[test]
+fn a_partial_line_copied_then_truncated_shows_once() {
+    let (dir, log, mut tail) = follow_app_log(&[ID, "."]);
+    append(&log, &format!("partial {ID}"));
+    pause(300);
+    fs::copy(&log, dir.path().join("app.log.1")).unwrap();
+    pause(300);
+    truncate(&log);
+    append(&log, &format!("c {ID}\n"));
+    tail.expect("c ");
+    pause(1500);
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(
+        counts(&got).get(&format!("partial {ID}")),
+        Some(&1),
+        "{got:#?}"
+    );
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// Copies `from` to `to` 16 KiB at a time, 100 ms apart, as a slow copy of a large log is
+/// seen: `between` runs after each piece.
+fn copy_in_pieces(from: &Path, to: &Path, between: &mut dyn FnMut()) {
+    let mut original = fs::File::open(from).unwrap();
+    let mut copy = fs::File::create(to).unwrap();
+    let mut piece = vec![0u8; 16 << 10];
+    loop {
+        let n = std::io::Read::read(&mut original, &mut piece).unwrap();
+        if n == 0 {
+            break;
+        }
+        copy.write_all(&piece[..n]).unwrap();
+        between();
+        pause(100);
+    }
+}
+
+/// Truncates `log` (copytruncate) and writes a line to it; once that line is shown and
+/// `settle_ms` more have passed (for anything a copy's last events would print), stops
+/// `tail` and checks that no line was printed twice.
+fn truncate_then_stop(
+    mut tail: Tail,
+    log: &Path,
+    settle_ms: u64,
+) -> (Vec<String>, ExitStatus, String) {
+    truncate(log);
+    append(log, &format!("after {ID}\n"));
+    tail.expect("after ");
+    pause(settle_ms);
+    let stopped = tail.stop("-INT");
+    assert_no_line_twice(&stopped.0);
+    stopped
+}
+
+fn assert_no_line_twice(got: &[String]) {
+    let repeated: Vec<_> = counts(got).into_iter().filter(|(_, n)| *n > 1).collect();
+    assert!(
+        repeated.is_empty(),
+        "{} lines printed more than once, such as {:?}",
+        repeated.len(),
+        &repeated[..repeated.len().min(3)]
+    );
+}
+
+/// copytruncate of a log large enough that its copy is seen while still being written,
+/// shorter than where the original stands: the copy prints nothing (it used to be read from
+/// its start, the whole log again), and with `during`, the lines the original gets while the
+/// copy is written are shown once. Every line once, each under the original's name.
+fn copy_slowly_then_truncate(during: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    let lines: String = (1..=3000).map(|n| format!("line {n:04} {ID}\n")).collect();
+    append(&log, &lines);
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("line 3000 ");
+    let mut written = 0;
+    copy_in_pieces(&log, &dir.path().join("app.log.1"), &mut || {
+        if during && written < 5 {
+            written += 1;
+            append(&log, &format!("during {written} {ID}\n"));
+        }
+    });
+    let (got, status, stderr) = truncate_then_stop(tail, &log, 500);
+    assert_eq!(got.len(), 3000 + written + 1);
+    assert!(got.iter().all(|l| l.starts_with("./app.log:")), "{got:#?}");
+    assert_eq!(got.last(), Some(&format!("./app.log:1:after {ID}")));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn a_large_copy_seen_while_it_is_written_repeats_no_line() {
+    copy_slowly_then_truncate(false);
+}
+
+#[test]
+fn lines_written_while_a_copy_is_made_are_shown_once() {
+    copy_slowly_then_truncate(true);
+}
+
+/// 6.6 KiB of lines that logs of one program write first, the same in every run.
+fn banner() -> String {
+    (1..=100)
+        .map(|n| format!("config key{n:03} = a long constant value, the same in every run\n"))
+        .collect()
+}
+
+/// A new log that begins with the same long banner as a followed one is no copy of it: its
+/// lines are all shown, numbered from its start.
+#[test]
+fn a_new_file_that_only_begins_like_a_followed_one_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let banner = banner();
+    let first = dir.path().join("job1.log");
+    let lines: String = (1..=300).map(|n| format!("job1 {n} {ID}\n")).collect();
+    append(&first, &format!("{banner}{lines}"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("job1 300 ");
+    let second = dir.path().join("job2.log");
+    append(&second, &banner);
+    pause(300);
+    append(&second, &format!("job2 {ID}\n"));
+    tail.expect("job2 ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(got.len(), 301, "{:#?}", &got[300..]);
+    assert_eq!(got[300], format!("./job2.log:101:job2 {ID}"));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// A new log that begins with the same long banner as a shorter followed one, and is already
+/// longer than it when first seen, is no copy of it: none of its lines is taken as shown.
+#[test]
+fn a_new_file_longer_than_a_followed_one_it_begins_like_loses_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let banner = banner();
+    let first = dir.path().join("job1.log");
+    append(&first, &format!("{banner}job1 {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("job1 ");
+    let lines: String = (1..=300).map(|n| format!("job2 {n} {ID}\n")).collect();
+    append(&dir.path().join("job2.log"), &format!("{banner}{lines}"));
+    tail.expect("job2 300 ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(got.len(), 301, "{got:#?}");
+    assert_eq!(got[1], format!("./job2.log:101:job2 1 {ID}"));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// Two followed logs begin with the same banner, and the longer one is copied slowly, then
+/// truncated (copytruncate): the copy goes on from where the file it copies stands, not from
+/// where the other one does. Every line once, each under its own file's name.
+#[test]
+fn a_copy_goes_on_from_the_file_it_copies_among_several_that_begin_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let banner = banner();
+    let short: String = (1..=100).map(|n| format!("short {n:04} {ID}\n")).collect();
+    let long: String = (1..=3000).map(|n| format!("long {n:04} {ID}\n")).collect();
+    append(&dir.path().join("a.log"), &format!("{banner}{short}"));
+    let log = dir.path().join("b.log");
+    append(&log, &format!("{banner}{long}"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("long 3000 ");
+    copy_in_pieces(&log, &dir.path().join("b.log.1"), &mut || {});
+    let (got, status, stderr) = truncate_then_stop(tail, &log, 500);
+    assert_eq!(got.len(), 100 + 3000 + 1);
+    assert!(
+        got.iter()
+            .all(|l| l.starts_with("./a.log:") || l.starts_with("./b.log:")),
+        "{got:#?}"
+    );
+    assert_eq!(got.last(), Some(&format!("./b.log:1:after {ID}")));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// A compressed log that appears, begins with a followed log's banner and goes on past where
+/// that log stands with lines of its own is no rotation of it: its lines are all shown.
+#[test]
+fn a_compressed_new_log_that_begins_like_a_followed_one_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let banner = banner();
+    append(
+        &dir.path().join("job1.log"),
+        &format!("{banner}job1 {ID}\n"),
+    );
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("job1 ");
+    let lines: String = (1..=300).map(|n| format!("job2 {n} {ID}\n")).collect();
+    let compressed = gzip(format!("{banner}{lines}").as_bytes());
+    fs::write(dir.path().join("job2.log.gz"), compressed).unwrap();
+    tail.expect("job2 300 ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(got.len(), 301, "{got:#?}");
+    assert_eq!(got[1], format!("./job2.log.gz:101:job2 1 {ID}"));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// Compressed files that appear damaged are reported, not waited for in silence: a new one
+/// is searched as far as it reads, a rotation of a followed log only reported; one cut short
+/// is waited for while it may still be written (ten seconds unchanged), then searched as far
+/// as it reads and reported. Following goes on.
+#[test]
+fn a_damaged_or_cut_short_compressed_file_that_appears_is_reported() {
+    let (dir, log, mut tail) = follow_app_log(&[ID, "."]);
+    let old: String = (1..=2000).map(|n| format!("old {n} {ID}\n")).collect();
+    let compressed = gzip(old.as_bytes());
+    // The trailer's CRC-32 no longer matches what the stream holds.
+    let mut damaged = compressed.clone();
+    let crc = damaged.len() - 8;
+    damaged[crc] ^= 0xff;
+    fs::write(dir.path().join("damaged.log.gz"), &damaged).unwrap();
+    tail.expect("damaged.log.gz:2000:");
+    let mut rotation = gzip(&fs::read(&log).unwrap());
+    let crc = rotation.len() - 8;
+    rotation[crc] ^= 0xff;
+    fs::write(dir.path().join("app.log.1.gz"), &rotation).unwrap();
+    let cut_at = Instant::now();
+    fs::write(
+        dir.path().join("cut.log.gz"),
+        &compressed[..compressed.len() / 2],
+    )
+    .unwrap();
+    tail.expect("cut.log.gz:1:");
+    assert!(
+        cut_at.elapsed() >= Duration::from_secs(9),
+        "read after {:?}, while it might still be written",
+        cut_at.elapsed()
+    );
+    append(&log, &format!("after {ID}\n"));
+    tail.expect("after ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert!(
+        !got.iter().any(|l| l.starts_with("./app.log.1.gz")),
+        "{got:#?}"
+    );
+    let reports: Vec<&str> = stderr.lines().collect();
+    for expected in [
+        "idgrep: ./damaged.log.gz: gzip: corrupt gzip stream does not have a matching checksum",
+        "idgrep: ./app.log.1.gz: gzip: corrupt gzip stream does not have a matching checksum",
+        "idgrep: ./cut.log.gz: gzip: incomplete deflate stream",
+    ] {
+        assert!(
+            reports.contains(&expected),
+            "{expected:?} not in:\n{stderr}"
+        );
+    }
+    assert_eq!(reports.len(), 3, "{stderr}");
+    // Errors met while following leave the status to what matched.
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
