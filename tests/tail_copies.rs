@@ -310,3 +310,34 @@ fn a_damaged_or_cut_short_compressed_file_that_appears_is_reported() {
     // Errors met while following leave the status to what matched.
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+/// A copy seen while it is written waits; its original is read on meanwhile; then the copy
+/// is finished short of where the original stands and the original emptied, at once
+/// (copytruncate with lines written between the copy and the truncation): the lines the
+/// original showed since the copy was last compared are not shown again from the copy.
+#[test]
+fn a_waiting_copy_finished_as_its_original_is_emptied_repeats_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    let first: String = (1..=3000).map(|n| format!("first {n:04} {ID}\n")).collect();
+    append(&log, &first);
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("first 3000 ");
+    let copy = dir.path().join("app.log.1");
+    let half = first.len() / 2;
+    fs::write(&copy, &first[..half]).unwrap();
+    pause(300);
+    let more: String = (1..=100).map(|n| format!("more {n:03} {ID}\n")).collect();
+    append(&log, &more);
+    tail.expect("more 100 ");
+    let copied_more = more.len() / 2;
+    let rest = format!("{}{}", &first[half..], &more[..copied_more]);
+    append(&copy, &rest);
+    truncate(&log);
+    append(&log, &format!("after {ID}\n"));
+    tail.expect("after ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_no_line_twice(&got);
+    assert_eq!(got.len(), 3000 + 100 + 1, "{:#?}", &got[2990..]);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}

@@ -128,8 +128,11 @@ pub struct Followed {
 pub struct Waiting {
     /// Its size when its bytes were last found equal.
     pub size: u64,
-    /// How far the file it was found equal to had been shown then.
+    /// How far the file it was found equal to has been shown: then, and since, as that file
+    /// is read on.
     pub shown: u64,
+    /// The file it was found equal to.
+    pub original: Identity,
 }
 
 /// What a read found besides the new lines.

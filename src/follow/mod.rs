@@ -6,6 +6,7 @@
 //!   read and its first bytes; it tells growth from truncation.
 //! - [`lines`] assembles whole lines and holds a partial one until its newline or a quiet
 //!   spell.
+//! - [`once`] decides what a compressed file that appears is, once its stream is whole.
 //!
 //! This module ties them: it maps event paths to followed files, finds the files and
 //! directories that appear, and tells what an appearing file is. A file under a new name
@@ -21,6 +22,7 @@
 
 mod file;
 mod lines;
+mod once;
 mod watch;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
@@ -31,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use file::{Change, Followed, Identity, Progress, Waiting};
 use lines::Piece;
+use once::Settling;
 use watch::{Wake, Wakes};
 
 use crate::source::{self, Input, WalkOptions};
@@ -46,14 +49,6 @@ const RENAME_SETTLE: Duration = Duration::from_millis(100);
 /// How many states of files that are gone or were truncated are kept, to recognise copies
 /// and compressed rotations of them.
 const HISTORY: usize = 256;
-
-/// A compressed file that appears is read once it has stayed as it is this long (a compressor
-/// writes on while it works, and its stream is read whole each time it is looked at).
-const SETTLE: Duration = Duration::from_millis(500);
-
-/// A compressed file whose stream still ends early after it has stayed as it is this long is
-/// damaged, not being written: it is read as far as it goes, and its error reported.
-const STALLED: Duration = Duration::from_secs(10);
 
 /// A directory that appears is walked at once and again this long after, for the files
 /// created in it before its watch was in place.
@@ -581,105 +576,6 @@ impl Follower<'_> {
         self.sink.whole(path);
     }
 
-    /// A compressed file that appeared while following, once its stream reads to its end: a
-    /// rotation's product when it begins as a known file and, where it is as long as that file
-    /// stood, holds the last bytes read from it at the same place (not read; a shorter one
-    /// cannot be compared further); else read whole. It is looked at once it has stayed as it
-    /// is for [`SETTLE`]; a damaged stream is reported; one that ends early is waited for while
-    /// it changes, then read as far as it goes (see [`STALLED`]).
-    fn examine_once(&mut self, path: &Path) {
-        let Ok(meta) = self.stat(path) else {
-            self.waiting_once.remove(path);
-            return;
-        };
-        let identity = file::identity(&meta);
-        if self.once.contains(&identity) {
-            self.waiting_once.remove(path);
-            return;
-        }
-        let stamp = Stamp::of(&meta);
-        let now = Instant::now();
-        let waiting = match self.waiting_once.get(path) {
-            Some(Some(waiting)) if waiting.stamp == stamp => *waiting,
-            _ => {
-                let since = now;
-                let next_look = now + SETTLE;
-                let waiting = Settling {
-                    stamp,
-                    since,
-                    next_look,
-                };
-                self.waiting_once.insert(path.to_path_buf(), Some(waiting));
-                return;
-            }
-        };
-        if now < waiting.next_look {
-            return;
-        }
-        let stalled = now >= waiting.since + STALLED;
-        let head = file::decompressed_head(path).unwrap_or_default();
-        // Every known file it may be a copy of, with where that file stood and its last bytes.
-        let originals: Vec<(u64, u64, Vec<u8>)> = self
-            .known()
-            .filter(|progress| !head.is_empty() && progress.copied_into(&head) != Some(false))
-            .map(|progress| {
-                let (from, tail) = progress.tail_window();
-                (progress.offset, from, tail.to_vec())
-            })
-            .collect();
-        let windows: Vec<(u64, &[u8])> = originals
-            .iter()
-            .map(|(_, from, tail)| (*from, tail.as_slice()))
-            .collect();
-        let product = match file::stream_holds(path, &windows) {
-            Ok((len, holds)) => Some(
-                originals
-                    .iter()
-                    .zip(holds)
-                    .any(|((offset, _, _), held)| held || len < *offset),
-            ),
-            Err(e) if e.kind() != io::ErrorKind::UnexpectedEof || stalled => {
-                // Damaged: what it holds of a known file was shown from that file.
-                if !originals.is_empty() {
-                    self.sink.problem(path, &source::io_reason(&e));
-                }
-                Some(!originals.is_empty())
-            }
-            Err(_) => None,
-        };
-        match product {
-            Some(product) => {
-                self.once.insert(identity);
-                self.waiting_once.remove(path);
-                if !product {
-                    let raw_head = file::first_bytes(path, 8).unwrap_or_default();
-                    self.read_whole(path, &raw_head);
-                }
-            }
-            None => {
-                let next_look = waiting.since + STALLED;
-                let waiting = Settling {
-                    next_look,
-                    ..waiting
-                };
-                self.waiting_once.insert(path.to_path_buf(), Some(waiting));
-            }
-        }
-    }
-
-    /// The compressed files waiting whose time to be looked at has come.
-    fn due_stalled(&mut self, now: Instant) {
-        let due: Vec<PathBuf> = self
-            .waiting_once
-            .iter()
-            .filter(|(_, waiting)| waiting.is_some_and(|w| w.next_look <= now))
-            .map(|(path, _)| path.clone())
-            .collect();
-        for path in due {
-            self.examine_once(&path);
-        }
-    }
-
     /// The known file whose copy a file starting with `head` is: `Some(Some(progress))` a copy,
     /// `Some(None)` too early to tell, `None` no copy. `copy`: the new file and its size, when
     /// it is followed: several known files may begin alike, and one it is no shorter than is
@@ -806,7 +702,10 @@ impl Follower<'_> {
         });
         match result {
             Ok(Change::Grew) => {}
-            Ok(Change::Truncated(before)) => self.remember(before),
+            Ok(Change::Truncated(before)) => {
+                self.shown_before_truncation(followed.identity, before.offset);
+                self.remember(before);
+            }
             Err(e) => {
                 self.sink.problem(&shown, &source::io_reason(&e));
                 return false;
@@ -822,7 +721,7 @@ impl Follower<'_> {
     /// copy at the same places, followed or read on through their handle: while they are
     /// equal it waits and shows nothing (a finished copy waits for good); when they differ
     /// it is new. When no such file can be read any more (its original was truncated), what
-    /// its original had shown when they were last found equal is not shown again. Read from
+    /// its original had shown before its truncation is not shown again. Read from
     /// its start, a copy would print the whole log again. `behind`: what the last look
     /// found, if the file waited.
     fn behind(
@@ -851,21 +750,46 @@ impl Follower<'_> {
             .chain(self.detached.iter().map(|(f, _)| f).filter(|f| may_copy(f)))
             .filter(|f| f.only_grew());
         let mut comparable = false;
-        let mut shown = None;
+        let mut equal: Option<(u64, Identity)> = None;
         for original in originals {
             comparable = true;
             if original.holds_at(from, &own) {
-                shown = shown.max(Some(original.progress.offset));
+                equal = equal.max(Some((original.progress.offset, original.identity)));
             }
         }
-        if let Some(shown) = shown {
-            return Behind::Wait(Waiting { size, shown });
+        if let Some((shown, original)) = equal {
+            return Behind::Wait(Waiting {
+                size,
+                shown,
+                original,
+            });
         }
         match behind {
             // Its original was truncated since its bytes were found equal: what the original
-            // had shown then is not shown again; what came after is read on.
-            Some(w) if !comparable && w.size <= size => Behind::Copied(size.min(w.shown)),
+            // has shown is not shown again (read on since, and not yet found truncated, it
+            // stands further); what came after is read on.
+            Some(w) if !comparable && w.size <= size => {
+                let since = self
+                    .files
+                    .values()
+                    .chain(self.detached.iter().map(|(f, _)| f));
+                let shown = since
+                    .filter(|f| f.identity == w.original && f.progress.offset > w.shown)
+                    .map(|f| f.progress.offset)
+                    .fold(w.shown, u64::max);
+                Behind::Copied(size.min(shown))
+            }
             _ => Behind::New,
+        }
+    }
+
+    /// The file `original` was found truncated, having shown `offset` bytes: a copy of it
+    /// that waits goes on from there, not from where the original stood when they were last
+    /// found equal.
+    fn shown_before_truncation(&mut self, original: Identity, offset: u64) {
+        let waiting = self.files.values_mut().filter_map(|f| f.behind.as_mut());
+        for w in waiting.filter(|w| w.original == original) {
+            w.shown = w.shown.max(offset);
         }
     }
 
@@ -952,23 +876,4 @@ fn hand_on(sink: &mut dyn Sink, path: &Path, piece: &Piece, binary: bool) -> boo
             binary,
         },
     )
-}
-
-/// A file's size and modification time: what changes while it is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stamp(u64, Option<std::time::SystemTime>);
-
-impl Stamp {
-    fn of(meta: &Metadata) -> Stamp {
-        Stamp(meta.len(), meta.modified().ok())
-    }
-}
-
-/// A compressed file waiting: as it was last seen, since when it has stayed so, and when it
-/// is next looked at.
-#[derive(Clone, Copy, Debug)]
-struct Settling {
-    stamp: Stamp,
-    since: Instant,
-    next_look: Instant,
 }
