@@ -6,7 +6,8 @@
 //!   read and its first bytes; it tells growth from truncation.
 //! - [`lines`] assembles whole lines and holds a partial one until its newline or a quiet
 //!   spell.
-//! - [`once`] decides what a compressed file that appears is, once its stream is whole.
+//! - [`once`] tells what a compressed file that appears is, and searches it once its stream
+//!   is whole.
 //!
 //! This module ties them: it maps event paths to followed files, finds the files and
 //! directories that appear, and tells what an appearing file is. A file under a new name
@@ -14,8 +15,8 @@
 //! those of a known file is a copy (copytruncate's `app.log.1`: read on from where the
 //! original stood, so a line is neither lost nor printed twice; a copy still being written,
 //! shorter than that, shows nothing while its bytes are the original's); a compressed file whose
-//! decompressed stream begins as a known file and holds its last bytes read at the same place
-//! is a rotation's product, not read; anything else is new and read from its first byte. A file that disappears is read to its end
+//! decompressed first bytes are a known file's is a rotation's product, not read; anything
+//! else is new and read from its first byte. A file that disappears is read to its end
 //! through the handle still open, and kept open a while for late writes.
 //!
 //! Lines go to a [`Sink`], which searches and prints them.
@@ -161,8 +162,7 @@ struct Follower<'s> {
     history: VecDeque<Progress>,
     /// Files read whole once, or known as a rotation's product: never read again.
     once: HashSet<Identity>,
-    /// Compressed files that appeared and are not read yet, with how long they have stayed as
-    /// they are.
+    /// Compressed files that appeared and are not read yet, with how they were last seen.
     waiting_once: BTreeMap<PathBuf, Option<Settling>>,
     /// Files reported as unreadable (once each, until they can be read).
     unreadable: HashSet<PathBuf>,
@@ -294,7 +294,7 @@ impl Follower<'_> {
             }
             self.drain_detached(Instant::now());
             self.due_rewalks(Instant::now());
-            self.due_stalled(Instant::now());
+            self.due_once(Instant::now());
             self.flush_partials(Some(Instant::now()));
         }
     }
@@ -302,6 +302,7 @@ impl Follower<'_> {
     /// The end: partial lines are handed on as they are, files gone are read to their end.
     fn finish(&mut self) {
         self.drain_detached(Instant::now() + GRACE);
+        self.finish_once();
         self.flush_partials(None);
         self.sink.flush();
     }
@@ -324,7 +325,7 @@ impl Follower<'_> {
             .waiting_once
             .values()
             .flatten()
-            .map(|waiting| waiting.next_look);
+            .filter_map(|settling| settling.next_look);
         partial.chain(detached).chain(rewalk).chain(settling).min()
     }
 

@@ -1,6 +1,6 @@
-//! Compressed files that appear while following: what they are is decided once their stream
-//! reads to its end (a rotation's product of a known file, not read, or a new file, searched
-//! once); a damaged stream is reported, one that stops short is waited for while it changes.
+//! Compressed files that appear while following: a rotation's product of a known file (its
+//! decompressed first bytes are that file's) is not read; any other is searched once its
+//! stream reads to its end, or as far as it reads when it is damaged or when idgrep ends.
 
 use std::fs::Metadata;
 use std::io;
@@ -8,23 +8,27 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::{Follower, file};
-use crate::source;
 
-/// A compressed file that appears is read once it has stayed as it is this long (a compressor
-/// writes on while it works, and its stream is read whole each time it is looked at).
+/// A compressed file that is no rotation's product is looked at once it has stayed as it is
+/// this long: a compressor writes on while it works, and each look reads the stream whole.
 const SETTLE: Duration = Duration::from_millis(500);
 
-/// A compressed file whose stream still ends early after it has stayed as it is this long is
-/// damaged, not being written: it is read as far as it goes, and its error reported.
-const STALLED: Duration = Duration::from_secs(10);
+/// What a look at a compressed file that appeared found.
+enum Verdict {
+    /// It begins as a known file: a rotation's product, not read.
+    Product,
+    /// Its first bytes are too few yet to tell.
+    Undecided,
+    /// Something else: searched once its stream is whole.
+    New,
+}
 
 impl Follower<'_> {
-    /// A compressed file that appeared while following, once its stream reads to its end: a
-    /// rotation's product when it begins as a known file and, where it is as long as that file
-    /// stood, holds the last bytes read from it at the same place (not read; a shorter one
-    /// cannot be compared further); else read whole. It is looked at once it has stayed as it
-    /// is for [`SETTLE`]; a damaged stream is reported; one that ends early is waited for while
-    /// it changes, then read as far as it goes (see [`STALLED`]).
+    /// A compressed file that appeared while following: a rotation's product when its
+    /// decompressed first bytes are a known file's (not read), else searched once its stream
+    /// reads to its end, after it has stayed as it is for [`SETTLE`]. A damaged stream is
+    /// searched as far as it reads and reported; one that ends early is waited for (it is
+    /// still being written), however long it pauses, until [`Follower::finish_once`].
     pub(super) fn examine_once(&mut self, path: &Path) {
         let Ok(meta) = self.stat(path) else {
             self.waiting_once.remove(path);
@@ -35,86 +39,102 @@ impl Follower<'_> {
             self.waiting_once.remove(path);
             return;
         }
-        let stamp = Stamp::of(&meta);
-        let now = Instant::now();
-        let waiting = match self.waiting_once.get(path) {
-            Some(Some(waiting)) if waiting.stamp == stamp => *waiting,
-            _ => {
-                let since = now;
-                let next_look = now + SETTLE;
-                let waiting = Settling {
-                    stamp,
-                    since,
-                    next_look,
-                };
-                self.waiting_once.insert(path.to_path_buf(), Some(waiting));
-                return;
-            }
-        };
-        if now < waiting.next_look {
-            return;
-        }
-        let stalled = now >= waiting.since + STALLED;
-        let head = file::decompressed_head(path).unwrap_or_default();
-        // Every known file it may be a copy of, with where that file stood and its last bytes.
-        let originals: Vec<(u64, u64, Vec<u8>)> = self
-            .known()
-            .filter(|progress| !head.is_empty() && progress.copied_into(&head) != Some(false))
-            .map(|progress| {
-                let (from, tail) = progress.tail_window();
-                (progress.offset, from, tail.to_vec())
-            })
-            .collect();
-        let windows: Vec<(u64, &[u8])> = originals
-            .iter()
-            .map(|(_, from, tail)| (*from, tail.as_slice()))
-            .collect();
-        let product = match file::stream_holds(path, &windows) {
-            Ok((len, holds)) => Some(
-                originals
-                    .iter()
-                    .zip(holds)
-                    .any(|((offset, _, _), held)| held || len < *offset),
-            ),
-            Err(e) if e.kind() != io::ErrorKind::UnexpectedEof || stalled => {
-                // Damaged: what it holds of a known file was shown from that file.
-                if !originals.is_empty() {
-                    self.sink.problem(path, &source::io_reason(&e));
-                }
-                Some(!originals.is_empty())
-            }
-            Err(_) => None,
-        };
-        match product {
-            Some(product) => {
+        match self.verdict(path) {
+            Verdict::Product => {
                 self.once.insert(identity);
                 self.waiting_once.remove(path);
-                if !product {
-                    let raw_head = file::first_bytes(path, 8).unwrap_or_default();
-                    self.read_whole(path, &raw_head);
+                return;
+            }
+            Verdict::Undecided => return,
+            Verdict::New => {}
+        }
+        let stamp = Stamp::of(&meta);
+        let now = Instant::now();
+        match self.waiting_once.get(path) {
+            Some(Some(settling)) if settling.stamp == stamp => {
+                if settling.next_look.is_none_or(|at| now < at) {
+                    return;
                 }
             }
-            None => {
-                let next_look = waiting.since + STALLED;
-                let waiting = Settling {
-                    next_look,
-                    ..waiting
-                };
-                self.waiting_once.insert(path.to_path_buf(), Some(waiting));
+            _ => {
+                let next_look = Some(now + SETTLE);
+                let settling = Settling { stamp, next_look };
+                self.waiting_once.insert(path.to_path_buf(), Some(settling));
+                return;
             }
+        }
+        match file::stream_end(path) {
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                // Looked at again when it changes.
+                let settling = Settling {
+                    stamp,
+                    next_look: None,
+                };
+                self.waiting_once.insert(path.to_path_buf(), Some(settling));
+            }
+            // Whole, or damaged: the search reports what stops it.
+            _ => self.search_once(path, identity),
         }
     }
 
+    /// What the compressed file at `path` is, by its decompressed first bytes. A UTF-8 byte
+    /// order mark, which decompression leaves out, is put back for the comparison: the known
+    /// files' first bytes were read as they are.
+    fn verdict(&self, path: &Path) -> Verdict {
+        let head = file::decompressed_head(path).unwrap_or_default();
+        if head.is_empty() {
+            return Verdict::New;
+        }
+        let with_mark = [&[0xef, 0xbb, 0xbf][..], &head].concat();
+        let mut verdict = Verdict::New;
+        for progress in self.known() {
+            for head in [&head, &with_mark] {
+                match progress.copied_into(head) {
+                    Some(true) => return Verdict::Product,
+                    None => verdict = Verdict::Undecided,
+                    Some(false) => {}
+                }
+            }
+        }
+        verdict
+    }
+
+    fn search_once(&mut self, path: &Path, identity: file::Identity) {
+        self.once.insert(identity);
+        self.waiting_once.remove(path);
+        let raw_head = file::first_bytes(path, 8).unwrap_or_default();
+        self.read_whole(path, &raw_head);
+    }
+
     /// The compressed files waiting whose time to be looked at has come.
-    pub(super) fn due_stalled(&mut self, now: Instant) {
+    pub(super) fn due_once(&mut self, now: Instant) {
         let due: Vec<PathBuf> = self
             .waiting_once
             .iter()
-            .filter(|(_, waiting)| waiting.is_some_and(|w| w.next_look <= now))
+            .filter(|(_, settling)| {
+                settling
+                    .and_then(|s| s.next_look)
+                    .is_some_and(|at| at <= now)
+            })
             .map(|(path, _)| path.clone())
             .collect();
         for path in due {
             self.examine_once(&path);
+        }
+    }
+
+    /// The end: a compressed file still waiting is searched as it is, as far as it reads (what
+    /// stops it reported), unless it is a rotation's product or too short yet to tell.
+    pub(super) fn finish_once(&mut self) {
+        let waiting: Vec<PathBuf> = self.waiting_once.keys().cloned().collect();
+        for path in waiting {
+            let Ok(meta) = self.stat(&path) else {
+                continue;
+            };
+            let identity = file::identity(&meta);
+            if !self.once.contains(&identity) && matches!(self.verdict(&path), Verdict::New) {
+                self.search_once(&path, identity);
+            }
         }
     }
 }
@@ -129,11 +149,10 @@ impl Stamp {
     }
 }
 
-/// A compressed file waiting: as it was last seen, since when it has stayed so, and when it
-/// is next looked at.
+/// A compressed file that is no rotation's product, as it was last seen, and when it is next
+/// looked at (`None`: when it changes).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Settling {
     stamp: Stamp,
-    since: Instant,
-    pub(super) next_look: Instant,
+    pub(super) next_look: Option<Instant>,
 }
