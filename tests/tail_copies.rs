@@ -356,3 +356,23 @@ fn a_waiting_copy_finished_as_its_original_is_emptied_repeats_no_line() {
     assert_eq!(got.len(), 3000 + 100 + 1, "{:#?}", &got[2990..]);
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+/// A compressed file is read once and its file deleted; the next file created is given its
+/// inode number (ext4 does so at once): it is a new file, followed from its first byte.
+#[test]
+fn a_new_file_given_the_inode_of_a_deleted_one_is_followed() {
+    let (dir, _log, mut tail) = follow_app_log(&[ID, "."]);
+    let old = dir.path().join("old.log.gz");
+    fs::write(&old, gzip(format!("old {ID}\n").as_bytes())).unwrap();
+    tail.expect("old ");
+    fs::remove_file(&old).unwrap();
+    let new = dir.path().join("new.log");
+    append(&new, &format!("new 1 {ID}\n"));
+    pause(300);
+    append(&new, &format!("new 2 {ID}\n"));
+    tail.expect("new 2 ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(got.len(), 4, "{got:#?}");
+    assert_eq!(got[2], format!("./new.log:1:new 1 {ID}"));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}

@@ -23,25 +23,30 @@ pub const HEAD: usize = 4096;
 const TAIL: usize = 1024;
 
 /// What tells one file from another whatever its name.
-pub type Identity = (u64, u64);
+pub type Identity = (u64, u64, u64);
 
-/// The identity of the file `meta` describes: device and inode.
+/// The file's creation time in nanoseconds, where the file system keeps one (else 0): a
+/// rename keeps it, a new file changes it.
+fn born(meta: &Metadata) -> u64 {
+    meta.created()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The identity of the file `meta` describes: device, inode, and creation time, as a
+/// deleted file's inode number is given to the next file created (ext4 does so at once).
 #[cfg(unix)]
 pub fn identity(meta: &Metadata) -> Identity {
     use std::os::unix::fs::MetadataExt;
-    (meta.dev(), meta.ino())
+    (meta.dev(), meta.ino(), born(meta))
 }
 
 /// The identity of the file `meta` describes: where the OS gives no inode, its creation
-/// time, which a rename keeps and a new file changes.
+/// time.
 #[cfg(not(unix))]
 pub fn identity(meta: &Metadata) -> Identity {
-    let created = meta
-        .created()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .unwrap_or_default();
-    (created.as_secs(), u64::from(created.subsec_nanos()))
+    (0, 0, born(meta))
 }
 
 /// The identity of the file standard output writes to, if it is one: following it would
