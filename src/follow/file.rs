@@ -127,8 +127,8 @@ pub struct Followed {
 pub struct Waiting {
     /// Its size when its bytes were last found equal.
     pub size: u64,
-    /// How far the file it was found equal to has been shown: then, and since, as that file
-    /// is read on.
+    /// How far the file it was found equal to had been shown then; once that file is found
+    /// truncated, how far it had been shown before.
     pub shown: u64,
     /// The file it was found equal to.
     pub original: Identity,
