@@ -444,6 +444,27 @@ fn polling_follows_growth_and_rotation_too() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// Polling, files created after the last poll are read at the stop, plain or compressed.
+#[test]
+fn polling_reads_files_created_since_the_last_poll_at_the_stop() {
+    let (dir, _log, tail) = follow_app_log(&["--poll", "60000", ID, "."]);
+    append(&dir.path().join("new.log"), &format!("new {ID}\n"));
+    let compressed = gzip(format!("packed {ID}\n").as_bytes());
+    fs::write(dir.path().join("new.log.gz"), compressed).unwrap();
+    pause(200);
+    let (mut got, status, stderr) = tail.stop("-INT");
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            format!("./app.log:1:a {ID}"),
+            format!("./new.log.gz:1:packed {ID}"),
+            format!("./new.log:1:new {ID}"),
+        ]
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
 #[test]
 fn timeline_tail_prints_the_timeline_then_new_lines_as_rows() {
     let dir = tempfile::tempdir().unwrap();

@@ -271,7 +271,9 @@ impl Follower<'_> {
                 rescan = true;
                 next_poll = self.poll.map(|every| now + every);
             }
-            if rescan {
+            // Polling, the stop takes one last look at everything: a file created since the
+            // last poll has had no event to make it known.
+            if rescan || (stop && self.poll.is_some()) {
                 touched = self.everything();
             } else if stop {
                 // What was written to a followed file before the stop is shown, whether or
