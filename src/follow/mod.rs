@@ -579,27 +579,26 @@ impl Follower<'_> {
         self.sink.whole(path);
     }
 
-    /// The known file whose copy a file starting with `head` is: `Some(Some(progress))` a copy,
-    /// `Some(None)` too early to tell, `None` no copy. `copy`: the new file and its size, when
-    /// it is followed: several known files may begin alike, and one it is no shorter than is
-    /// its original only if it holds that file's last bytes read at the same place; one that
+    /// The known file whose copy `copy`, a followed file of `size` bytes starting with
+    /// `head`, is: `Some(Some(progress))` a copy, `Some(None)` too early to tell, `None` no
+    /// copy. Several known files may begin alike, and one it is no shorter than is its
+    /// original only if it holds that file's last bytes read at the same place; one that
     /// stands further is handed back when none does, for [`Follower::behind`] to compare.
-    fn copy_of(&self, head: &[u8], copy: Option<(&Followed, u64)>) -> Option<Option<Progress>> {
+    fn copy_of(&self, head: &[u8], copy: &Followed, size: u64) -> Option<Option<Progress>> {
         let mut undecided = false;
         let mut further = None;
         for progress in self.known() {
-            match (progress.copied_into(head), copy) {
-                (Some(true), None) => return Some(Some(progress.clone())),
-                (Some(true), Some((file, size))) if size >= progress.offset => {
-                    if file.holds_tail_of(progress) {
+            match progress.copied_into(head) {
+                Some(true) if size >= progress.offset => {
+                    if copy.holds_tail_of(progress) {
                         return Some(Some(progress.clone()));
                     }
                 }
-                (Some(true), Some(_)) => {
+                Some(true) => {
                     further.get_or_insert(progress);
                 }
-                (None, _) => undecided = true,
-                (Some(false), _) => {}
+                None => undecided = true,
+                Some(false) => {}
             }
         }
         match further {
@@ -677,7 +676,7 @@ impl Follower<'_> {
                     return false;
                 }
             };
-            match self.copy_of(&head, Some((followed, size))) {
+            match self.copy_of(&head, followed, size) {
                 Some(None) => return true,
                 Some(Some(progress)) if size >= progress.offset => {
                     followed.continue_from(progress);
