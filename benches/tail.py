@@ -8,10 +8,15 @@ the pipeline users run today, in the same run. Run through benches/tail.sh.
 3. a sustained RATE_MB MB/s of appended lines across 100 files for RATE_SECONDS: CPU (% of one
    core), the write rate reached, every matching line printed, and the lag after the last write;
 4. resident memory sampled over MEM_SECONDS of writes with a rename rotation of every file each
-   ROTATE_SECONDS.
-SECTIONS picks some of: latency idle sustained memory.
+   ROTATE_SECONDS;
+5. a gzip stream of about 40 MB of log that appears in a followed directory and is written in
+   GZ_CHUNKS pieces GZ_PAUSE seconds apart (`app | gzip > app.log.gz`): CPU (% of one core)
+   while it is written, every matching line printed once, and the time from its last byte to
+   its lines. `tail -F | rg` does not read compressed files: idgrep alone.
+SECTIONS picks some of: latency idle sustained memory compressing.
 """
 
+import gzip
 import os
 import random
 import shutil
@@ -33,7 +38,9 @@ RATE_MB = float(os.environ.get("RATE_MB", "50"))
 RATE_SECONDS = float(os.environ.get("RATE_SECONDS", "10"))
 MEM_SECONDS = float(os.environ.get("MEM_SECONDS", "60"))
 ROTATE_SECONDS = float(os.environ.get("ROTATE_SECONDS", "2"))
-SECTIONS = os.environ.get("SECTIONS", "latency idle sustained memory").split()
+GZ_CHUNKS = int(os.environ.get("GZ_CHUNKS", "100"))
+GZ_PAUSE = float(os.environ.get("GZ_PAUSE", "0.6"))
+SECTIONS = os.environ.get("SECTIONS", "latency idle sustained memory compressing").split()
 CLK = os.sysconf("SC_CLK_TCK")
 
 
@@ -251,6 +258,45 @@ def memory():
     return samples, n, rotations, ok
 
 
+def compressing():
+    rng = random.Random(1)
+    lines = []
+    for i in range(350_000):
+        if i % 1000 == 0:
+            lines.append(b"gz-%d 2026-12-01T10:00:00.000Z INFO charged order=%s\n" % (i // 1000, ID.encode()))
+        else:
+            lines.append(b"2026-12-01T10:00:00.000Z INFO noise %064x\n" % rng.getrandbits(256))
+    stream = gzip.compress(b"".join(lines), 6)
+    expected = 350
+    with tempfile.TemporaryDirectory() as root:
+        first = os.path.join(root, "app.log")
+        append(first, b"start\n")
+        follower = Follower("idgrep", root, [first])
+        follower.ready(first)
+        start_count = follower.count
+        before, t0 = cpu_seconds(follower.pids()), time.monotonic()
+        step = len(stream) // GZ_CHUNKS + 1
+        with open(os.path.join(root, "new.log.gz"), "wb") as out:
+            for at in range(0, len(stream), step):
+                out.write(stream[at:at + step])
+                out.flush()
+                time.sleep(GZ_PAUSE)
+        wall = time.monotonic() - t0
+        used = cpu_seconds(follower.pids()) - before
+        last_write = t0 + wall - GZ_PAUSE
+        last = follower.wait_for(b"gz-%d" % (expected - 1), timeout=120)
+        time.sleep(1)
+        printed = follower.count - start_count
+        follower.stop()
+    return {
+        "mb": len(stream) / 1e6,
+        "cpu": 100 * used / wall,
+        "printed": printed,
+        "expected": expected,
+        "after_ms": (last - last_write) * 1000 if last else float("inf"),
+    }
+
+
 def main():
     print(f"idgrep: {IDGREP}\nalternative: tail -F FILES | rg --line-buffered ID ({RG})")
     print(f"cores: {os.cpu_count()}; load average: {os.getloadavg()[0]:.2f}")
@@ -262,6 +308,8 @@ def main():
         sustained_table()
     if "memory" in SECTIONS:
         memory_table()
+    if "compressing" in SECTIONS:
+        compressing_table()
 
 
 def latency_table():
@@ -305,6 +353,15 @@ def memory_table():
     for at, rss in samples:
         print(f"{at:7.1f}  {rss:7.1f}")
     print(f"{lines} matching lines written, {rotations} rotations, last line printed: {ok}")
+
+
+def compressing_table():
+    r = compressing()
+    print(f"\n## 5. a {r['mb']:.0f} MB gzip stream written into a followed directory in {GZ_CHUNKS} "
+          f"pieces, {GZ_PAUSE:g} s apart")
+    print(f"{'follower':<34} {'CPU %':>7} {'printed':>9} {'after ms':>9}")
+    print(f"{'idgrep --tail':<34} {r['cpu']:7.1f} {r['printed']:>5}/{r['expected']:<4} {r['after_ms']:9.0f}")
+    print("after: from the stream's last byte to its last matching line printed")
 
 
 if __name__ == "__main__":

@@ -2,10 +2,12 @@
 # benches/tail.sh: `idgrep --tail` against `tail -F FILES | rg --line-buffered ID` in the same
 # run: latency from a flushed write to the printed line (events and --poll), idle CPU with
 # 1,000 files followed, CPU at a sustained 50 MB/s across 100 files, and memory over a long
-# follow with rotations. The measuring is in benches/tail.py; its variables (LAT_SAMPLES,
-# POLL_MS, IDLE_FILES, IDLE_SECONDS, RATE_MB, RATE_SECONDS, MEM_SECONDS) pass through.
+# follow with rotations, and CPU while a gzip stream is written slowly into a followed
+# directory. The measuring is in benches/tail.py; its variables (LAT_SAMPLES, POLL_MS,
+# IDLE_FILES, IDLE_SECONDS, RATE_MB, RATE_SECONDS, MEM_SECONDS, GZ_CHUNKS, GZ_PAUSE, SECTIONS)
+# pass through.
 #
-#   bash benches/tail.sh                    # about 3 minutes
+#   bash benches/tail.sh                    # about 4 minutes
 #   MEM_SECONDS=3600 bash benches/tail.sh   # the hour-long memory check
 set -euo pipefail
 cd "$(dirname "$0")/.."

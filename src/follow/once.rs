@@ -13,6 +13,12 @@ use super::{Follower, file};
 /// this long: a compressor writes on while it works, and each look reads the stream whole.
 const SETTLE: Duration = Duration::from_millis(500);
 
+/// After a look that found the stream still short, the next waits this many times as long as
+/// that look took (when longer than [`SETTLE`]): a compressor that pauses every second for
+/// hours makes each look longer, and with looks at every pause the CPU they took grew with the
+/// square of the stream. So looks take at most about a tenth of the time.
+const LOOK_SPACING: u32 = 9;
+
 /// What a look at a compressed file that appeared found.
 enum Verdict {
     /// It begins as a known file: a rotation's product, not read.
@@ -56,19 +62,28 @@ impl Follower<'_> {
                     return;
                 }
             }
-            _ => {
-                let next_look = Some(now + SETTLE);
-                let settling = Settling { stamp, next_look };
+            other => {
+                let last_look = other
+                    .copied()
+                    .flatten()
+                    .map_or(Duration::ZERO, |s| s.last_look);
+                let settling = Settling {
+                    stamp,
+                    next_look: Some(now + SETTLE.max(last_look * LOOK_SPACING)),
+                    last_look,
+                };
                 self.waiting_once.insert(path.to_path_buf(), Some(settling));
                 return;
             }
         }
+        let look = Instant::now();
         match file::stream_end(path) {
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
                 // Looked at again when it changes.
                 let settling = Settling {
                     stamp,
                     next_look: None,
+                    last_look: look.elapsed(),
                 };
                 self.waiting_once.insert(path.to_path_buf(), Some(settling));
             }
@@ -149,10 +164,11 @@ impl Stamp {
     }
 }
 
-/// A compressed file that is no rotation's product, as it was last seen, and when it is next
-/// looked at (`None`: when it changes).
+/// A compressed file that is no rotation's product, as it was last seen, when it is next
+/// looked at (`None`: when it changes), and how long the last look at it took.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Settling {
     stamp: Stamp,
     pub(super) next_look: Option<Instant>,
+    last_look: Duration,
 }
