@@ -84,6 +84,20 @@ impl Tail {
         }
     }
 
+    /// The CPU time the process has used so far (Linux's `/proc`).
+    pub(crate) fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        // The kernel counts in USER_HZ, 100 on every Linux platform.
+        Duration::from_millis(ticks * 10)
+    }
+
     /// Sends `signal`; returns everything printed, the exit status and standard error.
     pub(crate) fn stop(mut self, signal: &str) -> (Vec<String>, ExitStatus, String) {
         let sent = Command::new("kill")

@@ -376,3 +376,33 @@ fn a_new_file_given_the_inode_of_a_deleted_one_is_followed() {
     assert_eq!(got[2], format!("./new.log:1:new 1 {ID}"));
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+/// A compressed file whose stream first holds only its header (an unbuffered compressor
+/// writes it first), then, before it was looked at again, the first lines of a followed log
+/// (too few to tell whether it is that log's rotation): idgrep sits idle afterwards.
+#[test]
+fn a_compressed_file_too_short_to_tell_leaves_the_follower_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    let first = format!("a {ID}\nb {ID}\n");
+    append(&log, &format!("{first}c {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("c ");
+    let stream = gzip(first.as_bytes());
+    let mut gz = fs::File::create(dir.path().join("app.log.1.gz")).unwrap();
+    gz.write_all(&stream[..10]).unwrap();
+    pause(100);
+    gz.write_all(&stream[10..]).unwrap();
+    drop(gz);
+    pause(1000);
+    let before = tail.cpu();
+    pause(2000);
+    let idle = tail.cpu() - before;
+    let (got, status, stderr) = tail.stop("-INT");
+    assert!(
+        idle < std::time::Duration::from_millis(500),
+        "{idle:?} of CPU in 2 s of quiet"
+    );
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}

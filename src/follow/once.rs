@@ -51,7 +51,12 @@ impl Follower<'_> {
                 self.waiting_once.remove(path);
                 return;
             }
-            Verdict::Undecided => return,
+            Verdict::Undecided => {
+                // Looked at again when it changes: a stale next look would be due at every
+                // turn of the loop, which then never slept.
+                self.waiting_once.insert(path.to_path_buf(), None);
+                return;
+            }
             Verdict::New => {}
         }
         let stamp = Stamp::of(&meta);
