@@ -611,6 +611,42 @@ fn several_ids_are_followed_in_any_written_form() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// A directory that appeared while following is replaced by a new one of the same name
+/// (renamed away, or deleted, and made again), and a short job writes its whole log there at
+/// once, never to touch it again: each new directory's log is read.
+#[test]
+fn a_directory_replaced_by_a_new_one_of_the_same_name_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let svc = dir.path().join("svc");
+    append(&dir.path().join("app.log"), &format!("a {ID}\n"));
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("a ");
+    fs::create_dir(&svc).unwrap();
+    append(&svc.join("job.log"), &format!("job 0 {ID}\n"));
+    tail.expect("job 0 ");
+    for round in 1..=4 {
+        if round % 2 == 1 {
+            fs::rename(&svc, dir.path().join(format!("svc.{round}"))).unwrap();
+        } else {
+            fs::remove_dir_all(&svc).unwrap();
+        }
+        fs::create_dir(&svc).unwrap();
+        append(&svc.join("job.log"), &format!("job {round} {ID}\n"));
+        pause(300);
+    }
+    for round in 1..=4 {
+        tail.expect(&format!("job {round} "));
+    }
+    let (got, status, _) = tail.stop("-INT");
+    for round in 0..=4 {
+        let shown = got
+            .iter()
+            .filter(|l| l.ends_with(&format!("job {round} {ID}")));
+        assert_eq!(shown.count(), 1, "job {round}: {got:#?}");
+    }
+    assert_eq!(status.code(), Some(0));
+}
+
 #[test]
 fn output_into_a_followed_directory_is_not_read_back() {
     let dir = tempfile::tempdir().unwrap();

@@ -26,7 +26,7 @@ mod lines;
 mod once;
 mod watch;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fs::Metadata;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -121,7 +121,7 @@ pub fn run(options: Options, sink: &mut dyn Sink) -> Result<(), String> {
         waiting_once: BTreeMap::new(),
         unreadable: HashSet::new(),
         links: HashSet::new(),
-        dirs: HashSet::new(),
+        dirs: HashMap::new(),
         output: file::stdout_identity(),
         rewalk: Vec::new(),
         partial: BTreeSet::new(),
@@ -168,8 +168,9 @@ struct Follower<'s> {
     unreadable: HashSet<PathBuf>,
     /// Followed files watched through their symbolic link (the target may be elsewhere).
     links: HashSet<PathBuf>,
-    /// Directories already walked.
-    dirs: HashSet<PathBuf>,
+    /// Directories already walked, by the directory each name stood for: one replaced by a
+    /// new directory of the same name (renamed away or deleted, then made again) is new.
+    dirs: HashMap<PathBuf, Identity>,
     /// The file standard output writes to, never read.
     output: Option<Identity>,
     rewalk: Vec<(Instant, PathBuf)>,
@@ -221,8 +222,10 @@ impl Follower<'_> {
             }
         }
         for root in &self.roots {
-            if root.is_dir {
-                self.dirs.insert(root.shown.clone());
+            if root.is_dir
+                && let Ok(meta) = std::fs::metadata(&root.shown)
+            {
+                self.dirs.insert(root.shown.clone(), file::identity(&meta));
             }
         }
         Ok(())
@@ -393,8 +396,11 @@ impl Follower<'_> {
         } else {
             match self.stat(&path) {
                 Ok(meta) if meta.is_dir() => {
-                    if self.roots.iter().any(|r| r.is_dir) && !self.dirs.contains(&path) {
-                        self.add_dir(path);
+                    let identity = file::identity(&meta);
+                    if self.roots.iter().any(|r| r.is_dir)
+                        && self.dirs.get(&path) != Some(&identity)
+                    {
+                        self.add_dir(path, identity);
                     }
                 }
                 Ok(meta) if meta.is_file() && self.wanted(&path) => self.discover(path, false),
@@ -425,8 +431,8 @@ impl Follower<'_> {
     }
 
     /// A directory appeared: its files are new, read from their first byte.
-    fn add_dir(&mut self, dir: PathBuf) {
-        self.dirs.insert(dir.clone());
+    fn add_dir(&mut self, dir: PathBuf, identity: Identity) {
+        self.dirs.insert(dir.clone(), identity);
         self.rewalk.push((Instant::now() + REWALK, dir.clone()));
         self.walk_new(&dir);
     }
