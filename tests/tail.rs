@@ -775,6 +775,34 @@ fn a_partial_line_of_a_recreated_file_is_shown_after_a_quiet_second() {
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
 
+/// A writer stops in the middle of a line, then the log is rotated (renamed and made again)
+/// or deleted: the partial line, read on through the old file's handle, is shown after its
+/// quiet second, not only when that handle is closed (10 s later) or idgrep ends.
+#[test]
+fn a_partial_line_of_a_rotated_or_deleted_file_is_shown_after_a_quiet_second() {
+    for rotate in [true, false] {
+        let (_dir, log, mut tail) = follow_app_log(&[ID, "."]);
+        append(&log, &format!("part {ID}"));
+        if rotate {
+            fs::rename(&log, log.with_extension("log.1")).unwrap();
+            append(&log, &format!("new {ID}\n"));
+            tail.expect("new ");
+        } else {
+            fs::remove_file(&log).unwrap();
+        }
+        let gone = Instant::now();
+        tail.expect("part ");
+        let waited = gone.elapsed();
+        let (got, status, stderr) = tail.stop("-INT");
+        assert!(
+            waited < Duration::from_secs(5),
+            "rotate {rotate}: {waited:?}"
+        );
+        assert_eq!(got.len(), 2 + rotate as usize, "{got:#?}");
+        assert_eq!(status.code(), Some(0), "{stderr}");
+    }
+}
+
 #[test]
 fn quiet_waits_for_the_first_matching_line_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();

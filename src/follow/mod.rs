@@ -319,11 +319,16 @@ impl Follower<'_> {
             .iter()
             .filter_map(|p| self.files.get(p)?.progress.lines.quiet_due());
         let now = Instant::now();
-        let detached = self.detached.iter().flat_map(|(_, until)| {
+        let detached = self.detached.iter().flat_map(|(followed, until)| {
             let first_read = *until - GRACE + RENAME_SETTLE;
-            [Some(*until), (first_read > now).then_some(first_read)]
-                .into_iter()
-                .flatten()
+            let quiet = followed.progress.lines.quiet_due();
+            [
+                Some(*until),
+                (first_read > now).then_some(first_read),
+                quiet,
+            ]
+            .into_iter()
+            .flatten()
         });
         let rewalk = self.rewalk.iter().map(|(at, _)| *at);
         let settling = self
@@ -827,6 +832,9 @@ impl Follower<'_> {
             }
             let readable = self.read(&mut followed);
             if readable && now < until {
+                // A partial last line is due after its quiet spell, as under a name.
+                let path = followed.shown.clone();
+                flush_partial(&mut *self.sink, &path, &mut followed, Some(now));
                 self.detached.push((followed, until));
             } else {
                 let path = followed.shown.clone();
