@@ -688,6 +688,10 @@ fn exit_codes_and_errors() {
     let (report, out) = audit(&["testdata/audit/worker", missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(report.rules["ulid-uppercase"].count, 3, "the rest is read");
+    assert_eq!(
+        report.totals.inputs, 1,
+        "an input not read is not counted as read"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.starts_with("idgrep: ") && err.contains("missing.log: "),

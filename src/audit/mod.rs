@@ -66,6 +66,8 @@ struct ScanThread<'n> {
     analysis: Analysis,
     pairs: PairBuffers,
     forms: Vec<Form>,
+    /// Inputs this thread could open: the report counts those read, not those named.
+    opened: usize,
 }
 
 /// Audits every input on `settings.threads` threads: `skew_ms` is id-time-skew's allowance,
@@ -95,6 +97,7 @@ pub fn audit(
             analysis: Analysis::default(),
             pairs: PairBuffers::default(),
             forms: Vec::new(),
+            opened: 0,
         },
         |thread, index, input| {
             let scan = Scan {
@@ -108,10 +111,11 @@ pub fn audit(
         },
     );
     progress.finish();
+    let opened = threads.iter().map(|t| t.opened).sum();
     let per_thread = threads.into_iter().map(|t| t.counts).collect();
     let counts = AuditCounts::merge_all(per_thread, settings.threads);
     let paths: Vec<Name> = inputs.iter().map(Name::of).collect();
-    let report = counts.report(&paths, &Thresholds { clump, skew_ms });
+    let report = counts.report(&paths, opened, &Thresholds { clump, skew_ms });
     (report, notices)
 }
 
@@ -130,6 +134,7 @@ impl Scan<'_> {
             Ok(reader) => reader,
             Err(e) => return Some(Notice::failed(&e)),
         };
+        thread.opened += 1;
         let context =
             record::TimeContext::for_file(self.settings.zone.as_ref(), source::modified(input));
         let ScanThread {
@@ -138,6 +143,7 @@ impl Scan<'_> {
             analysis,
             pairs,
             forms,
+            opened: _,
         } = thread;
         // Both callbacks add to the counts, one at a time.
         let counts = RefCell::new(counts);

@@ -384,7 +384,12 @@ impl RuleReport {
 }
 
 impl AuditCounts<'_> {
-    pub(super) fn report(mut self, paths: &[Name], thresholds: &Thresholds) -> Report {
+    pub(super) fn report(
+        mut self,
+        paths: &[Name],
+        inputs_read: usize,
+        thresholds: &Thresholds,
+    ) -> Report {
         let undashed_ignored = self.join_undashed();
         let field_names = self.names.shared().snapshot();
         let names = Names {
@@ -497,7 +502,7 @@ impl AuditCounts<'_> {
         let verdicts = verdicts(&fields, &names, &rules);
         Report {
             totals: Totals {
-                inputs: paths.len(),
+                inputs: inputs_read,
                 lines_with_ids: self.lines,
                 occurrences: self.occurrences,
                 distinct_ids: self.ids.len() as u64,
