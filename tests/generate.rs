@@ -133,6 +133,11 @@ fn the_man_pages_render_without_warnings() {
     let timeline = man_renders(&generated(&["man", "timeline"]));
     assert!(timeline.contains("idgrep-timeline"), "{timeline}");
     assert!(timeline.contains("--max-fanout"), "{timeline}");
+    let footer = timeline.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        footer.contains(env!("CARGO_PKG_VERSION")),
+        "a command's page names the version: {footer}"
+    );
     let o = idgrep().args(["man", "nope"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("accepted: decode, ids"));

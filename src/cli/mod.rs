@@ -148,7 +148,9 @@ fn man_page(command: Option<&str>) -> Result<clap::Command, UsageError> {
     let Some(name) = command else {
         return Ok(cli);
     };
-    cli.find_subcommand(name).cloned().ok_or_else(|| {
+    // The page's source line then names the version, as idgrep's own page does.
+    let page = |command: &clap::Command| command.clone().version(env!("CARGO_PKG_VERSION"));
+    cli.find_subcommand(name).map(page).ok_or_else(|| {
         let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
         UsageError(format!(
             "man: no command {name:?}; accepted: {}, or none for idgrep's own page",
