@@ -830,15 +830,14 @@ impl Follower<'_> {
                 self.detached.push((followed, until));
                 continue;
             }
-            let readable = self.read(&mut followed);
-            if readable && now < until {
-                // A partial last line is due after its quiet spell, as under a name.
-                let path = followed.shown.clone();
-                flush_partial(&mut *self.sink, &path, &mut followed, Some(now));
+            let kept = self.read(&mut followed) && now < until;
+            // A partial last line is due after its quiet spell, as under a name, and is
+            // handed on as it is when the file is closed.
+            let path = followed.shown.clone();
+            flush_partial(&mut *self.sink, &path, &mut followed, kept.then_some(now));
+            if kept {
                 self.detached.push((followed, until));
             } else {
-                let path = followed.shown.clone();
-                flush_partial(&mut *self.sink, &path, &mut followed, None);
                 self.remember(followed.progress);
             }
         }
