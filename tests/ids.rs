@@ -660,3 +660,38 @@ fn views_end_quietly_on_a_broken_pipe() {
         );
     }
 }
+
+/// The `version` of each UUID row is the `uuid` crate's RFC 9562 version, and null wherever the
+/// text's KIND column says `uuid non-rfc`: a ULID stored as a UUID has random version bits.
+#[test]
+fn json_version_is_the_rfc_version_or_null() {
+    let json = json_ids(&["testdata/logs"]);
+    let text = run(&["ids", "testdata/logs"]);
+    let kinds: BTreeMap<String, String> = String::from_utf8(text.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let cols: Vec<&str> = l.split("  ").filter(|c| !c.is_empty()).collect();
+            (cols[0].trim().to_string(), cols[1].trim().to_string())
+        })
+        .collect();
+    let mut non_rfc = 0;
+    for j in json.iter().filter(|j| j.kind == "uuid") {
+        let u = uuid::Uuid::parse_str(&j.id).unwrap();
+        let expected = match (u.get_variant(), u.get_version_num()) {
+            (uuid::Variant::RFC4122, v @ 1..=8) => Some(v as u8),
+            _ => None,
+        };
+        assert_eq!(j.version, expected, "{}", j.id);
+        let kind = &kinds[&j.id];
+        assert_eq!(
+            kind == "uuid non-rfc",
+            j.version.is_none() && !u.is_nil() && !u.is_max(),
+            "{} {kind}",
+            j.id
+        );
+        non_rfc += usize::from(kind == "uuid non-rfc");
+    }
+    assert!(non_rfc > 0, "testdata/logs holds UUIDs of no RFC version");
+}

@@ -1,7 +1,7 @@
 //! The audit's rules: their names and phrases, the parts each one counts (nil kinds,
 //! formats, UUID versions, skew kinds, trace faults and widths), and their thresholds.
 
-use crate::id::{Id, Variant};
+use crate::id::Id;
 use crate::record::LineTime;
 
 /// The checks, in report order.
@@ -258,9 +258,9 @@ impl UuidVersion {
     ];
 
     pub(super) fn of(id: Id) -> UuidVersion {
-        match (id.uuid_variant(), id.uuid_version()) {
-            (Variant::Rfc9562, Some(v @ 1..=8)) => UuidVersion::ALL[usize::from(v)],
-            _ => UuidVersion::NonRfc,
+        match id.uuid_version() {
+            Some(v) => UuidVersion::ALL[usize::from(v)],
+            None => UuidVersion::NonRfc,
         }
     }
 

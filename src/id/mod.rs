@@ -860,12 +860,17 @@ impl Id {
         self.0 == 0 || self.0 == u128::MAX
     }
 
-    /// The UUID version nibble; `None` for the nil and max UUIDs, which have none.
+    /// The RFC 9562 version, 1 to 8. `None` for the nil and max UUIDs and for every value whose
+    /// variant or version bits name no RFC 9562 version (mostly ULIDs stored as UUIDs): their
+    /// version nibble is random, and reporting it would contradict `uuid non-rfc`.
     pub fn uuid_version(self) -> Option<u8> {
-        if self.0 == 0 || self.0 == u128::MAX {
+        if self.uuid_variant() != Variant::Rfc9562 {
             return None;
         }
-        Some(((self.0 >> 76) & 0xf) as u8)
+        match ((self.0 >> 76) & 0xf) as u8 {
+            v @ 1..=8 => Some(v),
+            _ => None,
+        }
     }
 
     pub fn uuid_variant(self) -> Variant {
@@ -896,9 +901,6 @@ impl Id {
             // seconds (see `Parsed::unix_ms`).
             Kind::Trace | Kind::Span => return None,
             Kind::Uuid => {}
-        }
-        if self.uuid_variant() != Variant::Rfc9562 {
-            return None;
         }
         let ticks = match self.uuid_version()? {
             7 => return Some((v >> 80) as i64),
@@ -947,7 +949,7 @@ impl Id {
             (Kind::Span, _, _) => "span",
             (Kind::Uuid, Variant::Nil, _) => "uuid nil",
             (Kind::Uuid, Variant::Max, _) => "uuid max",
-            (Kind::Uuid, Variant::Rfc9562, Some(v @ 1..=8)) => VERSIONS[usize::from(v)],
+            (Kind::Uuid, _, Some(v)) => VERSIONS[usize::from(v)],
             // Not an RFC 9562 UUID of a defined version (mostly a ULID stored as a UUID, whose
             // version and variant bits are random): the audit's word for it too.
             (Kind::Uuid, _, _) => "uuid non-rfc",

@@ -396,3 +396,27 @@ fn digits_only_ulid_tokens_are_numbers_but_the_nil_ulid_is_not() {
         b"12345678901234567890123456789012"
     ));
 }
+
+#[test]
+fn a_value_of_no_rfc_version_reports_no_version() {
+    // A ULID stored as a UUID: variant bits 0b0xx (NCS), version nibble 10.
+    let ncs = parse("0192d4f8-6b1e-a7c3-3f00-8e2b1c4d5a6f").unwrap();
+    assert_eq!(ncs.id.uuid_version(), None);
+    assert_eq!(ncs.id.version(Kind::Uuid), None);
+    assert_eq!(ncs.id.describe(Kind::Uuid), "uuid non-rfc");
+    // The RFC variant with version nibble 7 but NCS variant bits: no version, no time.
+    let v7_bits_ncs = parse("0192d4f8-6b1e-77c3-3f00-8e2b1c4d5a6f").unwrap();
+    assert_eq!(v7_bits_ncs.id.uuid_version(), None);
+    assert_eq!(v7_bits_ncs.id.unix_ms(Kind::Uuid), None);
+    // The RFC variant with an undefined version nibble (0 and 15).
+    for text in [
+        "0192d4f8-6b1e-07c3-8f00-8e2b1c4d5a6f",
+        "0192d4f8-6b1e-f7c3-8f00-8e2b1c4d5a6f",
+    ] {
+        let id = parse(text).unwrap().id;
+        assert_eq!(id.uuid_version(), None, "{text}");
+        assert_eq!(id.describe(Kind::Uuid), "uuid non-rfc", "{text}");
+    }
+    let v7 = parse("0192d4f8-6b1e-77c3-8f00-8e2b1c4d5a6f").unwrap();
+    assert_eq!(v7.id.uuid_version(), Some(7));
+}

@@ -104,8 +104,11 @@ impl Decoded {
         };
         let prefix = self.prefix.as_ref().map(|p| ("prefix", p.clone()));
         let kind = match self.description.as_str() {
-            // `ulid`, `uuid v7`: the kind and version rows say it already.
-            d if d.starts_with(self.kind) && !d.contains(" or ") => self.kind.to_string(),
+            // `ulid`, `uuid v7`: the kind and version rows say it already. `uuid non-rfc` and
+            // `uuid nil` keep their word: the version row is a dash for them.
+            d if d == self.kind || (self.version.is_some() && !d.contains(" or ")) => {
+                self.kind.to_string()
+            }
             d => d.to_string(),
         };
         let rows = [
