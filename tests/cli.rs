@@ -275,8 +275,76 @@ fn an_invalid_query_stops_before_anything_is_read() {
         assert!(!err.contains("no-such-dir"));
         assert_eq!(err.lines().count(), 1);
     }
-    let o = run(&["-j", "0", HOT]);
-    assert_eq!(o.status.code(), Some(2));
+}
+
+/// ripgrep habits: `-j 0` is every core, and `--hidden`, `--no-ignore`, `-uu` and `-z` ask
+/// for what idgrep always does. The output is the plain run's.
+#[test]
+fn ripgrep_flags_for_what_idgrep_always_does_change_nothing() {
+    let plain = run(&[HOT, "testdata/logs"]);
+    assert_eq!(plain.status.code(), Some(0));
+    for flags in [
+        &["-j", "0"][..],
+        &["--hidden", "--no-ignore"],
+        &["-uu"],
+        &["-z"],
+        &["--search-zip", "--unrestricted"],
+    ] {
+        let mut args = flags.to_vec();
+        args.extend([HOT, "testdata/logs"]);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(0), "{flags:?}: {}", stderr(&o));
+        assert_eq!(o.stdout, plain.stdout, "{flags:?}");
+    }
+    let ids = run(&["ids", "-z", "--hidden", "testdata/logs"]);
+    assert_eq!(ids.stdout, run(&["ids", "testdata/logs"]).stdout);
+}
+
+/// A mistyped command is not reported as a bad ID: the message names the command meant.
+#[test]
+fn a_mistyped_command_is_named() {
+    for (word, meant) in [("timelin", "timeline"), ("IDS", "ids"), ("decod", "decode")] {
+        let o = run(&[word, HOT, "testdata/logs"]);
+        assert_eq!(o.status.code(), Some(2), "{word}");
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("no command {word:?}; did you mean {meant:?}?")),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1);
+    }
+    // A word far from every command is a bad ID, as before.
+    let o = run(&["hello", "testdata/logs"]);
+    assert!(stderr(&o).starts_with("idgrep: invalid ID \"hello\""));
+}
+
+/// `idgrep ID1 ID2 logs/` and `idgrep timeline ID1 ID2 logs/`: the second ID is no path, and
+/// the message says how to give several, before anything is read.
+#[test]
+fn a_second_id_where_a_path_goes_says_how_to_give_several() {
+    const OTHER: &str = "01GTYDHD4J1PCJACCBY9XRGPBN";
+    let search = run(&[HOT, OTHER, "testdata/logs"]);
+    assert_eq!(search.status.code(), Some(2));
+    assert!(search.stdout.is_empty());
+    assert!(
+        stderr(&search).contains("-e ID -e ID"),
+        "{}",
+        stderr(&search)
+    );
+    let timeline = run(&["timeline", HOT, OTHER, "testdata/logs"]);
+    assert_eq!(timeline.status.code(), Some(2));
+    assert!(timeline.stdout.is_empty());
+    assert!(
+        stderr(&timeline).contains("--related"),
+        "{}",
+        stderr(&timeline)
+    );
+    // A file that is there is searched, whatever its name.
+    let dir = tempfile::tempdir().unwrap();
+    let named_like_an_id = dir.path().join(OTHER);
+    std::fs::write(&named_like_an_id, format!("x {HOT}\n")).unwrap();
+    let o = run(&[HOT, named_like_an_id.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 #[test]

@@ -15,7 +15,7 @@ use crate::query;
 #[command(
     name = "idgrep",
     version,
-    about = "Follow one entity through its logs: every line that mentions a ULID or UUID, in any written form",
+    about = "Follow one entity through its logs: every line that mentions a ULID, UUID, trace or span ID, in any written form",
     long_about = None,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
@@ -105,13 +105,24 @@ pub(super) struct InputArgs {
     #[arg(short = 'L', long = "follow")]
     pub(super) follow: bool,
 
-    /// Number of threads (default: all cores)
-    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Number of threads (default, or 0: all cores)
+    #[arg(short = 'j', long = "threads", value_name = "N")]
     pub(super) threads: Option<u16>,
 
     /// Read binary files as if they were text
     #[arg(short = 'a', long = "text")]
     pub(super) text: bool,
+
+    // ripgrep's flags for what idgrep always does (hidden files searched, no ignore files,
+    // compressed files read), accepted so that a ripgrep habit is not an error; not shown.
+    #[arg(long = "hidden", hide = true)]
+    _hidden: bool,
+    #[arg(long = "no-ignore", hide = true)]
+    _no_ignore: bool,
+    #[arg(short = 'u', long = "unrestricted", action = clap::ArgAction::Count, hide = true)]
+    _unrestricted: u8,
+    #[arg(short = 'z', long = "search-zip", hide = true)]
+    _search_zip: bool,
 
     /// Time zone for log times written without an offset, and for showing times (IANA name
     /// such as Europe/Paris, UTC, or a fixed offset such as +05:30); default UTC
@@ -212,8 +223,8 @@ pub(super) struct MergeArgs {
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     pub(super) color: ColorChoice,
 
-    /// Number of threads (default: all cores)
-    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Number of threads (default, or 0: all cores)
+    #[arg(short = 'j', long = "threads", value_name = "N")]
     pub(super) threads: Option<u16>,
 }
 
@@ -228,8 +239,8 @@ pub(super) struct IndexArgs {
     #[arg(long)]
     pub(super) status: bool,
 
-    /// Number of threads (default: all cores)
-    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Number of threads (default, or 0: all cores)
+    #[arg(short = 'j', long = "threads", value_name = "N")]
     pub(super) threads: Option<u16>,
 
     #[command(flatten)]
@@ -258,7 +269,8 @@ pub(super) struct IndexUseArgs {
 
 #[derive(Args, Debug)]
 pub(super) struct TimelineArgs {
-    /// The ID to follow: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:)
+    /// The ID to follow: ULID, TypeID, UUID (dashed, undashed, braced, urn:uuid:), trace or
+    /// span ID
     #[arg(value_name = "ID")]
     pub(super) id: String,
 
@@ -336,7 +348,7 @@ pub(super) struct AuditArgs {
 
 #[derive(Args, Debug)]
 pub(super) struct QueryArgs {
-    /// IDs to find (ULID, TypeID, or UUID in any form); the query matches a line that holds
+    /// IDs to find (ULID, TypeID, UUID, trace or span ID, in any form); the query matches a line that holds
     /// any of them
     #[arg(value_name = "ID")]
     pub(super) ids: Vec<String>,
@@ -361,8 +373,8 @@ pub(super) struct QueryArgs {
 
 #[derive(Args, Debug)]
 pub(super) struct DecodeArgs {
-    /// IDs to decode: ULID, TypeID, or UUID (dashed, undashed, braced, urn:uuid:); with
-    /// none, the blank-separated words of standard input (a file, pipe or socket)
+    /// IDs to decode: ULID, TypeID, UUID (dashed, undashed, braced, urn:uuid:), trace or span
+    /// ID; with none, the blank-separated words of standard input (a file, pipe or socket)
     #[arg(value_name = "ID")]
     pub(super) ids: Vec<String>,
     /// One JSON object per ID

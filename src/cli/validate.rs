@@ -82,10 +82,11 @@ fn zone(tz: Option<&str>, local: bool) -> Result<Option<jiff::tz::TimeZone>, Usa
 }
 
 /// `-j N`, else every core.
+/// `-j N`; 0 or none is every core, as ripgrep takes it.
 fn threads(given: Option<u16>) -> usize {
     match given {
-        Some(n) => n as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Some(n @ 1..) => n as usize,
+        Some(0) | None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     }
 }
 
@@ -168,13 +169,13 @@ pub(super) fn audit_config(args: AuditArgs) -> Result<AuditConfig, UsageError> {
 }
 
 pub(super) fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, UsageError> {
-    let root = id::parse(&args.id).map_err(|e| {
-        UsageError(format!(
-            "invalid ID {:?}: {e}; accepted forms: {}",
-            args.id,
-            id::ACCEPTED_FORMS
-        ))
-    })?;
+    let root = id::parse(&args.id).map_err(|e| invalid_id(&args.id, "argument", &e))?;
+    if let Some(id) = an_id_given_as_path(&args.paths) {
+        return Err(UsageError(format!(
+            "{id:?} is no file or directory but an ID: a timeline follows one ID (with \
+             --related or --hops, the IDs its lines hold too)"
+        )));
+    }
     let format = match (args.format, &args.output) {
         (Some(format), _) => format,
         (None, None) => timeline::TimelineFormat::Text,
@@ -223,6 +224,38 @@ pub(super) fn timeline_config(args: TimelineArgs) -> Result<TimelineConfig, Usag
         progress: std::io::stderr().is_terminal(),
         index: index_use(args.index),
     })
+}
+
+fn invalid_id(raw: &str, origin: &str, e: &id::ParseError) -> UsageError {
+    UsageError(format!(
+        "invalid ID {raw:?} ({origin}): {e}; accepted forms: {}",
+        id::ACCEPTED_FORMS
+    ))
+}
+
+/// The first path that does not exist but parses as an ID: `idgrep ID1 ID2 logs/` meant two
+/// IDs, and "no such file" would not say how to give them.
+fn an_id_given_as_path(paths: &[PathBuf]) -> Option<&str> {
+    paths
+        .iter()
+        .filter_map(|p| p.to_str())
+        .find(|p| id::parse(p).is_ok() && std::fs::symlink_metadata(p).is_err())
+}
+
+/// The command a first argument that is no ID was probably meant to be (`timelin`,
+/// `decod`): a word within two edits of a command's name.
+fn misspelt_command(origin: &str, raw: &str) -> Option<String> {
+    if origin != "argument" || !raw.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let cli = <super::args::Cli as clap::CommandFactory>::command();
+    let word = raw.to_ascii_lowercase();
+    cli.get_subcommands()
+        .map(|c| c.get_name())
+        .map(|name| (strsim::levenshtein(&word, name), name))
+        .filter(|&(distance, _)| distance <= 2)
+        .min()
+        .map(|(_, name)| name.to_string())
 }
 
 fn index_use(args: IndexUseArgs) -> IndexUse {
@@ -280,16 +313,23 @@ pub(super) fn search_config(args: SearchArgs) -> Result<SearchConfig, UsageError
     }
     let mut queries = Vec::with_capacity(raw_ids.len());
     for (origin, raw) in &raw_ids {
-        let parsed = id::parse(raw).map_err(|e| {
-            UsageError(format!(
-                "invalid ID {raw:?} ({origin}): {e}; accepted forms: {}",
+        let parsed = id::parse(raw).map_err(|e| match misspelt_command(origin, raw) {
+            Some(name) => UsageError(format!(
+                "no command {raw:?}; did you mean {name:?}? A search takes the ID first: {}",
                 id::ACCEPTED_FORMS
-            ))
+            )),
+            None => invalid_id(raw, origin, &e),
         })?;
         queries.push(parsed);
     }
     if queries.is_empty() {
         return Err(UsageError("the ID files hold no IDs".to_string()));
+    }
+    if let Some(id) = an_id_given_as_path(&paths) {
+        return Err(UsageError(format!(
+            "{id:?} is no file or directory but an ID: search for several IDs with -e ID -e ID \
+             or -f FILE"
+        )));
     }
     let mode = if args.quiet {
         OutputMode::Quiet
@@ -458,14 +498,7 @@ pub(super) fn query_config(args: QueryArgs) -> Result<QueryConfig, UsageError> {
     }
     let ids = raw_ids
         .iter()
-        .map(|(origin, raw)| {
-            id::parse(raw).map_err(|e| {
-                UsageError(format!(
-                    "invalid ID {raw:?} ({origin}): {e}; accepted forms: {}",
-                    id::ACCEPTED_FORMS
-                ))
-            })
-        })
+        .map(|(origin, raw)| id::parse(raw).map_err(|e| invalid_id(raw, origin, &e)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(QueryConfig {
         ids,

@@ -379,8 +379,8 @@ impl fmt::Display for ParseError {
             ParseError::Empty => write!(f, "empty ID"),
             ParseError::Length(n) => write!(
                 f,
-                "length {n}: a ULID has 26 characters, a UUID 36 (8-4-4-4-12) or 32 hex digits, \
-                 a span ID 16 hex digits, an X-Ray trace ID 35 (1-<8 hex>-<24 hex>)"
+                "length {n}: a ULID has 26 characters, a UUID 36 or 32, a span ID 16, an X-Ray \
+                 trace ID 35"
             ),
             ParseError::BadChar {
                 pos,
@@ -436,11 +436,9 @@ pub struct Parsed {
 }
 
 /// The forms accepted on the command line, for error messages.
-pub const ACCEPTED_FORMS: &str = "a ULID (26 Crockford base32 characters, first 0-7, any case), \
-     a TypeID (prefix_<ulid>), a UUID (8-4-4-4-12 hex, 32 hex, {braced} or urn:uuid:, any case), \
-     a trace ID (32 hex not all zero, X-Ray 1-<8 hex>-<24 hex>, traceparent \
-     00-<32 hex>-<16 hex>-<2 hex>, b3 <trace>-<span>[-<sampled>[-<parent>]], or the \
-     X-Amzn-Trace-Id value Root=...) or a span ID (16 hex, not all zero)";
+pub const ACCEPTED_FORMS: &str = "a ULID or a TypeID (prefix_<ulid>), a UUID (8-4-4-4-12, 32 hex, \
+     {braced} or urn:uuid:), a trace ID (32 hex, X-Ray 1-<8 hex>-<24 hex>, a traceparent, b3 or \
+     Root=... value) or a span ID (16 hex), in any case";
 
 impl Parsed {
     /// The creation time the ID carries: an X-Ray trace ID's seconds, else as [`Id::unix_ms`].
