@@ -406,3 +406,38 @@ fn a_compressed_file_too_short_to_tell_leaves_the_follower_idle() {
     assert_eq!(got.len(), 3, "{got:#?}");
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+/// copytruncate's copy catches up with its original while both still grow: the copying
+/// program copies what the original gets until it reaches the end. What the copy gets then
+/// is the original's, already shown from there: no line is shown twice, none is lost.
+#[test]
+fn a_copy_that_catches_up_with_its_growing_original_repeats_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    let first: String = (1..=3000).map(|n| format!("first {n:04} {ID}\n")).collect();
+    append(&log, &first);
+    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    tail.expect("first 3000 ");
+    let copy = dir.path().join("app.log.1");
+    fs::write(&copy, &first).unwrap();
+    pause(300);
+    for n in 1..=5 {
+        let line = format!("during {n} {ID}\n");
+        append(&log, &line);
+        tail.expect(&format!("during {n} "));
+        append(&copy, &line);
+        pause(200);
+    }
+    // Written after the copy's last piece, before the truncation: only the copy keeps it.
+    append(&log, &format!("late {ID}\n"));
+    append(&copy, &format!("late {ID}\n"));
+    let (got, status, stderr) = truncate_then_stop(tail, &log, 500);
+    assert_eq!(got.len(), 3000 + 5 + 2, "{:#?}", &got[2990..]);
+    assert_eq!(
+        counts(&got).get(&format!("late {ID}")),
+        Some(&1),
+        "{:#?}",
+        &got[2990..]
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}

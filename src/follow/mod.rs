@@ -124,6 +124,7 @@ pub fn run(options: Options, sink: &mut dyn Sink) -> Result<(), String> {
         dirs: HashMap::new(),
         output: file::stdout_identity(),
         rewalk: Vec::new(),
+        relook: Vec::new(),
         partial: BTreeSet::new(),
         buf: Vec::new(),
     };
@@ -174,6 +175,8 @@ struct Follower<'s> {
     /// The file standard output writes to, never read.
     output: Option<Identity>,
     rewalk: Vec<(Instant, PathBuf)>,
+    /// Waiting copies to look at again in this round: their original was truncated.
+    relook: Vec<PathBuf>,
     /// Files whose partial last line waits.
     partial: BTreeSet<PathBuf>,
     buf: Vec<u8>,
@@ -274,18 +277,11 @@ impl Follower<'_> {
                 rescan = true;
                 next_poll = self.poll.map(|every| now + every);
             }
-            // Polling, the stop takes one last look at everything: a file created since the
-            // last poll has had no event to make it known.
-            if rescan || (stop && self.poll.is_some()) {
+            // The stop takes one last look at everything: a file created just before it may
+            // have had no event yet (or none at all, polling), and what was written to a
+            // followed file before the stop is shown, whether or not its event came first.
+            if rescan || stop {
                 touched = self.everything();
-            } else if stop {
-                // What was written to a followed file before the stop is shown, whether or
-                // not its event (or the next poll) came first.
-                for path in self.files.keys() {
-                    if seen.insert(path.clone()) {
-                        touched.push(path.clone());
-                    }
-                }
             }
             // New names first: a file renamed is then found under its new name before its
             // old name is looked at, and goes on there.
@@ -298,15 +294,24 @@ impl Follower<'_> {
                 return;
             }
             self.drain_detached(Instant::now());
+            self.relook_copies();
             self.due_rewalks(Instant::now());
             self.due_once(Instant::now());
             self.flush_partials(Some(Instant::now()));
         }
     }
 
+    fn relook_copies(&mut self) {
+        while let Some(path) = self.relook.pop() {
+            self.touch(path);
+        }
+    }
+
     /// The end: partial lines are handed on as they are, files gone are read to their end.
     fn finish(&mut self) {
+        self.relook_copies();
         self.drain_detached(Instant::now() + GRACE);
+        self.relook_copies();
         self.finish_once();
         self.flush_partials(None);
         self.sink.flush();
@@ -689,13 +694,15 @@ impl Follower<'_> {
             };
             match self.copy_of(&head, followed, size) {
                 Some(None) => return true,
-                Some(Some(progress)) if size >= progress.offset => {
-                    followed.continue_from(progress);
-                }
-                Some(Some(_)) => match self.behind(&head, followed, size, behind) {
+                Some(Some(progress)) => match self.behind(&head, followed, size, behind) {
                     Behind::Wait(waiting) => {
                         followed.behind = Some(waiting);
                         return true;
+                    }
+                    // Where the original stood when truncated: a partial line there is
+                    // still to show, and the copy may hold its end.
+                    Behind::Copied(end) if end == progress.offset => {
+                        followed.continue_from(progress);
                     }
                     Behind::Copied(end) => {
                         if let Err(e) = followed.skip_to(end, &mut self.buf) {
@@ -703,6 +710,9 @@ impl Follower<'_> {
                             return false;
                         }
                     }
+                    // Its original is no longer there to compare with (truncated, closed):
+                    // a copy goes on from where the original stood.
+                    Behind::New if size >= progress.offset => followed.continue_from(progress),
                     Behind::New => followed.settled = true,
                 },
                 None => followed.settled = true,
@@ -727,16 +737,17 @@ impl Follower<'_> {
         true
     }
 
-    /// What a new file is whose first bytes are a known file's, but which is shorter than
-    /// where that file stood, `size` bytes: a copy still being written (copytruncate's copy
-    /// of a large log), a finished copy of a file that grew since, or a new file that only
-    /// begins the same (a banner). Its last bytes are compared with those of the files it may
-    /// copy at the same places, followed or read on through their handle: while they are
-    /// equal it waits and shows nothing (a finished copy waits for good); when they differ
-    /// it is new. When no such file can be read any more (its original was truncated), what
-    /// its original had shown before its truncation is not shown again. Read from
-    /// its start, a copy would print the whole log again. `behind`: what the last look
-    /// found, if the file waited.
+    /// What a new file is whose first bytes are a known file's, `size` bytes: a copy still
+    /// being written (copytruncate's copy of a large log), a finished copy of a file that
+    /// may still grow, or a new file that only begins the same (a banner). Its last bytes are
+    /// compared with those of the files it may copy at the same places, followed or read on
+    /// through their handle: while they are equal it waits and shows nothing (a finished
+    /// copy waits for good), even when it has caught up with where its original stands, for
+    /// the copy goes on getting what the original gets until the original is truncated; when
+    /// they differ it is new. When no such file can be read any more (its original was
+    /// truncated), what its original had shown before its truncation is not shown again.
+    /// Read from its start, a copy would print the whole log again. `behind`: what the last
+    /// look found, if the file waited.
     fn behind(
         &self,
         head: &[u8],
@@ -752,8 +763,7 @@ impl Follower<'_> {
             return Behind::New;
         };
         // The cheap tests first: a directory may hold many followed files.
-        let may_copy =
-            |f: &Followed| f.progress.offset > size && f.progress.copied_into(head) == Some(true);
+        let may_copy = |f: &Followed| f.progress.copied_into(head) == Some(true);
         let named = self
             .files
             .iter()
@@ -799,10 +809,14 @@ impl Follower<'_> {
     /// The file `original` was found truncated, having shown `offset` bytes: a copy of it
     /// that waits goes on from there, not from where the original stood when they were last
     /// found equal.
+    /// Each such copy is looked at again after this round: a finished copy gets no event of
+    /// its own, and holds the lines its original got after it was last read.
     fn shown_before_truncation(&mut self, original: Identity, offset: u64) {
-        let waiting = self.files.values_mut().filter_map(|f| f.behind.as_mut());
-        for w in waiting.filter(|w| w.original == original) {
-            w.shown = w.shown.max(offset);
+        for (path, followed) in &mut self.files {
+            if let Some(w) = followed.behind.as_mut().filter(|w| w.original == original) {
+                w.shown = w.shown.max(offset);
+                self.relook.push(path.clone());
+            }
         }
     }
 
