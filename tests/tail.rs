@@ -837,3 +837,25 @@ fn quiet_waits_for_the_first_matching_line_and_exits_0() {
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
     assert_eq!(out, "");
 }
+
+/// A log truncated in place (`: > app.log`) while it ended in a partial line: that line was
+/// in the file, and is shown as it was, before the lines written after the truncation.
+#[test]
+fn a_partial_line_of_a_file_truncated_in_place_is_shown() {
+    let (_dir, log, mut tail) = follow_app_log(&[ID, "."]);
+    append(&log, &format!("partial {ID}"));
+    pause(300);
+    truncate(&log);
+    append(&log, &format!("c {ID}\n"));
+    tail.expect("c ");
+    let (got, status, stderr) = tail.stop("-INT");
+    assert_eq!(
+        got,
+        [
+            format!("./app.log:1:a {ID}"),
+            format!("./app.log:2:partial {ID}"),
+            format!("./app.log:1:c {ID}"),
+        ]
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}

@@ -169,7 +169,8 @@ impl Followed {
 
     /// Reads what was written since the last read, up to the size the file has now, and
     /// hands on its whole lines (`emit` returns whether it printed). The file is read again
-    /// from its start when it got shorter or its first bytes changed.
+    /// from its start when it got shorter or its first bytes changed, after its partial last
+    /// line is handed on as it is.
     pub fn read_new(
         &mut self,
         buf: &mut Vec<u8>,
@@ -187,7 +188,14 @@ impl Followed {
         }
         self.modified = modified;
         if self.truncated_at(size)? {
-            change = Change::Truncated(std::mem::take(&mut self.progress));
+            let mut before = std::mem::take(&mut self.progress);
+            // The partial line the file ended in will never be completed in it: it is shown
+            // as it was, before the lines written since the truncation.
+            let binary = before.binary;
+            before
+                .lines
+                .flush_quiet(None, &mut |piece| emit(piece, binary));
+            change = Change::Truncated(before);
         }
         self.read_to(size, buf, now, emit)?;
         Ok(change)
