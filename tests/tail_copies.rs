@@ -412,11 +412,18 @@ fn a_compressed_file_too_short_to_tell_leaves_the_follower_idle() {
 /// is the original's, already shown from there: no line is shown twice, none is lost.
 #[test]
 fn a_copy_that_catches_up_with_its_growing_original_repeats_no_line() {
+    copy_catches_up(&[]);
+    copy_catches_up(&["--poll", "100"]);
+}
+
+fn copy_catches_up(flags: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("app.log");
     let first: String = (1..=3000).map(|n| format!("first {n:04} {ID}\n")).collect();
     append(&log, &first);
-    let mut tail = Tail::start(dir.path(), &[ID, "."]);
+    let mut args = flags.to_vec();
+    args.extend([ID, "."]);
+    let mut tail = Tail::start(dir.path(), &args);
     tail.expect("first 3000 ");
     let copy = dir.path().join("app.log.1");
     fs::write(&copy, &first).unwrap();
