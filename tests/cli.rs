@@ -323,22 +323,15 @@ fn a_mistyped_command_is_named() {
 #[test]
 fn a_second_id_where_a_path_goes_says_how_to_give_several() {
     const OTHER: &str = "01GTYDHD4J1PCJACCBY9XRGPBN";
-    let search = run(&[HOT, OTHER, "testdata/logs"]);
-    assert_eq!(search.status.code(), Some(2));
-    assert!(search.stdout.is_empty());
-    assert!(
-        stderr(&search).contains("-e ID -e ID"),
-        "{}",
-        stderr(&search)
-    );
-    let timeline = run(&["timeline", HOT, OTHER, "testdata/logs"]);
-    assert_eq!(timeline.status.code(), Some(2));
-    assert!(timeline.stdout.is_empty());
-    assert!(
-        stderr(&timeline).contains("--related"),
-        "{}",
-        stderr(&timeline)
-    );
+    for (args, how) in [
+        (&[HOT, OTHER, "testdata/logs"][..], "-e ID -e ID"),
+        (&["timeline", HOT, OTHER, "testdata/logs"], "--related"),
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(o.stdout.is_empty());
+        assert!(stderr(&o).contains(how), "{}", stderr(&o));
+    }
     // A file that is there is searched, whatever its name.
     let dir = tempfile::tempdir().unwrap();
     let named_like_an_id = dir.path().join(OTHER);
