@@ -81,7 +81,6 @@ fn zone(tz: Option<&str>, local: bool) -> Result<Option<jiff::tz::TimeZone>, Usa
     }
 }
 
-/// `-j N`, else every core.
 /// `-j N`; 0 or none is every core, as ripgrep takes it.
 fn threads(given: Option<u16>) -> usize {
     match given {

@@ -301,6 +301,8 @@ impl Follower<'_> {
         }
     }
 
+    /// Looks again at the copies whose original was found truncated (see
+    /// [`Follower::shown_before_truncation`]).
     fn relook_copies(&mut self) {
         while let Some(path) = self.relook.pop() {
             self.touch(path);
@@ -808,9 +810,8 @@ impl Follower<'_> {
 
     /// The file `original` was found truncated, having shown `offset` bytes: a copy of it
     /// that waits goes on from there, not from where the original stood when they were last
-    /// found equal.
-    /// Each such copy is looked at again after this round: a finished copy gets no event of
-    /// its own, and holds the lines its original got after it was last read.
+    /// found equal. Each such copy is looked at again after this round: a finished copy gets
+    /// no event of its own, and holds the lines its original got after it was last read.
     fn shown_before_truncation(&mut self, original: Identity, offset: u64) {
         for (path, followed) in &mut self.files {
             if let Some(w) = followed.behind.as_mut().filter(|w| w.original == original) {
