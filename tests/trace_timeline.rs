@@ -6,13 +6,15 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::support::run;
+use crate::support::{run, run_with_input};
 
 const TRACE: &str = "6e0c63257de34c926f9efcd03899b76e";
 const DIR: &str = "testdata/trace-spans";
 const ROOT_SPAN: &str = "9a1b2c3d4e5f6071";
 const CHARGE_SPAN: &str = "3c4d5e6f70819203";
 const PSP_SPAN: &str = "5e6f708192a3b4c5";
+/// The ledger's span, written only as a Datadog decimal (`42424242424242421`).
+const LEDGER_SPAN: &str = "0096b89fab8fe0f5";
 
 fn timeline(extra: &[&str]) -> String {
     let mut args = vec!["timeline", TRACE, DIR];
@@ -126,7 +128,7 @@ fn the_trace_export_draws_each_span_as_a_slice_on_its_service_track() {
         .collect();
     assert_eq!(
         slices.keys().collect::<Vec<_>>(),
-        [CHARGE_SPAN, PSP_SPAN, ROOT_SPAN]
+        [LEDGER_SPAN, CHARGE_SPAN, PSP_SPAN, ROOT_SPAN]
     );
     // ts 0 is the first line, 09:00:00.000.
     let placed = |span: &str| {
@@ -138,6 +140,8 @@ fn the_trace_export_draws_each_span_as_a_slice_on_its_service_track() {
     assert_eq!(placed(ROOT_SPAN), ("checkout".into(), 0, 900_000));
     assert_eq!(placed(CHARGE_SPAN), ("payments".into(), 150_000, 550_000));
     assert_eq!(placed(PSP_SPAN), ("payments".into(), 400_000, 200_000));
+    // One line: the shortest slice the format allows, on its own service's track.
+    assert_eq!(placed(LEDGER_SPAN), ("ledger".into(), 500_000, 1));
     // The PSP span nests under the charge span, on the same track.
     assert_eq!(slices[PSP_SPAN]["tid"], slices[CHARGE_SPAN]["tid"]);
     assert_eq!(slices[PSP_SPAN]["args"]["parent"], CHARGE_SPAN);
@@ -224,4 +228,64 @@ fn a_span_field_before_a_uuid_keeps_each_field() {
         .find(|l| l.contains("0197353b-c928-79e7-98a7-d1b72a5636ba"))
         .unwrap();
     assert!(related.contains(" uuid "), "{related}");
+}
+
+/// The span IDs `ids` counts on a trace's lines are the trace's related spans, on as many
+/// lines, whether a span field, a `traceparent`, a `b3` header, an X-Ray `Parent` or a Datadog
+/// decimal writes them.
+#[test]
+fn a_traces_related_spans_are_the_spans_ids_counts_on_its_lines() {
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let dir = "testdata/traces";
+    let ndjson = run(&["timeline", trace, dir, "--format", "ndjson"]);
+    assert_eq!(ndjson.status.code(), Some(0));
+    let lines: Vec<String> = String::from_utf8(ndjson.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let counted = run_with_input(
+        &["ids", "--json", "--kind", "span"],
+        lines.join("\n").as_bytes(),
+    );
+    let mut expected: Vec<(String, u64)> = String::from_utf8(counted.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let row: Value = serde_json::from_str(l).unwrap();
+            (
+                row["id"].as_str().unwrap().to_string(),
+                row["lines"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    expected.sort();
+    // Written in a header or as a decimal on more of the trace's lines than in span fields.
+    for (span, lines) in [("53995c3f42cd8ad8", 4), ("e457b5a2e4d86bd1", 3)] {
+        assert!(
+            expected.contains(&(span.to_string(), lines)),
+            "{expected:?}"
+        );
+    }
+    let text = run(&["timeline", trace, dir, "--color", "never"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    // `<id> span <field> <n> line(s) ...`: each related span and its lines on the timeline.
+    let mut related: Vec<(String, u64)> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("related"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split_whitespace().collect();
+            (cells.get(1) == Some(&"span"))
+                .then(|| (cells[0].to_string(), cells[3].parse().unwrap()))
+        })
+        .collect();
+    related.sort();
+    assert_eq!(related, expected, "{text}");
 }

@@ -129,40 +129,8 @@ pub fn key_before(line: &[u8], start: usize) -> Option<&[u8]> {
     Some(&line[i..end])
 }
 
-/// Calls `f(start, end, value)` for each span ID of `line` that stands as the value of a span
-/// field (`span_id`, `parent_span_id`, `X-B3-SpanId`, ...): 16 hex digits, a whole token, not
-/// all zero.
-pub fn for_each_field_span(line: &[u8], mut f: impl FnMut(usize, usize, u64)) {
-    // Most lines hold no 16 hex digits in a row: a vector-friendly pass rules them out before
-    // the walk that reads every token.
-    if !has_hex_run(line, SPAN_HEX_LEN) {
-        return;
-    }
-    let mut at = 0;
-    while at < line.len() {
-        if HEX_DECODE[line[at] as usize] == INVALID
-            || (at > 0 && line[at - 1].is_ascii_alphanumeric())
-        {
-            at += 1;
-            continue;
-        }
-        let run = line[at..]
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric())
-            .count();
-        let end = at + run;
-        if run == SPAN_HEX_LEN
-            && let Some(value) = decode_hex64(&line[at..end]).filter(|&v| v != 0)
-            && field_before(line, at) == Some(FieldRole::Span)
-        {
-            f(at, end, value);
-        }
-        at = end;
-    }
-}
-
 /// Whether `bytes` holds `len` (1 to 64) hex digits in a row, either case.
-fn has_hex_run(bytes: &[u8], len: usize) -> bool {
+pub(super) fn has_hex_run(bytes: &[u8], len: usize) -> bool {
     // `tail`: how many hex digits end the chunks before.
     let mut tail = 0;
     let mut chunks = bytes.chunks_exact(64);

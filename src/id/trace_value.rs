@@ -4,11 +4,13 @@
 //! spelling; these say how each value is written instead: its width, its case, and whether
 //! W3C Trace Context refuses it.
 
+use memchr::memchr2_iter;
+
 use super::trace::{
-    FOLDED_MAX, FieldRole, SPAN_HEX_LEN, XRAY_LEN, decode_decimal, decode_hex64, decode_xray,
-    field_role, folded,
+    FOLDED_MAX, FieldRole, ROLE_KEY_ENDS, SPAN_HEX_LEN, XRAY_LEN, b3_spans, decode_decimal,
+    decode_hex64, decode_xray, field_before, field_role, folded, has_hex_run, key_before,
 };
-use super::{HEX_DECODE, INVALID, UUID_UNDASHED_LEN, decode_hex};
+use super::{HEX_DECODE, INVALID, UUID_UNDASHED_LEN, decode_hex, is_token_byte};
 
 /// How a trace or span ID is written in a field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,6 +207,108 @@ pub fn traceparent_around(line: &[u8], start: usize, end: usize) -> Option<Trace
     })
 }
 
+/// Calls `f(start, end, value, decimal)` for each span ID `line` writes, as `ids` counts them:
+/// the 16 hex of a span field (`span_id`, `parent_span_id`, `X-B3-SpanId`, ...) or its decimal
+/// (`dd.span_id`), the parent ID of a `traceparent` (not of version `ff`, which W3C refuses),
+/// the span and parent of a single `b3` header, and the `Parent` of an X-Ray header; whole
+/// tokens, not zero; the hex ones in line order, then the decimals. `decimal`: written as a
+/// decimal.
+pub fn for_each_span(line: &[u8], mut f: impl FnMut(usize, usize, u64, bool)) {
+    // Most lines hold no 16 hex digits in a row, which every hex span needs: a vector-friendly
+    // pass rules them out before the walk that reads every token.
+    if has_hex_run(line, SPAN_HEX_LEN) {
+        for_each_hex_span(line, &mut f);
+    }
+    for_each_decimal_span(line, &mut f);
+}
+
+fn for_each_hex_span(line: &[u8], f: &mut impl FnMut(usize, usize, u64, bool)) {
+    let mut at = 0;
+    while at < line.len() {
+        if HEX_DECODE[line[at] as usize] == INVALID || (at > 0 && is_token_byte(line[at - 1])) {
+            at += 1;
+            continue;
+        }
+        let run = line[at..].iter().take_while(|&&b| is_token_byte(b)).count();
+        let end = at + run;
+        let role = || field_before(line, at);
+        if run == SPAN_HEX_LEN
+            && let Some(value) = decode_hex64(&line[at..end]).filter(|&v| v != 0)
+        {
+            let xray_parent = line[..at]
+                .len()
+                .checked_sub(XRAY_PARENT.len())
+                .is_some_and(|k| line[k..at].eq_ignore_ascii_case(XRAY_PARENT));
+            match role() {
+                // Unless a Datadog key makes 16 digits a decimal, which the decimal walk reads.
+                Some(FieldRole::Span) => {
+                    let hex = key_before(line, at)
+                        .and_then(key_role)
+                        .and_then(|key| value_under(key, &line[at..end]))
+                        .is_some_and(|v| v.form == ValueForm::Hex16);
+                    if hex {
+                        f(at, end, value, false);
+                    }
+                }
+                // A 64-bit trace ID in a single `b3` header.
+                Some(FieldRole::B3) => b3_header_spans(line, end, f),
+                _ if xray_parent => f(at, end, value, false),
+                _ => {}
+            }
+        } else if run == UUID_UNDASHED_LEN {
+            if let Some(header) = traceparent_around(line, at, end) {
+                if header.version != 0xff && header.span != 0 {
+                    let span_at = end + 1;
+                    f(span_at, span_at + SPAN_HEX_LEN, header.span, false);
+                }
+            } else if role() == Some(FieldRole::B3) {
+                b3_header_spans(line, end, f);
+            }
+        }
+        at = end;
+    }
+}
+
+/// An X-Ray header's span, `Root=1-...;Parent=<16 hex>`.
+const XRAY_PARENT: &[u8] = b";parent=";
+
+fn b3_header_spans(line: &[u8], trace_end: usize, f: &mut impl FnMut(usize, usize, u64, bool)) {
+    for (at, value) in b3_spans(line, trace_end).into_iter().flatten() {
+        f(at, at + SPAN_HEX_LEN, value, false);
+    }
+}
+
+/// The decimals of span fields (`dd.span_id`, `x-datadog-parent-id`): a digit run right after
+/// the `:` or `=` (quotes and blanks between) of a key that ends as a role key does.
+fn for_each_decimal_span(line: &[u8], f: &mut impl FnMut(usize, usize, u64, bool)) {
+    let skippable = |b: u8| matches!(b, b'"' | b'\'' | b' ' | b'\t' | b'\\');
+    for sep in memchr2_iter(b':', b'=', line) {
+        let key_end = line[..sep].iter().rposition(|&b| !skippable(b));
+        if !key_end.is_some_and(|k| ROLE_KEY_ENDS.contains(&line[k])) {
+            continue;
+        }
+        let Some(start) = (sep + 1..line.len().min(sep + 6)).find(|&i| !skippable(line[i])) else {
+            continue;
+        };
+        let digits = line[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let end = start + digits;
+        if digits == 0 || line.get(end).is_some_and(|&b| is_token_byte(b)) {
+            continue;
+        }
+        let value = key_before(line, start)
+            .and_then(key_role)
+            .filter(|key| key.role == FieldRole::Span)
+            .and_then(|key| value_under(key, &line[start..end]))
+            .filter(|v| v.form == ValueForm::Decimal && v.value != 0);
+        if let Some(value) = value {
+            f(start, end, value.value as u64, true);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,5 +414,63 @@ mod tests {
         assert_eq!(traceparent_around(glued, 4, 36), None);
         let long = b"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01ab";
         assert_eq!(traceparent_around(long, 3, 35), None);
+    }
+
+    /// Each span [`for_each_span`] finds in `line`, as the text it stands on and whether it
+    /// is a decimal.
+    fn spans(line: &str) -> Vec<(&str, u64, bool)> {
+        let mut found = Vec::new();
+        for_each_span(line.as_bytes(), |start, end, value, decimal| {
+            found.push((&line[start..end], value, decimal))
+        });
+        found
+    }
+
+    #[test]
+    fn the_spans_of_a_line_are_read_from_fields_and_headers() {
+        let t = "4bf92f3577b34da6a3ce929d0e0e4736";
+        let line = format!("traceparent=00-{t}-00f067aa0ba902b7-01 span_id=1111111111111111");
+        assert_eq!(
+            spans(&line),
+            [
+                ("00f067aa0ba902b7", 0x00f067aa0ba902b7, false),
+                ("1111111111111111", 0x1111111111111111, false)
+            ]
+        );
+        // W3C refuses version ff: no span is read from it.
+        assert_eq!(spans(&format!("tp=ff-{t}-00f067aa0ba902b7-01")), []);
+        // The single b3 header with a 128-bit or a 64-bit trace: its span and parent.
+        let line = format!("b3={t}-e457b5a2e4d86bd1-1-53995c3f42cd8ad8");
+        let texts = |found: Vec<(&str, u64, bool)>| {
+            found.iter().map(|s| s.0.to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            texts(spans(&line)),
+            ["e457b5a2e4d86bd1", "53995c3f42cd8ad8"]
+        );
+        assert_eq!(
+            texts(spans("\"b3\":\"a3ce929d0e0e4736-e457b5a2e4d86bd1-0\"")),
+            ["e457b5a2e4d86bd1"]
+        );
+        // X-Ray's Parent, after the root.
+        let xray =
+            spans("Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1");
+        assert_eq!(xray, [("53995c3f42cd8ad8", 0x53995c3f42cd8ad8, false)]);
+        // Decimals in span fields, 16 digits too under a Datadog key; 16 digits elsewhere are hex.
+        assert_eq!(
+            spans(
+                r#"{"dd":{"trace_id":"1","span_id":"42"},"dd.span_id":1234567890123456,"x-b3-spanid":"1234567890123456"}"#
+            ),
+            [
+                ("1234567890123456", 0x1234567890123456, false),
+                ("42", 42, true),
+                ("1234567890123456", 1234567890123456, true)
+            ]
+        );
+        // Not spans: a zero span, a decimal glued to a letter, a trace field's value, 16 hex
+        // in a longer token or under no span key, a Parent outside an X-Ray header.
+        let line = "span_id=0000000000000000 dd.span_id=12ab trace_id=a3ce929d0e0e4736 \
+                    span_id=00f067aa0ba902b7ff key=00f067aa0ba902b7 Parent: 00f067aa0ba902b7";
+        assert_eq!(spans(line), []);
     }
 }

@@ -394,12 +394,16 @@ fn scan_one(
         }
         tokens.clear();
         scan::for_each_token(m.line, |t| tokens.push(t));
-        // A trace's spans are its related IDs, where a span field names them.
-        id::trace::for_each_field_span(m.line, |start, end, value| {
+        // A trace's spans are its related IDs, where a span field or a header names them.
+        id::trace_value::for_each_span(m.line, |start, end, value, decimal| {
             tokens.push(scan::Hit {
                 start,
                 end,
-                shape: Shape::Hex16,
+                shape: if decimal {
+                    Shape::Decimal
+                } else {
+                    Shape::Hex16
+                },
                 id: Id(value.into()),
                 query: 0,
             })
