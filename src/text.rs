@@ -98,6 +98,20 @@ pub fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
     }
 }
 
+/// `bytes` as [`escape_into`] writes them, borrowed when that changes nothing.
+pub fn visible(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if plain_prefix_len(bytes) == bytes.len() {
+        return Cow::Borrowed(bytes);
+    }
+    let mut escaped = Vec::with_capacity(bytes.len() + 8);
+    escape_into(&mut escaped, bytes);
+    if escaped == bytes {
+        Cow::Borrowed(bytes)
+    } else {
+        Cow::Owned(escaped)
+    }
+}
+
 /// How many leading bytes of `bytes` are printable ASCII or tabs, shown as they are. Most
 /// log lines are all such bytes and every printed line passes through here, so it tests 32
 /// bytes at a time without an early exit, which the compiler turns into vector compares.
@@ -154,23 +168,26 @@ pub fn paint(out: &mut Vec<u8>, on: bool, color: &[u8], body: impl FnOnce(&mut V
     }
 }
 
-/// A CSV cell a spreadsheet shows as text: one starting with `=`, `+`, `-` or `@` (or a tab
-/// or carriage return, which some spreadsheets skip before those) gets a leading `'`, the
-/// OWASP advice against formula injection.
+/// A CSV cell that neither drives a terminal nor runs in a spreadsheet: control characters,
+/// bidi overrides and invalid UTF-8 written as visible escapes ([`escape_into`], as the text
+/// views write them), then a leading `'` on a cell starting with `=`, `+`, `-` or `@` (or a
+/// tab, which some spreadsheets skip before those), the OWASP advice against formula
+/// injection.
 pub fn csv_cell(cell: &str) -> Cow<'_, str> {
-    if runs_as_formula(cell.as_bytes()) {
-        Cow::Owned(format!("'{cell}"))
-    } else {
-        Cow::Borrowed(cell)
+    match csv_cell_bytes(cell.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(cell),
+        // Escapes are ASCII, and the rest is `cell`'s own characters.
+        Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
     }
 }
 
 /// [`csv_cell`] for a cell built as bytes.
 pub fn csv_cell_bytes(cell: &[u8]) -> Cow<'_, [u8]> {
-    if runs_as_formula(cell) {
-        Cow::Owned([b"'", cell].concat())
+    let visible = visible(cell);
+    if runs_as_formula(&visible) {
+        Cow::Owned([b"'", &visible[..]].concat())
     } else {
-        Cow::Borrowed(cell)
+        visible
     }
 }
 
@@ -249,10 +266,7 @@ impl<'de> Deserialize<'de> for Name {
 }
 
 fn runs_as_formula(cell: &[u8]) -> bool {
-    matches!(
-        cell.first(),
-        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r')
-    )
+    matches!(cell.first(), Some(b'=' | b'+' | b'-' | b'@' | b'\t'))
 }
 
 #[cfg(test)]
@@ -261,18 +275,31 @@ mod tests {
 
     #[test]
     fn csv_cells_that_could_run_as_formulas_are_quoted() {
-        for bad in ["=1+1", "+1", "-2", "@SUM(A1)", "\t=1", "\r=1"] {
+        for bad in ["=1+1", "+1", "-2", "@SUM(A1)", "\t=1"] {
             assert_eq!(csv_cell(bad), format!("'{bad}"));
         }
         assert_eq!(csv_cell("order_id"), "order_id");
         assert_eq!(csv_cell(""), "");
-        for bad in ["=1+1", "-2", "\r=1"] {
+        for bad in ["=1+1", "-2", "\t=1"] {
             assert_eq!(
                 *csv_cell_bytes(bad.as_bytes()),
                 *format!("'{bad}").as_bytes()
             );
         }
         assert_eq!(*csv_cell_bytes(b"order_id"), *b"order_id");
+    }
+
+    #[test]
+    fn csv_cells_cannot_drive_a_terminal() {
+        // A carriage return is made visible, so what follows it is no formula either.
+        assert_eq!(csv_cell("\r=1"), "\\x0d=1");
+        assert_eq!(
+            csv_cell("a\x1b]0;pwned\x07b \u{202e}c é"),
+            "a\\x1b]0;pwned\\x07b \\u{202e}c é"
+        );
+        assert_eq!(*csv_cell_bytes(b"\x1b[2J=1"), *b"\\x1b[2J=1");
+        assert_eq!(*csv_cell_bytes(b"-\xff"), *b"'-\\xff");
+        assert!(matches!(csv_cell("déjà vu"), Cow::Borrowed(_)));
     }
 
     /// The escape as its doc defines it, character by character over `utf8_chunks`.

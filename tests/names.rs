@@ -152,7 +152,7 @@ fn ids_json_gives_each_name_exactly_and_csv_runs_none() {
     assert_eq!(
         records.len(),
         1,
-        "one row, the newline inside its quoted cell"
+        "one row: the newline of a name is written `\\x0a`"
     );
     let paths = &records[0][header.iter().position(|h| h == "paths").unwrap()];
     assert!(!runs_as_formula(paths), "{paths:?}");
@@ -166,7 +166,13 @@ fn ids_json_gives_each_name_exactly_and_csv_runs_none() {
             c => names.last_mut().unwrap().push(c),
         }
     }
-    assert_eq!(names, NAMES.map(shown));
+    // Control characters made visible, as the text views show them.
+    let visible = NAMES.map(|name| {
+        let mut escaped = Vec::new();
+        idgrep::text::escape_into(&mut escaped, shown(name).as_bytes());
+        String::from_utf8(escaped).unwrap()
+    });
+    assert_eq!(names, visible);
 }
 
 #[test]
@@ -237,7 +243,7 @@ fn timeline_names_in_every_format() {
     assert_eq!(
         paths.len(),
         10,
-        "a row per line, the newline inside its quoted cell"
+        "a row per line: the newline of a name is written `\\x0a`"
     );
     assert!(paths.iter().all(|p| !runs_as_formula(p)), "{paths:?}");
     paths.sort();
@@ -245,7 +251,10 @@ fn timeline_names_in_every_format() {
     let mut expected: Vec<String> = NAMES
         .iter()
         .map(|n| {
-            let name = shown(n);
+            // Control characters made visible, as the text views show them.
+            let mut escaped = Vec::new();
+            idgrep::text::escape_into(&mut escaped, shown(n).as_bytes());
+            let name = String::from_utf8(escaped).unwrap();
             // A formula's cell gets a leading `'`.
             if runs_as_formula(&name) {
                 format!("'{name}")

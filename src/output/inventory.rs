@@ -15,7 +15,7 @@ use serde::ser::SerializeStruct;
 
 use crate::id::Kind;
 use crate::inventory::{Inventory, Summary};
-use crate::text::{HEADER_COLOR, Name, csv_cell_bytes, escape_into, paint};
+use crate::text::{HEADER_COLOR, Name, csv_cell_bytes, escape_into, paint, visible};
 use crate::time::Clock;
 
 /// How the inventory is printed.
@@ -470,10 +470,12 @@ fn push_counts<'a>(cell: &mut Vec<u8>, counts: impl Iterator<Item = (&'a str, u3
     }
 }
 
-/// One item of a `;`-separated CSV cell: a `;`, `=` or `\` inside it (a path or field name
-/// may hold any of them) is escaped with a `\`, so the list splits one way only.
+/// One item of a `;`-separated CSV cell: its control characters made visible (as
+/// [`csv_cell_bytes`] would, but before the list's own escapes), then a `;`, `=` or `\`
+/// inside it (a path or field name may hold any of them) escaped with a `\`, so the list
+/// splits one way only.
 fn push_list_item(cell: &mut Vec<u8>, item: &[u8]) {
-    for &b in item {
+    for &b in visible(item).iter() {
         if matches!(b, b';' | b'=' | b'\\') {
             cell.push(b'\\');
         }

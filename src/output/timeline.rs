@@ -3,9 +3,9 @@
 //!
 //! Log text reaches each format escaped for it: control characters become visible escapes on
 //! the terminal and in Markdown and HTML ([`escape_into`]), HTML escapes `& < > " '`, Markdown
-//! puts lines in code spans and escapes the rest, CSV neutralises cells a spreadsheet would
-//! run as formulas ([`csv_cell`]). The machine formats (NDJSON, CSV, trace) carry the text as
-//! read (invalid UTF-8 replaced), since their readers do their own escaping. Times in the
+//! puts lines in code spans and escapes the rest, CSV makes control characters visible too and
+//! neutralises cells a spreadsheet would run as formulas ([`csv_cell`]). NDJSON and the trace
+//! carry the text as read (invalid UTF-8 replaced; JSON escapes control characters). Times in the
 //! machine formats are always UTC; the text, Markdown and HTML views use the clock of
 //! `--tz`/`--local`.
 
