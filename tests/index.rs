@@ -466,6 +466,42 @@ fn a_file_rewritten_to_the_same_size_and_mtime_agrees() {
     tree.assert_same_as_scan("replaced, updated index");
 }
 
+/// A log deleted and written anew at the same length, one line changed where no CRC of the
+/// fingerprint looks (between its first and second sampled pages). ext4 gives the new file the
+/// freed inode, so only its birth time and its mtime tell it from the file indexed.
+#[test]
+fn a_file_deleted_and_written_anew_at_the_same_length_agrees() {
+    let mut tree = Tree::new(9);
+    tree.build();
+    let path = tree.path("api/app.log");
+    let mut text = fs::read(&path).unwrap();
+    let len = text.len();
+    // The fingerprint's pages: the first 4 KiB, and 4 KiB at (len - 4 KiB) * i / 8.
+    let (from, to) = ((len - 4096) / 8 + 4096, (len - 4096) * 2 / 8);
+    let mut start = from + text[from..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let line = loop {
+        let end = start + text[start..].iter().position(|&b| b == b'\n').unwrap();
+        assert!(end < to, "a line of 80 bytes or more between the pages");
+        if end - start >= 80 {
+            break start..end;
+        }
+        start = end + 1;
+    };
+    let moved = "01kbz9qdx1a3m5r7t9v1x3z5b7";
+    let mut replaced = format!("2026-11-29T10:00:00Z INFO moved here ref={moved} ").into_bytes();
+    replaced.resize(line.len(), b'.');
+    text[line].copy_from_slice(&replaced);
+    fs::remove_file(&path).unwrap();
+    fs::write(&path, &text).unwrap();
+    let logs = tree.logs.to_str().unwrap().to_string();
+    let scan = tree.run(&["--no-index", "-c", moved, &logs]);
+    assert_eq!(scan.status.code(), Some(0), "the scan finds the moved line");
+    tree.assert_agree(&[moved, &logs], "deleted and written anew, stale index");
+    tree.assert_same_as_scan("deleted and written anew, stale index");
+    tree.build();
+    tree.assert_agree(&[moved, &logs], "deleted and written anew, updated index");
+}
+
 #[test]
 fn damaged_truncated_and_future_indexes_warn_once_and_scan() {
     let mut tree = Tree::new(7);

@@ -1,12 +1,15 @@
 //! Whether a file still holds what was indexed, without reading all of it.
 //!
-//! The identity is the device and inode, so a renamed file (logrotate's `app.log` to
-//! `app.log.1`) is the same file under another name. The content checks are the length, a
-//! CRC of the first 4 KiB, a CRC of the last indexed block, and a CRC of eight 4 KiB pages
-//! spread through the indexed part. When the device, inode, length, mtime and ctime are all
-//! as recorded, nothing has written to the file since (the kernel moves the ctime on every
-//! write, and nothing can set it back), and no byte is read. Otherwise the CRCs decide: a
-//! file that kept its indexed bytes has only grown; any other change makes it read whole.
+//! The identity is the device, inode and birth time, so a renamed file (logrotate's `app.log`
+//! to `app.log.1`) is the same file under another name, and a file deleted and written anew
+//! is another file even where the file system gives it the freed inode (ext4 does). The
+//! content checks are the length, a CRC of the first 4 KiB, a CRC of the last indexed block,
+//! and a CRC of eight 4 KiB pages spread through the indexed part. When the device, inode,
+//! length, mtime and ctime are all as recorded, nothing has written to the file since (the
+//! kernel moves the ctime on every write, and nothing can set it back), and no byte is read.
+//! A file of the same length with another mtime was written without growing: read whole.
+//! Otherwise the CRCs decide: a file that kept its indexed bytes has only grown; any other
+//! change makes it read whole.
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom};
@@ -25,6 +28,18 @@ pub struct Stat {
     pub len: u64,
     pub mtime: Stamp,
     pub ctime: Stamp,
+    /// The birth time, or zero where the file system does not keep one.
+    pub birth: Stamp,
+}
+
+/// A time as [`Stamp`], zero when there is none.
+fn stamp_of(time: io::Result<std::time::SystemTime>) -> Stamp {
+    time.ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(Stamp::default(), |d| Stamp {
+            secs: d.as_secs() as i64,
+            nanos: d.subsec_nanos(),
+        })
 }
 
 #[cfg(unix)]
@@ -42,25 +57,19 @@ pub fn stat_of(meta: &Metadata) -> Stat {
             secs: meta.ctime(),
             nanos: meta.ctime_nsec() as u32,
         },
+        birth: stamp_of(meta.created()),
     }
 }
 
 #[cfg(not(unix))]
 pub fn stat_of(meta: &Metadata) -> Stat {
-    let stamp = |t: io::Result<std::time::SystemTime>| {
-        t.ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(Stamp::default(), |d| Stamp {
-                secs: d.as_secs() as i64,
-                nanos: d.subsec_nanos(),
-            })
-    };
     Stat {
         dev: 0,
         ino: 0,
         len: meta.len(),
-        mtime: stamp(meta.modified()),
+        mtime: stamp_of(meta.modified()),
         ctime: Stamp::default(),
+        birth: stamp_of(meta.created()),
     }
 }
 
@@ -155,6 +164,7 @@ pub fn take(
         len: stat.len,
         mtime: stat.mtime,
         ctime: stat.ctime,
+        birth: stat.birth,
         head_len: head_len as u32,
         head_crc: crc_range(file, 0, head_len)?,
         last_start,
@@ -185,12 +195,19 @@ pub fn check(
 ) -> Freshness {
     if stat.dev != recorded.dev
         || stat.ino != recorded.ino
+        || stat.birth != recorded.birth
         || stat.len < indexed.max(recorded.sample_span)
     {
         return Freshness::Changed;
     }
-    if stat.len == recorded.len && stat.mtime == recorded.mtime && stat.ctime == recorded.ctime {
-        return Freshness::Untouched;
+    if stat.len == recorded.len {
+        if stat.mtime != recorded.mtime {
+            // Written, and no longer: rewritten in place, which the CRCs may not see.
+            return Freshness::Changed;
+        }
+        if stat.ctime == recorded.ctime {
+            return Freshness::Untouched;
+        }
     }
     let same = open().and_then(|mut file| {
         Ok(
@@ -253,6 +270,44 @@ mod tests {
 
         std::fs::write(&path, &text[..100]).unwrap();
         assert_eq!(check(&fp, indexed, &now(&path), open), Freshness::Changed);
+    }
+
+    #[test]
+    fn another_birth_time_or_a_write_that_kept_the_length_is_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.log");
+        let text: String = (0..5000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(&path, &text).unwrap();
+        let indexed = text.len() as u64;
+        let (fp, stat) = fingerprint_of(&path, indexed, indexed - 100);
+        let open = || File::open(&path);
+        // The same bytes: the CRCs alone would vouch for it.
+        let born_again = Stat {
+            birth: Stamp {
+                secs: stat.birth.secs + 1,
+                ..stat.birth
+            },
+            ..stat
+        };
+        assert_eq!(check(&fp, indexed, &born_again, open), Freshness::Changed);
+        let written = Stat {
+            mtime: Stamp {
+                secs: stat.mtime.secs + 1,
+                ..stat.mtime
+            },
+            ctime: Stamp {
+                secs: stat.ctime.secs + 1,
+                ..stat.ctime
+            },
+            ..stat
+        };
+        assert_eq!(check(&fp, indexed, &written, open), Freshness::Changed);
+        // A rename moves only the ctime: the CRCs decide, and the bytes are the same.
+        let renamed = Stat {
+            ctime: written.ctime,
+            ..stat
+        };
+        assert_eq!(check(&fp, indexed, &renamed, open), Freshness::Kept);
     }
 
     #[test]

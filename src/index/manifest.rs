@@ -14,7 +14,7 @@ use super::format::{Damage, Reader, Writer, crc};
 
 const MAGIC: &[u8; 8] = b"IDGRPMAN";
 /// Bumped whenever any index file changes shape or meaning; another value is refused.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 const HEADER_LEN: usize = 8 + 4 + 8 + 4;
 
 /// How an indexed file's postings point into it.
@@ -64,6 +64,8 @@ pub struct Fingerprint {
     pub len: u64,
     pub mtime: Stamp,
     pub ctime: Stamp,
+    /// Zero where the file system keeps no birth time.
+    pub birth: Stamp,
     /// CRC of the first `head_len` bytes (4 KiB, or fewer in a short file).
     pub head_len: u32,
     pub head_crc: u32,
@@ -264,7 +266,7 @@ impl Manifest {
             for v in [p.dev, p.ino, p.len] {
                 w.u64(v);
             }
-            for s in [p.mtime, p.ctime] {
+            for s in [p.mtime, p.ctime, p.birth] {
                 w.i64(s.secs);
                 w.u32(s.nanos);
             }
@@ -356,12 +358,17 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
             secs: r.i64()?,
             nanos: r.u32()?,
         };
+        let birth = Stamp {
+            secs: r.i64()?,
+            nanos: r.u32()?,
+        };
         let fingerprint = Fingerprint {
             dev,
             ino,
             len,
             mtime,
             ctime,
+            birth,
             head_len: r.u32()?,
             head_crc: r.u32()?,
             last_start: r.u64()?,
@@ -470,6 +477,7 @@ mod tests {
                     len: 200_010,
                     mtime: Stamp { secs: 5, nanos: 6 },
                     ctime: Stamp { secs: 7, nanos: 8 },
+                    birth: Stamp { secs: 3, nanos: 4 },
                     head_len: 4096,
                     head_crc: 9,
                     last_start: 131_072,

@@ -261,6 +261,7 @@ pub fn blocks(
                 len: stat.len,
                 mtime: stat.mtime,
                 ctime: stat.ctime,
+                birth: stat.birth,
                 head_len: head_len as u32,
                 head_crc: fingerprint_crc(&head[..head_len.min(head.len())]),
                 last_start: blocks.last_start().unwrap_or(0),
