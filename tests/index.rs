@@ -569,6 +569,42 @@ fn damaged_truncated_and_future_indexes_warn_once_and_scan() {
     tree.assert_same_as_scan("rebuilt");
 }
 
+/// A damaged segment is warned of by a search that reads the damaged part, which then scans;
+/// the next update checks every byte, finds it and builds the index anew, so the searches
+/// after it use the index again.
+#[test]
+fn an_update_builds_a_damaged_segment_anew() {
+    let mut tree = Tree::new(10);
+    tree.build();
+    let segments = tree.segments();
+    let segment = segments.last().unwrap();
+    let mut bytes = fs::read(segment).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    fs::write(segment, &bytes).unwrap();
+    tree.assert_same_as_scan_or_warned("a byte of the segment flipped");
+    let out = tree.run(&["index", tree.logs.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("segment seg-") && stderr.contains("built anew"),
+        "{stderr}"
+    );
+    assert!(
+        !tree.segments().contains(segment),
+        "the damaged segment is gone"
+    );
+    let logs = tree.logs.to_str().unwrap().to_string();
+    let id = tree.random_id();
+    let search = tree.run(&["-c", &id, &logs]);
+    assert_eq!(
+        String::from_utf8_lossy(&search.stderr),
+        "",
+        "no warning after the update"
+    );
+    tree.assert_same_as_scan("damaged segment, updated index");
+}
+
 #[test]
 fn two_builds_at_once_leave_a_good_index() {
     let mut tree = Tree::new(8);

@@ -79,6 +79,8 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
         .collect();
     let mut tasks = Vec::new();
     let mut seen_inodes = std::collections::HashSet::new();
+    // Indexed files found again, whether kept, continued or read whole: the rest are gone.
+    let mut found_again = 0;
     for input in inputs {
         let path = match input {
             Input::File(path) => path,
@@ -106,6 +108,10 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
         }
         let task = match by_inode.get(&(stat.dev, stat.ino)) {
             Some(entry) => {
+                // A file deleted and written anew may get the freed inode: not found again.
+                if stat.birth == entry.fingerprint.birth {
+                    found_again += 1;
+                }
                 let freshness =
                     fingerprint::check(&entry.fingerprint, entry.indexed, &stat, || {
                         File::open(&path)
@@ -123,12 +129,7 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
         tasks.push(task);
     }
     summary.files = tasks.len();
-    summary.removed = old.files.len().saturating_sub(
-        tasks
-            .iter()
-            .filter(|t| !matches!(t, Task::Read(..)))
-            .count(),
-    );
+    summary.removed = old.files.len().saturating_sub(found_again);
 
     let mut next_id = old.next_file_id;
     let ids: Vec<u32> = tasks
@@ -292,8 +293,14 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
 }
 
 /// `manifest` with every block table read from its blocks file, for an update to continue
-/// or copy.
+/// or copy, once every segment it names is found sound: a damaged segment, which a search
+/// warns of and scans past, is built anew here rather than kept.
 fn load_tables(dir: &Path, mut manifest: Manifest) -> Result<Manifest, Damage> {
+    for s in &manifest.segments {
+        Segment::open(&dir.join(&s.name), s.len, s.table_crc)
+            .and_then(|segment| segment.verify())
+            .map_err(|d| Damage(format!("segment {}: {d}", s.name)))?;
+    }
     let named = &manifest.blocks;
     let blocks = Blocks::open(&dir.join(&named.name), named.len, named.table_crc)
         .map_err(|d| Damage(format!("{}: {d}", named.name)))?;

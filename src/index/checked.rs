@@ -197,6 +197,11 @@ impl CheckedMap {
         Ok(&self.map[from..from + (end - start) as usize])
     }
 
+    /// Checks every chunk of the body against its CRC.
+    pub fn verify(&self) -> Result<(), Damage> {
+        self.body(0, self.body_len).map(|_| ())
+    }
+
     /// The chunk table, after the body.
     fn table(&self) -> &[u8] {
         &self.map[(self.header_len + self.body_len) as usize..]

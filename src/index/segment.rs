@@ -195,6 +195,12 @@ impl Segment {
         })
     }
 
+    /// Checks every byte of the segment against its CRCs: an update keeps a segment only
+    /// when it is sound, where a search checks only the chunks it reads.
+    pub fn verify(&self) -> Result<(), Damage> {
+        self.file.verify()
+    }
+
     /// Calls `found(file, block)` for every posting of `key`.
     ///
     /// Keys are hashes, spread evenly over the 64-bit range, so a probe can guess where `key`
