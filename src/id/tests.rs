@@ -247,6 +247,32 @@ fn trace_parse_errors_point_at_the_culprit() {
         parse("0000000000000000"),
         Err(ParseError::ZeroTrace { what: "span" })
     );
+    // Near misses of a header are named by the header's layout, not by a length.
+    for (near_miss, header) in [
+        (
+            "1-5759e98-bd862e3fe1be46a9942727931",
+            "an X-Ray trace ID is",
+        ),
+        (
+            "2-5759e988-bd862e3fe1be46a994272793",
+            "an X-Ray trace ID is",
+        ),
+        (
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0",
+            "a traceparent is",
+        ),
+        (
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+            "a traceparent is",
+        ),
+        (
+            "4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-1-zz",
+            "a b3 value is",
+        ),
+    ] {
+        let error = parse(near_miss).unwrap_err().to_string();
+        assert!(error.starts_with(header), "{near_miss}: {error}");
+    }
     let b3_64 = parse("a3ce929d0e0e4736-00f067aa0ba902b7-1").unwrap();
     assert_eq!(
         (b3_64.kind, b3_64.describe()),

@@ -352,6 +352,17 @@ pub(super) fn parse_trace(
         }
         // b3: trace (16 or 32 hex), span, then optionally sampled (`0`, `1`, `d`) and parent.
         [32 | 16, 16] | [32 | 16, 16, 1] | [32 | 16, 16, 1, 16] => Some(parse_b3(&parts, at)),
+        // Near misses of the headers above: their layout says more than a length would.
+        [1, _, _] if bytes.len() == XRAY_LEN => Some(Err(ParseError::TraceForm {
+            what: "an X-Ray trace ID is 1-<8 hex>-<24 hex> (version 1)",
+        })),
+        [2, 32, ..] => Some(Err(ParseError::TraceForm {
+            what: "a traceparent is <2 hex version>-<32 hex trace>-<16 hex parent>-<2 hex flags>",
+        })),
+        [32 | 16, 16, ..] => Some(Err(ParseError::TraceForm {
+            what: "a b3 value is <32 or 16 hex trace>-<16 hex span>[-<sampled 0, 1 or d>[-<16 hex \
+                   parent>]]",
+        })),
         _ => None,
     }
 }
