@@ -605,6 +605,18 @@ fn an_update_builds_a_damaged_segment_anew() {
     tree.assert_same_as_scan("damaged segment, updated index");
 }
 
+/// An index directory that cannot be searched (here a file in its place; without permission
+/// it is the same) may hold an index: each search says so once and scans.
+#[test]
+fn an_index_directory_that_cannot_be_searched_warns_once_and_scans() {
+    let mut tree = Tree::new(11);
+    tree.build();
+    let dir = tree.index_dir();
+    fs::remove_dir_all(&dir).unwrap();
+    fs::write(&dir, b"not a directory").unwrap();
+    tree.assert_warns_once_and_scans("the index directory replaced by a file");
+}
+
 #[test]
 fn two_builds_at_once_leave_a_good_index() {
     let mut tree = Tree::new(8);

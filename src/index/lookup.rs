@@ -71,8 +71,18 @@ impl Index {
             };
             for root in canonical.ancestors() {
                 let dir = dir_for(base, root);
-                if dir.join(MANIFEST).exists() {
-                    return Index::open(&dir, root).map(Some);
+                match dir.join(MANIFEST).try_exists() {
+                    Ok(true) => return Index::open(&dir, root).map(Some),
+                    Ok(false) => {}
+                    // An index directory that cannot be searched (no permission): there may
+                    // be an index, and it cannot be used.
+                    Err(e) => {
+                        return Err(format!(
+                            "index {}: {}; searching without it",
+                            dir.display(),
+                            crate::source::io_reason(&e)
+                        ));
+                    }
                 }
             }
         }
