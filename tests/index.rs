@@ -657,6 +657,39 @@ fn status_tells_fresh_grown_changed_new_and_gone() {
     );
 }
 
+/// The bytes `--status` says every search reads are those a search reads: a small file that
+/// grew is read whole (a NUL in its new bytes could make it binary), not only its new bytes.
+#[test]
+fn status_counts_a_small_grown_file_as_read_whole() {
+    let tree = Tree::new(12);
+    let logs = tree.logs.to_str().unwrap().to_string();
+    tree.build();
+    // `..., N read by every search`: what a search reads besides its candidate blocks (the
+    // tree's partial last line, here).
+    let read_by_every_search = || {
+        let out = tree.run(&["index", "--status", &logs]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text.lines().find(|l| l.starts_with("bytes")).unwrap();
+        let figure = line.rsplit(", ").next().unwrap();
+        figure
+            .strip_suffix(" read by every search")
+            .unwrap()
+            .to_string()
+    };
+    let before: u64 = read_by_every_search()
+        .strip_suffix(" B")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let small = tree.path("worker/small.log");
+    let mut file = fs::File::options().append(true).open(&small).unwrap();
+    file.write_all(b"one more line\n").unwrap();
+    let whole = before + fs::metadata(&small).unwrap().len();
+    assert!((1024..1024 * 1024).contains(&whole), "{whole} bytes");
+    let kib = format!("{:.1} KiB", whole as f64 / 1024.0);
+    assert_eq!(read_by_every_search(), kib);
+}
+
 #[test]
 fn a_subdirectory_search_uses_the_index_of_its_root_and_agrees() {
     let mut tree = Tree::new(10);

@@ -35,6 +35,10 @@ pub fn run(config: IndexConfig) -> Exit {
             match index::status(&dir, &root) {
                 Ok(Some(status)) => {
                     found = true;
+                    for problem in &status.problems {
+                        report(problem);
+                        errored = true;
+                    }
                     print_status(&status);
                 }
                 Ok(None) => println!(

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::fingerprint::{self, Freshness};
 use super::load_manifest;
+use super::manifest::Layout;
+use crate::search::BUFFER_SIZE;
 use crate::source::{self, Input, WalkOptions};
 
 /// How fresh an index is for the files under its root now.
@@ -25,8 +27,11 @@ pub struct Status {
     pub removed: usize,
     /// Bytes covered by postings that hold.
     pub indexed_bytes: u64,
-    /// Bytes a search reads whole or as new tails.
+    /// Bytes every search reads: files read whole (changed, new, binary, small and grown,
+    /// compressed and grown) and the new tails of the others.
     pub unindexed_bytes: u64,
+    /// Paths the walk could not read (`PATH: reason`): they are not counted.
+    pub problems: Vec<String>,
     /// Bytes of the index's own files.
     pub index_bytes: u64,
     pub updated_secs: i64,
@@ -62,9 +67,21 @@ pub fn status(dir: &Path, root: &Path) -> Result<Option<Status>, String> {
         .collect();
     let mut present = HashSet::new();
     for input in source::walk(&[root.to_path_buf()], &WalkOptions::default())? {
-        let Input::File(path) = input else { continue };
-        let Ok(meta) = fs::metadata(&path) else {
-            continue;
+        let path = match input {
+            Input::File(path) => path,
+            Input::Error(path, reason) => {
+                s.problems.push(format!("{}: {reason}", path.display()));
+                continue;
+            }
+            Input::Stdin => continue,
+        };
+        let meta = match fs::metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) => {
+                s.problems
+                    .push(format!("{}: {}", path.display(), source::io_reason(&e)));
+                continue;
+            }
         };
         if !meta.is_file() {
             continue;
@@ -79,23 +96,30 @@ pub fn status(dir: &Path, root: &Path) -> Result<Option<Status>, String> {
             continue;
         }
         let entry = &manifest.files[i];
-        match fingerprint::check(&entry.fingerprint, entry.indexed, &stat, || {
+        let freshness = fingerprint::check(&entry.fingerprint, entry.indexed, &stat, || {
             File::open(&path)
-        }) {
-            Freshness::Changed => {
-                s.changed += 1;
-                s.unindexed_bytes += stat.len;
+        });
+        let grown = stat.len > entry.fingerprint.len;
+        // What a search reads of it, as its plan decides (`lookup`).
+        let read_whole = match (entry.layout, freshness) {
+            (_, Freshness::Changed) | (Layout::Binary, _) | (Layout::Whole, Freshness::Kept) => {
+                true
             }
-            _ if stat.len > entry.fingerprint.len => {
-                s.grown += 1;
-                s.indexed_bytes += entry.indexed;
-                s.unindexed_bytes += stat.len - entry.indexed;
-            }
-            _ => {
-                s.fresh += 1;
-                s.indexed_bytes += entry.indexed;
-                s.unindexed_bytes += stat.len - entry.indexed;
-            }
+            (Layout::Whole, _) => false,
+            (Layout::Blocks, _) => grown && entry.fingerprint.len < BUFFER_SIZE as u64,
+        };
+        if freshness == Freshness::Changed {
+            s.changed += 1;
+        } else if grown {
+            s.grown += 1;
+        } else {
+            s.fresh += 1;
+        }
+        if read_whole {
+            s.unindexed_bytes += stat.len;
+        } else {
+            s.indexed_bytes += entry.indexed;
+            s.unindexed_bytes += stat.len - entry.indexed;
         }
     }
     s.removed = manifest.files.len() - present.len();
