@@ -214,8 +214,18 @@ const TRACE_KEYS: &[&str] = &[
     "trace.id=",
     "\"dd\":{\"trace_id\":",
     "b3=",
+    // ECS nested: the object's key names the `id`.
+    "{\"trace\": {\"id\":\"",
 ];
-const OTHER_KEYS: &[&str] = &["\"span_id\":\"", "sha=", "key: ", "count=", "0x", ""];
+const OTHER_KEYS: &[&str] = &[
+    "\"span_id\":\"",
+    "sha=",
+    "key: ",
+    "count=",
+    "0x",
+    "",
+    "{\"user\":{\"id\":\"",
+];
 
 /// A haystack with `target` in every trace spelling, the low 64 bits (16 hex, decimal) under
 /// trace keys and under other keys, near misses and random digests.
@@ -433,4 +443,40 @@ fn a_trace_timeline_lists_its_spans_as_related_ids_and_follows_them_with_hops() 
     ]));
     assert!(followed.contains("lines     8\n"), "{followed}");
     assert!(followed.contains("followed (3 lines)"), "{followed}");
+}
+
+/// ECS writes `trace.id` and `span.id` nested as well as dotted: `ids` counts both, and the
+/// trace's timeline lists the span.
+#[test]
+fn nested_ecs_trace_and_span_ids_are_read_by_their_objects_key() {
+    let line = br#"{"@timestamp":"2025-12-01T10:00:00Z","trace":{"id":"a3ce929d0e0e4736"},"span":{"id":"00f067aa0ba902b7"},"user":{"id":"1111111111111111"},"t":{"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736"}}"#;
+    let ids = stdout(&run_with_input(&["ids", "--json"], line));
+    let rows: Vec<Value> = ids
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let row = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {ids}"))
+    };
+    assert_eq!(
+        row("4bf92f3577b34da6a3ce929d0e0e4736")["fields"]["trace.id"],
+        1
+    );
+    assert_eq!(row("00f067aa0ba902b7")["fields"]["span.id"], 1);
+    assert_eq!(rows.len(), 2, "a user's 16 hex is no ID: {ids}");
+    let timeline = stdout(&run_with_input(
+        &[
+            "timeline",
+            "--color",
+            "never",
+            "4bf92f3577b34da6a3ce929d0e0e4736",
+        ],
+        line,
+    ));
+    let related = timeline
+        .lines()
+        .find(|l| l.trim_start().starts_with("00f067aa0ba902b7"));
+    assert!(related.is_some_and(|r| r.contains(" span ")), "{timeline}");
 }

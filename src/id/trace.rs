@@ -99,7 +99,29 @@ pub fn may_have_role(key: &[u8]) -> bool {
 /// (`"trace_id":"..."`, also escaped inside a string), logfmt (`trace_id=...`) or text
 /// (`X-B3-TraceId: ...`), with quotes and blanks around the `:` or `=`.
 pub fn field_before(line: &[u8], start: usize) -> Option<FieldRole> {
-    key_before(line, start).and_then(field_role)
+    let key = key_before(line, start)?;
+    if !key.eq_ignore_ascii_case(b"id") {
+        return field_role(key);
+    }
+    // `"trace":{"id":...}`: ECS writes `trace.id` and `span.id` nested as well as dotted.
+    let key_start = key.as_ptr() as usize - line.as_ptr() as usize;
+    let parent = object_key(line, key_start)?;
+    let mut name = [0u8; 72];
+    let len = parent.len() + 3;
+    name.get_mut(..len)?[..parent.len()].copy_from_slice(parent);
+    name[parent.len()..len].copy_from_slice(b".id");
+    field_role(&name[..len])
+}
+
+/// The key of the JSON object whose first key starts at `line[key_start]`: `span` for the
+/// `id` of `"span":{"id":...}`.
+fn object_key(line: &[u8], key_start: usize) -> Option<&[u8]> {
+    let mut i = key_start;
+    while i > 0 && matches!(line[i - 1], b'"' | b'\\' | b' ' | b'\t') {
+        i -= 1;
+    }
+    (i > 0 && line[i - 1] == b'{').then_some(())?;
+    key_before(line, i - 1)
 }
 
 /// The key written before the value that starts at `line[start]`, as [`field_before`] reads
@@ -516,6 +538,21 @@ mod tests {
         bytes
             .windows(len)
             .any(|w| w.iter().all(|b| HEX_DECODE[*b as usize] != INVALID))
+    }
+
+    #[test]
+    fn a_nested_id_has_the_role_of_its_objects_key() {
+        let line = br#"{"trace":{"id":"a"},"span": { "id":"b"},"user":{"id":"c"},"id":"d","x":{"k":1,"id":"e"}}"#;
+        let role_of = |value: &[u8]| {
+            let at = line.windows(value.len()).position(|w| w == value).unwrap();
+            field_before(line, at)
+        };
+        assert_eq!(role_of(b"a\""), Some(FieldRole::Trace));
+        assert_eq!(role_of(b"b\""), Some(FieldRole::Span));
+        // Another object's id, a top-level id, an id that is not the object's first key.
+        for other in [b"c\"", b"d\"", b"e\""] {
+            assert_eq!(role_of(other), None);
+        }
     }
 
     #[test]

@@ -240,12 +240,12 @@ fn for_each_hex_span(line: &[u8], f: &mut impl FnMut(usize, usize, u64, bool)) {
                 .checked_sub(XRAY_PARENT.len())
                 .is_some_and(|k| line[k..at].eq_ignore_ascii_case(XRAY_PARENT));
             match role() {
-                // Unless a Datadog key makes 16 digits a decimal, which the decimal walk reads.
+                // Unless a Datadog key makes 16 digits a decimal, which the decimal walk reads
+                // (a nested `"span":{"id":...}` has no key of its own to say so).
                 Some(FieldRole::Span) => {
-                    let hex = key_before(line, at)
-                        .and_then(key_role)
-                        .and_then(|key| value_under(key, &line[at..end]))
-                        .is_some_and(|v| v.form == ValueForm::Hex16);
+                    let hex = key_before(line, at).and_then(key_role).is_none_or(|key| {
+                        value_under(key, &line[at..end]).is_some_and(|v| v.form == ValueForm::Hex16)
+                    });
                     if hex {
                         f(at, end, value, false);
                     }
