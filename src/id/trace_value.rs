@@ -1,8 +1,9 @@
-//! Trace and span IDs read where a field or header puts them, for `audit`'s trace rules: the
-//! value of a trace or span field (`trace_id`, `dd.trace_id`, `X-B3-SpanId`, `span.id`, ...)
-//! and the W3C `traceparent` around a 32-hex trace ID. A search looks for one value in every
-//! spelling; these say how each value is written instead: its width, its case, and whether
-//! W3C Trace Context refuses it.
+//! Trace and span IDs read where a field or header puts them, for `audit`'s trace rules and
+//! the timeline's related spans: the value of a trace or span field (`trace_id`,
+//! `dd.trace_id`, `X-B3-SpanId`, `span.id`, ...), the W3C `traceparent` around a 32-hex trace
+//! ID, and every span a line writes ([`for_each_span`]). A search looks for one value in
+//! every spelling; these say how each value is written instead: its width, its case, and
+//! whether W3C Trace Context refuses it.
 
 use memchr::memchr2_iter;
 
