@@ -271,24 +271,19 @@ impl Candidates<'_> {
             return Plan::Whole;
         }
         let freshness = fingerprint::check(&entry.fingerprint, entry.indexed, stat, open);
+        if reads_whole(entry, freshness, stat.len) {
+            return Plan::Whole;
+        }
         let blocks = self.hits.get(&entry.id);
-        match (entry.layout, freshness) {
-            (_, Freshness::Changed) | (Layout::Binary, _) => Plan::Whole,
-            (Layout::Whole, Freshness::Untouched) => match blocks {
+        match entry.layout {
+            // Compressed or UTF-16, untouched since indexed (a binary file is read whole
+            // above): one posting per ID for the whole file.
+            Layout::Whole | Layout::Binary => match blocks {
                 Some(_) => Plan::Whole,
                 None => Plan::Skip,
             },
-            (Layout::Whole, Freshness::Kept) => Plan::Whole,
-            (Layout::Blocks, _) => {
+            Layout::Blocks => {
                 let grown = stat.len > entry.indexed;
-                if grown
-                    && stat.len > entry.fingerprint.len
-                    && entry.fingerprint.len < BUFFER_SIZE as u64
-                {
-                    // New bytes inside the first block could make a search call the file
-                    // binary: only a whole read decides that as a scan would.
-                    return Plan::Whole;
-                }
                 let mut ranges = match blocks.map(|b| ranges_of(entry, &index.blocks, b)) {
                     None => Vec::new(),
                     Some(Ok(ranges)) => ranges,
@@ -316,6 +311,21 @@ impl Candidates<'_> {
                     Plan::Ranges(ranges)
                 }
             }
+        }
+    }
+}
+
+/// Whether a search reads the indexed file `entry`, now `len` bytes long and `freshness` as
+/// its fingerprint says, whole whatever its postings say: changed, binary, compressed (or
+/// UTF-16) and grown, or grown from under a search buffer (new bytes inside the first block
+/// could make a search call the file binary: only a whole read decides that as a scan would).
+/// `index --status` counts bytes by the same rule.
+pub(super) fn reads_whole(entry: &FileEntry, freshness: Freshness, len: u64) -> bool {
+    match (entry.layout, freshness) {
+        (_, Freshness::Changed) | (Layout::Binary, _) | (Layout::Whole, Freshness::Kept) => true,
+        (Layout::Whole, Freshness::Untouched) => false,
+        (Layout::Blocks, _) => {
+            len > entry.fingerprint.len && entry.fingerprint.len < BUFFER_SIZE as u64
         }
     }
 }

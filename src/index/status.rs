@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::fingerprint::{self, Freshness};
 use super::load_manifest;
-use super::manifest::Layout;
-use crate::search::BUFFER_SIZE;
+use super::lookup::reads_whole;
 use crate::source::{self, Input, WalkOptions};
 
 /// How fresh an index is for the files under its root now.
@@ -99,23 +98,14 @@ pub fn status(dir: &Path, root: &Path) -> Result<Option<Status>, String> {
         let freshness = fingerprint::check(&entry.fingerprint, entry.indexed, &stat, || {
             File::open(&path)
         });
-        let grown = stat.len > entry.fingerprint.len;
-        // What a search reads of it, as its plan decides (`lookup`).
-        let read_whole = match (entry.layout, freshness) {
-            (_, Freshness::Changed) | (Layout::Binary, _) | (Layout::Whole, Freshness::Kept) => {
-                true
-            }
-            (Layout::Whole, _) => false,
-            (Layout::Blocks, _) => grown && entry.fingerprint.len < BUFFER_SIZE as u64,
-        };
         if freshness == Freshness::Changed {
             s.changed += 1;
-        } else if grown {
+        } else if stat.len > entry.fingerprint.len {
             s.grown += 1;
         } else {
             s.fresh += 1;
         }
-        if read_whole {
+        if reads_whole(entry, freshness, stat.len) {
             s.unindexed_bytes += stat.len;
         } else {
             s.indexed_bytes += entry.indexed;
