@@ -115,7 +115,7 @@ pub fn field_before(line: &[u8], start: usize) -> Option<FieldRole> {
 
 /// The key of the JSON object whose first key starts at `line[key_start]`: `span` for the
 /// `id` of `"span":{"id":...}`.
-fn object_key(line: &[u8], key_start: usize) -> Option<&[u8]> {
+pub fn object_key(line: &[u8], key_start: usize) -> Option<&[u8]> {
     let mut i = key_start;
     while i > 0 && matches!(line[i - 1], b'"' | b'\\' | b' ' | b'\t') {
         i -= 1;
@@ -124,15 +124,20 @@ fn object_key(line: &[u8], key_start: usize) -> Option<&[u8]> {
     key_before(line, i - 1)
 }
 
+/// Whether `b` may stand between a key, its `:` or `=`, and its value: quotes (also escaped
+/// ones) and blanks.
+pub(super) fn is_key_gap(b: u8) -> bool {
+    matches!(b, b'"' | b'\'' | b' ' | b'\t' | b'\\')
+}
+
 /// The key written before the value that starts at `line[start]`, as [`field_before`] reads
 /// it.
 pub fn key_before(line: &[u8], start: usize) -> Option<&[u8]> {
     const GAP: usize = 4;
     const KEY_MAX: usize = 64;
-    let skippable = |b: u8| matches!(b, b'"' | b'\'' | b' ' | b'\t' | b'\\');
     let mut i = start;
     let floor = start.saturating_sub(GAP);
-    while i > floor && skippable(line[i - 1]) {
+    while i > floor && is_key_gap(line[i - 1]) {
         i -= 1;
     }
     if i == 0 || !matches!(line[i - 1], b':' | b'=') {
@@ -140,7 +145,7 @@ pub fn key_before(line: &[u8], start: usize) -> Option<&[u8]> {
     }
     i -= 1;
     let floor = i.saturating_sub(GAP);
-    while i > floor && skippable(line[i - 1]) {
+    while i > floor && is_key_gap(line[i - 1]) {
         i -= 1;
     }
     let end = i;

@@ -9,7 +9,8 @@ use memchr::memchr2_iter;
 
 use super::trace::{
     FOLDED_MAX, FieldRole, ROLE_KEY_ENDS, SPAN_HEX_LEN, XRAY_LEN, b3_spans, decode_decimal,
-    decode_hex64, decode_xray, field_before, field_role, folded, has_hex_run, key_before,
+    decode_hex64, decode_xray, field_before, field_role, folded, has_hex_run, is_key_gap,
+    key_before,
 };
 use super::{HEX_DECODE, INVALID, UUID_UNDASHED_LEN, decode_hex, is_token_byte};
 
@@ -282,13 +283,12 @@ fn b3_header_spans(line: &[u8], trace_end: usize, f: &mut impl FnMut(usize, usiz
 /// The decimals of span fields (`dd.span_id`, `x-datadog-parent-id`): a digit run right after
 /// the `:` or `=` (quotes and blanks between) of a key that ends as a role key does.
 fn for_each_decimal_span(line: &[u8], f: &mut impl FnMut(usize, usize, u64, bool)) {
-    let skippable = |b: u8| matches!(b, b'"' | b'\'' | b' ' | b'\t' | b'\\');
     for sep in memchr2_iter(b':', b'=', line) {
-        let key_end = line[..sep].iter().rposition(|&b| !skippable(b));
+        let key_end = line[..sep].iter().rposition(|&b| !is_key_gap(b));
         if !key_end.is_some_and(|k| ROLE_KEY_ENDS.contains(&line[k])) {
             continue;
         }
-        let Some(start) = (sep + 1..line.len().min(sep + 6)).find(|&i| !skippable(line[i])) else {
+        let Some(start) = (sep + 1..line.len().min(sep + 6)).find(|&i| !is_key_gap(line[i])) else {
             continue;
         };
         let digits = line[start..]

@@ -143,9 +143,9 @@ pub fn trace_value_follows(bytes: &[u8], sep: usize) -> bool {
     let mut end = d - 1;
     if end > 0 && matches!(bytes[end - 1], b'_' | b'.' | b'-') {
         end -= 1;
-    } else if let Some(parent_end) = object_key_end(bytes, end) {
+    } else if let Some(parent) = crate::id::trace::object_key(bytes, end) {
         // `"span":{"id":...}`: the key of the object decides.
-        end = parent_end;
+        end = parent.as_ptr() as usize - bytes.as_ptr() as usize + parent.len();
     }
     let Some(word) = end.checked_sub(4).map(|start| &bytes[start..end]) else {
         return false;
@@ -162,25 +162,6 @@ pub fn trace_value_follows(bytes: &[u8], sep: usize) -> bool {
     // and names no span); reading the key here as well cost a third of this filter on logs
     // of spans.
     !crate::id::trace_value::is_hex32_token(&bytes[value..])
-}
-
-/// Where the key of a JSON object ends, when the key `id` starting at `bytes[id_start]` is
-/// its first (`"span":{"id"` gives the end of `span`).
-fn object_key_end(bytes: &[u8], id_start: usize) -> Option<usize> {
-    let mut i = id_start;
-    let back = |i: &mut usize, set: &[u8]| {
-        while *i > 0 && set.contains(&bytes[*i - 1]) {
-            *i -= 1;
-        }
-    };
-    back(&mut i, b"\"\\ \t");
-    (i > 0 && bytes[i - 1] == b'{').then_some(())?;
-    i -= 1;
-    back(&mut i, b" \t");
-    (i > 0 && bytes[i - 1] == b':').then_some(())?;
-    i -= 1;
-    back(&mut i, b"\"\\ \t");
-    Some(i)
 }
 
 #[cfg(target_arch = "x86_64")]
