@@ -739,3 +739,34 @@ fn an_index_over_trace_logs_agrees_for_every_spelling_and_a_span() {
         assert!(!with.stdout.is_empty(), "{id}");
     }
 }
+
+/// `--status` of a directory under the indexed root reports the root's index, which a search
+/// of that directory uses, counting only the files under it.
+#[test]
+fn status_of_a_subdirectory_is_that_of_the_index_a_search_there_uses() {
+    let mut tree = Tree::new(13);
+    let api = tree.path("api");
+    let api = api.to_str().unwrap();
+    tree.build();
+    tree.append("api/app.log", 10);
+    fs::remove_file(tree.path("worker/jobs.log")).unwrap();
+    fs::remove_file(tree.path("api/access.log")).unwrap();
+    let out = tree.run(&["index", "--status", api]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let root = tree.logs.canonicalize().unwrap();
+    assert!(
+        text.contains(&format!("root     {}\n", root.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("path     ") && text.contains("/api (the counts"),
+        "{text}"
+    );
+    // api holds app.log (grown), stack.log and old.log.gz; access.log is gone, and the
+    // worker's deleted log is not counted here.
+    assert!(
+        text.contains("files    3: 2 fresh, 1 grown (new bytes read), 0 changed and 0 new (read whole); 1 gone"),
+        "{text}"
+    );
+}

@@ -30,9 +30,24 @@ pub fn run(config: IndexConfig) -> Exit {
                 continue;
             }
         };
-        let dir = index::dir_for(&base, &root);
         if config.status {
-            match index::status(&dir, &root) {
+            // The index a search of the path would use, which may be a directory's above it.
+            let covering = match index::covering(&base, &root) {
+                Ok(covering) => covering,
+                Err((dir, e)) => {
+                    report(&format!(
+                        "index {}: {}",
+                        dir.display(),
+                        crate::source::io_reason(&e)
+                    ));
+                    errored = true;
+                    continue;
+                }
+            };
+            let status = covering.map_or(Ok(None), |(dir, index_root)| {
+                index::status(&dir, &index_root, &root)
+            });
+            match status {
                 Ok(Some(status)) => {
                     found = true;
                     for problem in &status.problems {
@@ -53,6 +68,7 @@ pub fn run(config: IndexConfig) -> Exit {
             }
             continue;
         }
+        let dir = index::dir_for(&base, &root);
         match index::update(&dir, &root, config.threads, config.progress) {
             Ok(summary) => {
                 found = true;
@@ -99,6 +115,12 @@ fn print_status(s: &Status) {
         .map_or(0, |d| d.as_secs() as i64)
         - s.updated_secs;
     println!("root     {}", s.root.display());
+    if s.scope != s.root {
+        println!(
+            "path     {} (the counts are for this path only)",
+            s.scope.display()
+        );
+    }
     println!("index    {}", s.dir.display());
     println!(
         "files    {files}: {} fresh, {} grown (new bytes read), {} changed and {} new (read whole); {} gone",
@@ -109,7 +131,8 @@ fn print_status(s: &Status) {
         bytes(s.indexed_bytes),
         bytes(s.unindexed_bytes)
     );
-    let share = if s.indexed_bytes > 0 {
+    // The index is the whole root's: a share of one directory's bytes would mislead.
+    let share = if s.indexed_bytes > 0 && s.scope == s.root {
         format!(
             " ({:.1}% of the covered bytes)",
             s.index_bytes as f64 * 100.0 / s.indexed_bytes as f64

@@ -18,7 +18,7 @@ use super::fingerprint::{self, Freshness};
 use super::format::{Damage, key_of, narrow_key_of};
 use super::manifest::{BlockTable, FileEntry, Layout, Manifest};
 use super::segment::Segment;
-use super::{MANIFEST, dir_for, load_manifest};
+use super::{covering, load_manifest};
 use crate::id::{Kind, Parsed};
 use crate::scan;
 use crate::search::BUFFER_SIZE;
@@ -69,20 +69,15 @@ impl Index {
             let Ok(canonical) = path.canonicalize() else {
                 continue;
             };
-            for root in canonical.ancestors() {
-                let dir = dir_for(base, root);
-                match dir.join(MANIFEST).try_exists() {
-                    Ok(true) => return Index::open(&dir, root).map(Some),
-                    Ok(false) => {}
-                    // An index directory that cannot be searched (no permission): there may
-                    // be an index, and it cannot be used.
-                    Err(e) => {
-                        return Err(format!(
-                            "index {}: {}; searching without it",
-                            dir.display(),
-                            crate::source::io_reason(&e)
-                        ));
-                    }
+            match covering(base, &canonical) {
+                Ok(Some((dir, root))) => return Index::open(&dir, &root).map(Some),
+                Ok(None) => {}
+                Err((dir, e)) => {
+                    return Err(format!(
+                        "index {}: {}; searching without it",
+                        dir.display(),
+                        crate::source::io_reason(&e)
+                    ));
                 }
             }
         }

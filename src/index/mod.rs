@@ -65,6 +65,24 @@ pub fn base_dir(flag: Option<&Path>) -> Option<PathBuf> {
         .map(|home| PathBuf::from(home).join(".cache").join("idgrep"))
 }
 
+/// The index a search of the canonical `path` uses: the one built for `path`, else for the
+/// nearest directory above it, as (its directory, its root). `Ok(None)`: there is none.
+/// `Err`: an index directory that cannot be searched (no permission), which may hold one.
+pub fn covering(
+    base: &Path,
+    path: &Path,
+) -> Result<Option<(PathBuf, PathBuf)>, (PathBuf, io::Error)> {
+    for root in path.ancestors() {
+        let dir = dir_for(base, root);
+        match dir.join(MANIFEST).try_exists() {
+            Ok(true) => return Ok(Some((dir, root.to_path_buf()))),
+            Ok(false) => {}
+            Err(e) => return Err((dir, e)),
+        }
+    }
+    Ok(None)
+}
+
 /// The directory of the index for the canonical `root`: its last name, for people looking
 /// at the cache, and a hash of the whole path, so that two roots never share one.
 pub fn dir_for(base: &Path, root: &Path) -> PathBuf {

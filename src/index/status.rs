@@ -1,4 +1,5 @@
-//! `idgrep index --status`: how much of a tree an index covers, without changing anything.
+//! `idgrep index --status`: how much of a tree, or of a directory under it, an index covers,
+//! without changing anything.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
@@ -14,6 +15,8 @@ use crate::source::{self, Input, WalkOptions};
 pub struct Status {
     pub dir: PathBuf,
     pub root: PathBuf,
+    /// What was looked at: the root, or a path under it (the counts are for its files only).
+    pub scope: PathBuf,
     /// Files whose postings hold as they are.
     pub fresh: usize,
     /// Files whose indexed part holds and that have grown since: their new bytes are read.
@@ -36,16 +39,25 @@ pub struct Status {
     pub updated_secs: i64,
 }
 
-/// The status of the index in `dir` for `root`: `Ok(None)` when there is none.
-pub fn status(dir: &Path, root: &Path) -> Result<Option<Status>, String> {
+/// The status of the index in `dir`, built for `root`, for the files under `scope` (`root`
+/// or a path under it): `Ok(None)` when there is none.
+pub fn status(dir: &Path, root: &Path, scope: &Path) -> Result<Option<Status>, String> {
     let manifest = match load_manifest(dir) {
         Ok(Some(m)) => m,
         Ok(None) => return Ok(None),
         Err(d) => return Err(format!("index {}: {d}", dir.display())),
     };
+    if manifest.root != root {
+        return Err(format!(
+            "index {}: built for {}",
+            dir.display(),
+            manifest.root.display()
+        ));
+    }
     let mut s = Status {
         dir: dir.to_path_buf(),
         root: root.to_path_buf(),
+        scope: scope.to_path_buf(),
         updated_secs: manifest.updated_secs,
         ..Status::default()
     };
@@ -65,7 +77,7 @@ pub fn status(dir: &Path, root: &Path) -> Result<Option<Status>, String> {
         .map(|(i, f)| ((f.fingerprint.dev, f.fingerprint.ino), i))
         .collect();
     let mut present = HashSet::new();
-    for input in source::walk(&[root.to_path_buf()], &WalkOptions::default())? {
+    for input in source::walk(&[scope.to_path_buf()], &WalkOptions::default())? {
         let path = match input {
             Input::File(path) => path,
             Input::Error(path, reason) => {
@@ -112,6 +124,9 @@ pub fn status(dir: &Path, root: &Path) -> Result<Option<Status>, String> {
             s.unindexed_bytes += stat.len - entry.indexed;
         }
     }
-    s.removed = manifest.files.len() - present.len();
+    // Gone: indexed under the scope, and not found there nor (renamed) anywhere else in it.
+    s.removed = (manifest.files.iter().enumerate())
+        .filter(|&(i, f)| f.path.starts_with(scope) && !present.contains(&i))
+        .count();
     Ok(Some(s))
 }
