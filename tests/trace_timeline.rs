@@ -289,3 +289,26 @@ fn a_traces_related_spans_are_the_spans_ids_counts_on_its_lines() {
     related.sort();
     assert_eq!(related, expected, "{text}");
 }
+
+/// A 64-bit trace ID (the `b3` value a B3 client writes, 16 hex digits) is the low half of the
+/// trace: its timeline is the 128-bit trace's, hops and all, but for the row naming the ID.
+#[test]
+fn the_timeline_of_a_64_bit_trace_is_that_of_the_trace_it_is_the_low_half_of() {
+    let b3 = format!("{}-{ROOT_SPAN}-1", &TRACE[16..]);
+    for extra in [&["--related"][..], &["--hops", "2"]] {
+        let mut args = vec!["timeline", b3.as_str(), DIR];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        let narrow = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            narrow.starts_with(&format!(
+                "id        0000000000000000{} (trace (64-bit))\n",
+                &TRACE[16..]
+            )),
+            "{narrow}"
+        );
+        let wide = timeline(extra);
+        let after_id = |text: &str| text.lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert_eq!(after_id(&narrow), after_id(&wide), "{extra:?}");
+    }
+}

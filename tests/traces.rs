@@ -164,6 +164,35 @@ fn one_trace_is_found_in_every_log_whichever_spelling_is_asked() {
     }
 }
 
+/// A 64-bit trace ID (a `b3` value with 16 hex digits, or the 32 hex OpenTelemetry pads it to,
+/// as `ids` lists it) is the low half of the fleet's 128-bit trace: a search for it finds the
+/// same lines as a search for that trace, and the same 16 hex as a span, a cache key or an
+/// address stays out.
+#[test]
+fn a_64_bit_trace_finds_the_128_bit_trace_it_is_the_low_half_of() {
+    let whole_trace = found("4bf92f3577b34da6a3ce929d0e0e4736");
+    for query in [
+        "a3ce929d0e0e4736-05e3ac9a4f6e3b90-1",
+        "0000000000000000a3ce929d0e0e4736",
+    ] {
+        assert_eq!(found(query), whole_trace, "{query}");
+        let text = stdout(&run(&["decode", query]));
+        assert!(text.contains("kind     trace (64-bit)\n"), "{text}");
+        assert!(
+            text.contains("dd       11803532876627986230 (dd.trace_id)\n"),
+            "{text}"
+        );
+        let json: Value =
+            serde_json::from_slice(&run(&["decode", "--json", query]).stdout).unwrap();
+        assert_eq!(json["kind"], "trace", "{query}");
+        assert_eq!(json["id"], "0000000000000000a3ce929d0e0e4736", "{query}");
+        assert!(
+            json.get("span").is_none() && json.get("uuid").is_none(),
+            "{json}"
+        );
+    }
+}
+
 #[test]
 fn a_span_is_found_as_16_hex_anywhere_and_as_a_decimal_in_a_span_field() {
     assert_eq!(
@@ -245,7 +274,7 @@ fn trace_haystack(rng: &mut Rng, target: Id, len: usize) -> Vec<u8> {
             _ => Id(rng.u128()),
         };
         let low = value.low64();
-        let text = match rng.below(11) {
+        let text = match rng.below(12) {
             0 => cased(value.hex(), rng),
             1 => cased(value.uuid(), rng),
             2 => cased(value.xray(), rng),
@@ -256,6 +285,7 @@ fn trace_haystack(rng: &mut Rng, target: Id, len: usize) -> Vec<u8> {
             7 => format!("{}{:016x}", rng.pick(OTHER_KEYS), low),
             8 => format!("{}{}", rng.pick(OTHER_KEYS), low),
             9 => format!("md5 {:032x}", rng.u128()),
+            10 => format!("{}{}", rng.pick(TRACE_KEYS), cased(value.hex(), rng)),
             _ => format!("{}a", value.hex()),
         };
         out.extend_from_slice(text.as_bytes());
@@ -343,6 +373,64 @@ fn trace_matcher_agrees_with_a_regex_scan_and_skips_digests_and_addresses() {
                 expected.clone()
             };
             assert_eq!(got, expected, "round {round}, {:?}", queries[0].kind);
+        }
+    }
+}
+
+/// Where the 64-bit trace `low` stands, found the obvious way: the 128-bit traces it is the
+/// low half of, as X-Ray IDs anywhere and as 32 hex inside a `traceparent` or right after a
+/// trace key, and its 16 hex or decimal right after a trace key.
+fn trace64_oracle(hay: &[u8], low: u64) -> Vec<(usize, usize)> {
+    let keys = TRACE_KEYS
+        .iter()
+        .map(|k| regex::escape(k))
+        .collect::<Vec<_>>()
+        .join("|");
+    let spellings = [
+        format!("(?i-u)\\b(1-[0-9a-f]{{8}}-[0-9a-f]{{8}}{low:016x})"),
+        format!("(?i-u)traceparent: 00-([0-9a-f]{{16}}{low:016x})-"),
+        format!("(?i-u)(?:{keys})([0-9a-f]{{16}}{low:016x}|{low:016x}|{low})"),
+    ];
+    let alnum = |b: u8| b.is_ascii_alphanumeric();
+    let whole =
+        |s: usize, e: usize| (s == 0 || !alnum(hay[s - 1])) && (e == hay.len() || !alnum(hay[e]));
+    let mut found = BTreeSet::new();
+    for spelling in &spellings {
+        for c in Regex::new(spelling).unwrap().captures_iter(hay) {
+            let m = c.get(1).unwrap();
+            if whole(m.start(), m.end()) {
+                found.insert((m.start(), m.end()));
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// A 64-bit trace query (a `b3` value with 16 hex digits) finds what the regex scan finds:
+/// the 128-bit traces whose low half it is where they are written as traces, and itself in
+/// trace fields; not the same low half in a bare 32-hex token, a digest or another field.
+#[test]
+fn trace64_matcher_agrees_with_a_regex_scan() {
+    let mut rng = Rng(2022);
+    for round in 0..40 {
+        let target = Id(rng.u128());
+        let len = 3000 + rng.below(5000);
+        let hay = trace_haystack(&mut rng, target, len);
+        let low = target.low64();
+        let expected = trace64_oracle(&hay, low);
+        assert!(
+            expected.len() > 5,
+            "round {round}: the generator planted little"
+        );
+        let query = id::parse(&format!("{low:016x}-{:016x}-1", rng.next() | 1)).unwrap();
+        assert!(query.is_trace64(), "{query:?}");
+        let mut among_many = vec![query];
+        among_many.extend((0..12).map(|_| id::parse(&Id(rng.u128()).hex()).unwrap()));
+        for queries in [vec![query], among_many] {
+            let mut hits = Vec::new();
+            Matcher::for_queries(&queries).find(&hay, &mut hits);
+            let got: Vec<(usize, usize)> = hits.iter().map(|h| (h.start, h.end)).collect();
+            assert_eq!(got, expected, "round {round}, {} queries", queries.len());
         }
     }
 }

@@ -72,8 +72,8 @@ const GREGORIAN_TO_UNIX_100NS: i64 = 0x01B2_1DD2_1381_4000;
 pub struct Id(pub u128);
 
 /// What an ID is, by the way it is written: a ULID, a UUID, a trace ID (128 bits, written
-/// by a tracer: X-Ray, a `traceparent` or `b3` header) or a span ID (64 bits; also a 64-bit
-/// B3 trace ID).
+/// by a tracer: X-Ray, a `traceparent` or `b3` header; a 64-bit B3 or Datadog trace ID is the
+/// value of its 64 bits, as OpenTelemetry pads it) or a span ID (64 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     Ulid,
@@ -450,9 +450,11 @@ impl Parsed {
     }
 
     /// A short description of what the ID may be: 32 bare hex is a UUID layout or a trace ID
-    /// (`uuid v4 layout or trace`), never plainly a UUID.
+    /// (`uuid v4 layout or trace`), never plainly a UUID; a value that fits in 64 bits is a
+    /// 64-bit trace.
     pub fn describe(self) -> &'static str {
         match self.written {
+            _ if self.is_trace64() => "trace (64-bit)",
             Written::Hex32 if self.may_be_trace() => match self.id.describe(Kind::Uuid) {
                 "uuid v1" => "uuid v1 layout or trace",
                 "uuid v2" => "uuid v2 layout or trace",
@@ -465,7 +467,6 @@ impl Parsed {
                 "uuid max" => "uuid max layout or trace",
                 _ => "uuid non-rfc layout or trace",
             },
-            Written::B3Trace64 => "trace (64-bit)",
             _ => self.id.describe(self.kind),
         }
     }
@@ -474,6 +475,14 @@ impl Parsed {
     pub fn may_be_trace(self) -> bool {
         // All zeros is the nil UUID, and no trace ID.
         (self.written == Written::Hex32 || self.kind == Kind::Trace) && self.id.0 != 0
+    }
+
+    /// A 64-bit trace ID (B3's or Datadog's): a trace whose value fits in 64 bits, as a `b3`
+    /// value with 16 hex digits writes it, or as OpenTelemetry pads it to 32. It is the low
+    /// half of the 128-bit trace the fleet's other tracers write, so a search finds that
+    /// trace's spellings too.
+    pub fn is_trace64(self) -> bool {
+        self.may_be_trace() && self.id.0 >> 64 == 0
     }
 }
 

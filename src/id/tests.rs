@@ -276,7 +276,7 @@ fn trace_parse_errors_point_at_the_culprit() {
     let b3_64 = parse("a3ce929d0e0e4736-00f067aa0ba902b7-1").unwrap();
     assert_eq!(
         (b3_64.kind, b3_64.describe()),
-        (Kind::Span, "trace (64-bit)")
+        (Kind::Trace, "trace (64-bit)")
     );
 }
 

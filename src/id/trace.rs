@@ -455,14 +455,14 @@ fn parse_b3(parts: &[&[u8]], at: &dyn Fn(usize) -> usize) -> Result<Parsed, Pars
         let parent_at = span_at + SPAN_HEX_LEN + 3;
         nonzero(hex_part(parent, parent_at, at, "span")?, "parent span")?;
     }
-    let (kind, written) = if parts[0].len() == SPAN_HEX_LEN {
-        (Kind::Span, Written::B3Trace64)
+    let written = if parts[0].len() == SPAN_HEX_LEN {
+        Written::B3Trace64
     } else {
-        (Kind::Trace, Written::B3)
+        Written::B3
     };
     Ok(Parsed {
         id: Id(trace),
-        kind,
+        kind: Kind::Trace,
         written,
     })
 }

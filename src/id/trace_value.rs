@@ -172,6 +172,17 @@ pub struct Traceparent {
     pub end: usize,
 }
 
+/// Whether the 32-hex token `line[start..end]` is written as a trace ID: inside a
+/// `traceparent` (not of version `ff`, which W3C refuses), as the value of a trace field or
+/// the first part of a `b3` value, or in Google Cloud's `projects/<project>/traces/<32 hex>`.
+pub fn hex32_is_trace(line: &[u8], start: usize, end: usize) -> bool {
+    if let Some(header) = traceparent_around(line, start, end) {
+        return header.version != 0xff;
+    }
+    field_before(line, start).is_some_and(FieldRole::holds_trace)
+        || line[..start].ends_with(b"/traces/")
+}
+
 /// The `traceparent` value whose trace ID is the 32 hex at `line[start..end]`: two hex digits
 /// and `-` before, `-`, 16 hex, `-` and two hex after, as a whole token (a later version may
 /// add fields after a `-`).

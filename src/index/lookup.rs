@@ -27,10 +27,14 @@ use crate::search::BUFFER_SIZE;
 /// ([`crate::scan::Matcher::for_queries`]): a ULID or UUID query's 128-bit value; a trace
 /// query's too, and its low 64 bits (16 hex digits or a decimal in a trace field); a span
 /// query's 64 bits. `None` when the index cannot vouch for every block a search would find
-/// something in: a trace or span value whose decimal is shorter than the index files.
+/// something in: a trace or span value whose decimal is shorter than the index files, or a
+/// 64-bit trace ID, whose 128-bit traces are filed under their whole value only.
 pub fn keys_of(queries: &[Parsed]) -> Option<Vec<u64>> {
     let mut keys = Vec::with_capacity(queries.len());
     for q in queries {
+        if q.is_trace64() {
+            return None;
+        }
         let narrow = q.kind == Kind::Span || q.kind == Kind::Trace || q.may_be_trace();
         if narrow && !scan::trace_tokens_cover(q.id.low64()) {
             return None;

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::id::Parsed;
+use crate::id::{Kind, Parsed};
 use crate::text::{HEADER_COLOR, escape_into, paint};
 
 /// The JSON object `idgrep decode --json` prints per ID.
@@ -33,7 +33,7 @@ pub struct Decoded {
     /// The trace spellings, when the value may be a trace ID; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceSpellings>,
-    /// The spellings of a 64-bit value (span ID, 64-bit B3 trace ID); absent otherwise.
+    /// The spellings of a span ID; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<SpanSpellings>,
 }
@@ -55,15 +55,22 @@ pub struct TraceSpellings {
 #[derive(Serialize, Debug)]
 pub struct SpanSpellings {
     pub hex: String,
-    /// Datadog's `dd.span_id` (or `dd.trace_id` for a 64-bit trace ID).
+    /// Datadog's `dd.span_id`.
     pub dd_decimal: String,
 }
 
 impl Decoded {
     pub fn new(input: &str, parsed: Parsed) -> Decoded {
-        let Parsed { id, kind, .. } = parsed;
+        let Parsed { id, .. } = parsed;
+        // A 64-bit trace is a trace, shown as OpenTelemetry pads it; its ULID and UUID
+        // renderings would say nothing.
+        let kind = if parsed.is_trace64() {
+            Kind::Trace
+        } else {
+            parsed.kind
+        };
         let unix_ms = parsed.unix_ms();
-        let wide = !kind.is_64_bit();
+        let wide = !kind.is_64_bit() && !parsed.is_trace64();
         Decoded {
             input: input.to_string(),
             id: id.canonical(kind),

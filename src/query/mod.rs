@@ -8,7 +8,9 @@
 //! and `b3` headers hold its 32 hex digits as a token; a span ID's 16 hex digits), as a whole
 //! token, that is with no ASCII letter or digit just before or after it. The spellings idgrep
 //! finds only after a field that names a trace (the low 64 bits of a trace as 16 hex or as a
-//! Datadog decimal, a span's decimal) are not in these queries. The renderings come from
+//! Datadog decimal, a span's decimal) are not in these queries, nor the 128-bit traces a
+//! 64-bit trace ID is the low half of (a 64-bit trace's query holds its 16 hex digits and its
+//! padded 32). The renderings come from
 //! [`crate::id`]; this module only spells them in each engine's syntax.
 
 mod elasticsearch;
@@ -45,7 +47,7 @@ pub struct Target {
 /// The lowercase renderings of the IDs that a match may be written as (any case), sorted and
 /// without repeats, so that one query reads the same whatever the order of the IDs given: a
 /// 128-bit value as a ULID and a UUID (dashed and not), and also in the X-Ray layout when it
-/// may be a trace ID; a span (or 64-bit trace) ID as its 16 hex digits.
+/// may be a trace ID; a span ID as its 16 hex digits, and a 64-bit trace ID as those too.
 pub fn renderings(ids: &[Parsed]) -> Vec<String> {
     let mut out = Vec::new();
     for parsed in ids {
@@ -57,6 +59,9 @@ pub fn renderings(ids: &[Parsed]) -> Vec<String> {
         out.extend([id.ulid(), id.uuid(), id.hex()]);
         if parsed.may_be_trace() {
             out.push(id.xray());
+        }
+        if parsed.is_trace64() {
+            out.push(id.hex16());
         }
     }
     out.sort();

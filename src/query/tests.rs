@@ -208,3 +208,16 @@ fn elasticsearch_has_a_term_and_a_span_clause_per_id() {
     );
     assert_eq!(should[1]["span_near"]["slop"], 0);
 }
+
+/// A 64-bit trace (a `b3` value with 16 hex digits) is written in logs as those 16 hex digits
+/// (`X-B3-TraceId`) or padded to 32: the query holds both, in every engine.
+#[test]
+fn a_64_bit_trace_is_queried_as_its_16_hex_and_its_padded_32() {
+    let trace64 = crate::id::parse("a3ce929d0e0e4736-05e3ac9a4f6e3b90-1").unwrap();
+    let forms = renderings(&[trace64]);
+    for form in ["a3ce929d0e0e4736", "0000000000000000a3ce929d0e0e4736"] {
+        assert!(forms.iter().any(|f| f == form), "{form}: {forms:?}");
+    }
+    let body = elasticsearch::request(&[trace64], "message");
+    assert!(body.contains("a3ce929d0e0e4736([^0-9A-Za-z].*)?"), "{body}");
+}

@@ -417,6 +417,13 @@ fn scan_one(
                 .copied()
                 .filter(|h| is_trace_spelling(h.shape)),
         );
+        // A 64-bit trace query's hit on a 128-bit trace it is the low half of stands for the
+        // query: the token there is the query's, not the 128-bit value's.
+        for hit in m.hits.iter().filter(|h| h.shape == Shape::UuidUndashed) {
+            if let Some(t) = tokens.iter_mut().find(|t| t.start == hit.start) {
+                t.id = hit.id;
+            }
+        }
         // The record reader takes the spans in line order, one token per place: a span field
         // may stand before a UUID, and a span query's hit is that span field's token.
         if !tokens.is_sorted_by_key(|t| t.start) {

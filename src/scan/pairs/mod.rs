@@ -13,6 +13,7 @@ mod x86;
 
 use super::{Hit, Numbering, is_whole};
 use crate::id::trace::{self, FieldRole};
+use crate::id::trace_value;
 use crate::id::{self, Id, Shape, ULID_LEN, UUID_UNDASHED_LEN};
 
 /// Which rendering a needle is the tail of.
@@ -42,8 +43,10 @@ pub(super) struct Entry {
     /// A 64-bit value (span ID): its decimal may stand in a span field too.
     pub wide64: bool,
     /// A value that may be a trace ID: its `Uuid` tail also stands for the X-Ray form and,
-    /// in a trace field, the low 64 bits as 16 hex. A ULID or UUID query leaves these out, as
-    /// the index (which holds neither) must be able to prune for it.
+    /// in a trace field, the low 64 bits as 16 hex; for a value that fits in 64 bits (a
+    /// 64-bit trace ID) also for the 128-bit traces it is the low half of. A ULID or UUID
+    /// query leaves these out, as the index (which holds neither) must be able to prune for
+    /// it.
     pub trace: bool,
 }
 
@@ -372,9 +375,35 @@ impl Needle {
         if end > hay.len() || !is_whole(hay, start, end) {
             return;
         }
-        if id::decode_shape(shape, &hay[start..end]) == Some(self.id) {
+        let Some(found) = id::decode_shape(shape, &hay[start..end]) else {
+            return;
+        };
+        if found == self.id || self.is_low_half_of(found, hay, start, end, shape) {
             push(self, start, end, shape, hits);
         }
+    }
+
+    /// Whether this needle's value is a 64-bit trace ID (see [`Parsed::is_trace64`]) and
+    /// `found`, the token `hay[start..end]` written as `shape`, the 128-bit trace it is the
+    /// low half of: an X-Ray ID, or 32 hex written as a trace.
+    ///
+    /// [`Parsed::is_trace64`]: crate::id::Parsed::is_trace64
+    fn is_low_half_of(
+        &self,
+        found: Id,
+        hay: &[u8],
+        start: usize,
+        end: usize,
+        shape: Shape,
+    ) -> bool {
+        self.trace
+            && self.id.0 >> 64 == 0
+            && found.low64() == self.id.low64()
+            && match shape {
+                Shape::Xray => true,
+                Shape::UuidUndashed => trace_value::hex32_is_trace(hay, start, end),
+                _ => false,
+            }
     }
 }
 
