@@ -193,6 +193,25 @@ fn a_64_bit_trace_finds_the_128_bit_trace_it_is_the_low_half_of() {
     }
 }
 
+/// A decimal as the Datadog UI shows an ID may be a span's or a 64-bit trace's: its search
+/// finds what both find.
+#[test]
+fn a_datadog_decimal_finds_its_span_and_its_trace() {
+    let trace = "11803532876627986230";
+    let mut both = found("a3ce929d0e0e4736");
+    both.extend(found("a3ce929d0e0e4736-05e3ac9a4f6e3b90-1"));
+    assert_eq!(found(trace), both);
+    assert!(both.contains("testdata/traces/otlp.json:1"), "{both:?}");
+    // A span's decimal: no trace has it as its low half.
+    assert_eq!(found("16453819474850114513"), found("e457b5a2e4d86bd1"));
+    let text = stdout(&run(&["decode", trace]));
+    assert!(text.contains("kind     span or trace (64-bit)\n"), "{text}");
+    assert!(
+        text.contains("(dd.trace_id)") && text.contains("(dd.span_id)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_span_is_found_as_16_hex_anywhere_and_as_a_decimal_in_a_span_field() {
     assert_eq!(
@@ -474,10 +493,13 @@ fn span_matcher_agrees_with_a_regex_scan() {
         expected.sort();
         assert!(!expected.is_empty(), "round {round}");
         let query = id::parse(&format!("{span:016x}")).unwrap();
-        // Alone, and among spans the haystack does not hold (the many-query searcher).
+        // Alone, and among spans the haystack does not hold (the many-query searcher). The
+        // span's decimal, which may be a 64-bit trace too, finds the same: no trace here has
+        // it as its low half, and the 32 hex that ends in it is no trace's spelling.
         let mut among_many = vec![query];
         among_many.extend((0..12).map(|_| id::parse(&format!("{:016x}", rng.next())).unwrap()));
-        for queries in [vec![query], among_many] {
+        let decimal = id::parse(&span.to_string()).unwrap();
+        for queries in [vec![query], among_many, vec![decimal]] {
             let mut hits = Vec::new();
             Matcher::for_queries(&queries).find(&hay, &mut hits);
             let got: Vec<(usize, usize)> = hits.iter().map(|h| (h.start, h.end)).collect();

@@ -118,6 +118,8 @@ pub enum Written {
     B3Trace64,
     /// 16 hex digits.
     SpanHex,
+    /// A decimal of 12 to 20 digits, as Datadog shows its IDs: a span ID or a 64-bit trace ID.
+    Decimal,
 }
 
 /// The layout of an ID token as written.
@@ -380,7 +382,7 @@ impl fmt::Display for ParseError {
             ParseError::Length(n) => write!(
                 f,
                 "length {n}: a ULID has 26 characters, a UUID 36 or 32, a span ID 16, an X-Ray \
-                 trace ID 35"
+                 trace ID 35, a Datadog decimal 12 to 20 digits"
             ),
             ParseError::BadChar {
                 pos,
@@ -438,7 +440,8 @@ pub struct Parsed {
 /// The forms accepted on the command line, for error messages.
 pub const ACCEPTED_FORMS: &str = "a ULID or a TypeID (prefix_<ulid>), a UUID (8-4-4-4-12, 32 hex, \
      {braced} or urn:uuid:), a trace ID (32 hex, X-Ray 1-<8 hex>-<24 hex>, a traceparent, b3 or \
-     Root=... value) or a span ID (16 hex), in any case";
+     Root=... value), a span ID (16 hex), in any case, or a Datadog span or trace ID (a decimal of \
+     12 to 20 digits)";
 
 impl Parsed {
     /// The creation time the ID carries: an X-Ray trace ID's seconds, else as [`Id::unix_ms`].
@@ -454,6 +457,7 @@ impl Parsed {
     /// 64-bit trace.
     pub fn describe(self) -> &'static str {
         match self.written {
+            Written::Decimal => "span or trace (64-bit)",
             _ if self.is_trace64() => "trace (64-bit)",
             Written::Hex32 if self.may_be_trace() => match self.id.describe(Kind::Uuid) {
                 "uuid v1" => "uuid v1 layout or trace",
@@ -471,10 +475,12 @@ impl Parsed {
         }
     }
 
-    /// Whether the value may be a trace ID, and so is looked for in the trace spellings too.
+    /// Whether the value may be a trace ID, and so is looked for in the trace spellings too:
+    /// 32 bare hex may be a UUID, and a Datadog decimal a span ID.
     pub fn may_be_trace(self) -> bool {
         // All zeros is the nil UUID, and no trace ID.
-        (self.written == Written::Hex32 || self.kind == Kind::Trace) && self.id.0 != 0
+        (matches!(self.written, Written::Hex32 | Written::Decimal) || self.kind == Kind::Trace)
+            && self.id.0 != 0
     }
 
     /// A 64-bit trace ID (B3's or Datadog's): a trace whose value fits in 64 bits, as a `b3`
@@ -498,6 +504,9 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
     }
     if let Some(trace) = trace::parse_trace(body, &|i| offset + i + 1) {
         return trace;
+    }
+    if let Some(decimal) = trace::parse_decimal(body) {
+        return decimal;
     }
     let bytes = body.as_bytes();
     // A TypeID is `prefix_suffix` where the suffix is a ULID-style encoding of the 128 bits.

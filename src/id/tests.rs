@@ -446,3 +446,35 @@ fn a_value_of_no_rfc_version_reports_no_version() {
     let v7 = parse("0192d4f8-6b1e-77c3-8f00-8e2b1c4d5a6f").unwrap();
     assert_eq!(v7.id.uuid_version(), Some(7));
 }
+
+/// A decimal of 12 to 20 digits is a Datadog ID, a span's or a 64-bit trace's; shorter, longer
+/// than 64 bits or all zero, it is refused with the reason.
+#[test]
+fn a_datadog_decimal_is_a_span_or_a_64_bit_trace() {
+    for (input, value) in [
+        ("11803532876627986230", 11803532876627986230u64),
+        ("100000000000", 100_000_000_000),
+        ("18446744073709551615", u64::MAX),
+        (" 067667974448284343 ", 67667974448284343),
+    ] {
+        let parsed = parse(input).unwrap();
+        assert_eq!(
+            (parsed.id.low64(), parsed.kind, parsed.written),
+            (value, Kind::Span, Written::Decimal),
+            "{input}"
+        );
+        assert!(parsed.is_trace64(), "{input}");
+        assert_eq!(parsed.describe(), "span or trace (64-bit)");
+    }
+    // 16 digits are 16 hex: a span ID.
+    assert_eq!(parse("1234567890123456").unwrap().written, Written::SpanHex);
+    for (input, error) in [
+        ("18446744073709551616", "at most 18446744073709551615"),
+        ("000000000000", "all-zero span or trace ID"),
+        ("12345678901", "length 11"),
+        ("123456789012345678901", "length 21"),
+    ] {
+        let text = parse(input).unwrap_err().to_string();
+        assert!(text.contains(error), "{input}: {text}");
+    }
+}

@@ -394,6 +394,33 @@ pub(super) fn parse_trace(
     }
 }
 
+/// A Datadog ID as the Datadog UI shows it, a decimal of [`DECIMAL_QUERY_MIN_LEN`] to
+/// [`DECIMAL_MAX_LEN`] digits: a span ID or a 64-bit trace ID (`dd.span_id`,
+/// `dd.trace_id`), so `Kind::Span` and [`Written::Decimal`], which a search reads as both.
+/// `None` when `body` is no such run of digits (16 digits are 16 hex: a span ID).
+pub(super) fn parse_decimal(body: &str) -> Option<Result<Parsed, ParseError>> {
+    let bytes = body.as_bytes();
+    if !(DECIMAL_QUERY_MIN_LEN..=DECIMAL_MAX_LEN).contains(&bytes.len())
+        || !bytes.iter().all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    let Some(value) = decode_decimal(bytes) else {
+        return Some(Err(ParseError::TraceForm {
+            what: "a Datadog ID is a 64-bit value: at most 18446744073709551615",
+        }));
+    };
+    Some(nonzero(value.into(), "span or trace").map(|()| Parsed {
+        id: Id(value.into()),
+        kind: Kind::Span,
+        written: Written::Decimal,
+    }))
+}
+
+/// Fewest digits of a decimal query: a random 64-bit ID has fewer once in 10^7, and a shorter
+/// number is a count or a code, refused with the accepted forms.
+pub const DECIMAL_QUERY_MIN_LEN: usize = 12;
+
 /// The `Root=` field of an X-Ray header value, when `body` is one.
 fn xray_root(body: &str) -> Option<&str> {
     body.split(';').find_map(|field| {

@@ -33,7 +33,8 @@ pub struct Decoded {
     /// The trace spellings, when the value may be a trace ID; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceSpellings>,
-    /// The spellings of a span ID; absent otherwise.
+    /// The spellings of a span ID (also of a Datadog decimal, which may be a span's or a
+    /// 64-bit trace's); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<SpanSpellings>,
 }
@@ -64,13 +65,13 @@ impl Decoded {
         let Parsed { id, .. } = parsed;
         // A 64-bit trace is a trace, shown as OpenTelemetry pads it; its ULID and UUID
         // renderings would say nothing.
-        let kind = if parsed.is_trace64() {
+        let kind = if parsed.is_trace64() && !parsed.kind.is_64_bit() {
             Kind::Trace
         } else {
             parsed.kind
         };
         let unix_ms = parsed.unix_ms();
-        let wide = !kind.is_64_bit() && !parsed.is_trace64();
+        let wide = !parsed.kind.is_64_bit() && !parsed.is_trace64();
         Decoded {
             input: input.to_string(),
             id: id.canonical(kind),

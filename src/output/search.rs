@@ -232,6 +232,7 @@ impl Printer {
                 format!("created {}", clock.format(ms))
             });
             let other = match q.kind {
+                Kind::Span if q.is_trace64() => format!("hex {}", q.id.hex16()),
                 _ if q.is_trace64() => format!("dd.trace_id {}", q.id.low64()),
                 Kind::Ulid => format!("uuid {}", q.id.uuid()),
                 Kind::Uuid => format!("ulid {}", q.id.ulid()),

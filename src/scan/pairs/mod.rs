@@ -40,7 +40,9 @@ pub(super) struct Entry {
     pub value: u128,
     pub query: usize,
     pub tails: [Tail; 2],
-    /// A 64-bit value (span ID): its decimal may stand in a span field too.
+    /// A 64-bit value (span ID): its decimal may stand in a span field too, and its `Span`
+    /// tail, when `trace` is set too (a Datadog decimal, a span or a 64-bit trace), also
+    /// stands for the 128-bit traces it is the low half of.
     pub wide64: bool,
     /// A value that may be a trace ID: its `Uuid` tail also stands for the X-Ray form and,
     /// in a trace field, the low 64 bits as 16 hex; for a value that fits in 64 bits (a
@@ -341,6 +343,15 @@ impl Needle {
                         && trace::decode_hex64(&hay[start..end]) == Some(self.id.low64())
                     {
                         push(self, start, end, Shape::Hex16, hits);
+                    }
+                }
+                // A 64-bit value that may be a trace ID (a Datadog decimal): the 128-bit
+                // traces it is the low half of, and its 32 hex as OpenTelemetry pads it.
+                if self.trace {
+                    for shape in [Shape::UuidUndashed, Shape::Xray] {
+                        if let Some(start) = p.checked_sub(shape.width() - UUID_TAIL_LEN) {
+                            self.try_token(hay, start, shape, hits);
+                        }
                     }
                 }
             }
