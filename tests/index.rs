@@ -734,6 +734,8 @@ fn an_index_over_trace_logs_agrees_for_every_spelling_and_a_span() {
         "00f067aa0ba902b7",
         // A 64-bit trace: its 128-bit trace is filed under the whole value only.
         "a3ce929d0e0e4736-05e3ac9a4f6e3b90-1",
+        // A Datadog decimal: a span or a 64-bit trace.
+        "11803532876627986230",
     ] {
         let with = run(&["-c", id, logs]);
         let without = run(&["-c", "--no-index", id, logs]);

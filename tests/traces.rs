@@ -590,3 +590,39 @@ fn nested_ecs_trace_and_span_ids_are_read_by_their_objects_key() {
         .find(|l| l.trim_start().starts_with("00f067aa0ba902b7"));
     assert!(related.is_some_and(|r| r.contains(" span ")), "{timeline}");
 }
+
+/// A span's trace is a related ID of the span: where the span's lines write the trace (an X-Ray
+/// header, a `traceparent`, an OTLP `traceId`, a `b3` value) the timeline lists it as a trace
+/// on each of those lines, and one hop follows it to every line of the trace.
+#[test]
+fn a_span_timeline_lists_its_trace_and_one_hop_follows_it() {
+    let timeline = |extra: &[&str]| {
+        let mut args = vec!["timeline", "--color", "never"];
+        args.extend_from_slice(extra);
+        args.push("testdata/traces");
+        stdout(&run(&args))
+    };
+    // The SOURCE column of each line of the table.
+    let sources = |text: &str| -> BTreeSet<String> {
+        text.lines()
+            .skip_while(|l| !l.starts_with("TIME"))
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().nth(3).map(str::to_string))
+            .collect()
+    };
+    let listed = timeline(&["53995c3f42cd8ad8"]);
+    let row = listed
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with("4bf92f3577b34da6a3ce929d0e0e4736")
+        })
+        .unwrap_or_else(|| panic!("the trace is not listed:\n{listed}"));
+    assert!(
+        row.contains(" trace ") && row.contains(" 4 lines "),
+        "{row}"
+    );
+    let trace = sources(&timeline(&["4bf92f3577b34da6a3ce929d0e0e4736"]));
+    let hopped = sources(&timeline(&["--hops", "1", "53995c3f42cd8ad8"]));
+    assert!(trace.len() == 8 && hopped.is_superset(&trace), "{hopped:?}");
+}

@@ -200,7 +200,8 @@ struct Known {
     hop: u32,
     found_via: Option<usize>,
     status: Status,
-    /// Seen as a ULID or a dashed UUID (or the root): may be listed and followed.
+    /// Seen as a ULID or a dashed UUID, in a trace or span spelling, or as 32 hex written as a
+    /// trace (or the root): may be listed and followed.
     named: bool,
 }
 
@@ -333,7 +334,17 @@ pub fn build(
                 });
                 token.known = u32::try_from(k).unwrap_or(UNLISTED);
                 let entry = &mut known[k];
-                if token.shape != Shape::UuidUndashed && !entry.named {
+                if entry.named {
+                    continue;
+                }
+                // 32 bare hex may be a digest; in a trace field or header it is a trace ID,
+                // as `ids` counts it. An ID named by a trace spelling is a trace.
+                let trace_hex = token.shape == Shape::UuidUndashed
+                    && id::trace_value::hex32_is_trace(&f.text, token.start, token.end);
+                if token.shape != Shape::UuidUndashed || trace_hex {
+                    if trace_hex || token.shape == Shape::Xray {
+                        entry.kind = Kind::Trace;
+                    }
                     entry.named = true;
                     if entry.status == Status::Listed && is_entity(entry.id) {
                         next.push(k);

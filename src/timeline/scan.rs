@@ -394,6 +394,16 @@ fn scan_one(
         }
         tokens.clear();
         scan::for_each_token(m.line, |t| tokens.push(t));
+        // The X-Ray IDs the token walk does not see: a span's trace is a related ID.
+        id::trace::for_each_xray(m.line, |start, end, id, _| {
+            tokens.push(scan::Hit {
+                start,
+                end,
+                shape: Shape::Xray,
+                id,
+                query: 0,
+            })
+        });
         // A trace's spans are its related IDs, where a span field or a header names them.
         id::trace_value::for_each_span(m.line, |start, end, value, decimal| {
             tokens.push(scan::Hit {
@@ -417,9 +427,9 @@ fn scan_one(
                 .copied()
                 .filter(|h| is_trace_spelling(h.shape)),
         );
-        // A 64-bit trace query's hit on a 128-bit trace it is the low half of stands for the
-        // query: the token there is the query's, not the 128-bit value's.
-        for hit in m.hits.iter().filter(|h| h.shape == Shape::UuidUndashed) {
+        // A query's hit stands for the query where a token stands too: a 64-bit trace's hit on
+        // the 128-bit trace it is the low half of is the query's, not the 128-bit value's.
+        for hit in m.hits {
             if let Some(t) = tokens.iter_mut().find(|t| t.start == hit.start) {
                 t.id = hit.id;
             }
