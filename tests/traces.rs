@@ -330,26 +330,34 @@ fn trace_oracle(hay: &[u8], target: Id) -> Vec<(usize, usize)> {
         .collect::<Vec<_>>()
         .join("|");
     let in_field = Regex::new(&format!("(?i-u)(?:{keys})({low:016x}|{low})")).unwrap();
-    let alnum = |b: u8| b.is_ascii_alphanumeric();
-    let whole =
-        |s: usize, e: usize| (s == 0 || !alnum(hay[s - 1])) && (e == hay.len() || !alnum(hay[e]));
     let mut found = BTreeSet::new();
     for start in 0..hay.len() {
         for re in &anywhere {
             if let Some(m) = re.find(&hay[start..])
-                && whole(start, start + m.end())
+                && is_whole(hay, start, start + m.end())
             {
                 found.insert((start, start + m.end()));
             }
         }
     }
-    for c in in_field.captures_iter(hay) {
+    insert_whole_captures(hay, &in_field, &mut found);
+    found.into_iter().collect()
+}
+
+/// Whether `hay[start..end]` is a whole token: no ASCII letter or digit right before or after.
+fn is_whole(hay: &[u8], start: usize, end: usize) -> bool {
+    let alnum = |b: u8| b.is_ascii_alphanumeric();
+    (start == 0 || !alnum(hay[start - 1])) && (end == hay.len() || !alnum(hay[end]))
+}
+
+/// Adds where each match's first group of `re` stands in `hay`, when it is a whole token.
+fn insert_whole_captures(hay: &[u8], re: &Regex, found: &mut BTreeSet<(usize, usize)>) {
+    for c in re.captures_iter(hay) {
         let m = c.get(1).unwrap();
-        if whole(m.start(), m.end()) {
+        if is_whole(hay, m.start(), m.end()) {
             found.insert((m.start(), m.end()));
         }
     }
-    found.into_iter().collect()
 }
 
 #[test]
@@ -410,17 +418,9 @@ fn trace64_oracle(hay: &[u8], low: u64) -> Vec<(usize, usize)> {
         format!("(?i-u)traceparent: 00-([0-9a-f]{{16}}{low:016x})-"),
         format!("(?i-u)(?:{keys})([0-9a-f]{{16}}{low:016x}|{low:016x}|{low})"),
     ];
-    let alnum = |b: u8| b.is_ascii_alphanumeric();
-    let whole =
-        |s: usize, e: usize| (s == 0 || !alnum(hay[s - 1])) && (e == hay.len() || !alnum(hay[e]));
     let mut found = BTreeSet::new();
     for spelling in &spellings {
-        for c in Regex::new(spelling).unwrap().captures_iter(hay) {
-            let m = c.get(1).unwrap();
-            if whole(m.start(), m.end()) {
-                found.insert((m.start(), m.end()));
-            }
-        }
+        insert_whole_captures(hay, &Regex::new(spelling).unwrap(), &mut found);
     }
     found.into_iter().collect()
 }
