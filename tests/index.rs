@@ -774,3 +774,29 @@ fn status_of_a_subdirectory_is_that_of_the_index_a_search_there_uses() {
         "{text}"
     );
 }
+
+/// `idgrep index` and `--status` of several paths end quietly, exit 0, when the reader of their
+/// reports has gone, as a search does.
+#[test]
+fn index_reports_end_quietly_on_a_closed_pipe() {
+    let tree = Tree::new(14);
+    let logs = tree.logs.to_str().unwrap().to_string();
+    let api = tree.path("api").to_str().unwrap().to_string();
+    for args in [
+        vec!["index", logs.as_str(), api.as_str()],
+        vec!["index", "--status", logs.as_str(), api.as_str()],
+    ] {
+        let mut child = idgrep()
+            .args(&args)
+            .env("IDGREP_INDEX_DIR", &tree.cache)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}

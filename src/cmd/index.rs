@@ -3,9 +3,12 @@
 //! ([`open_for`], [`candidates`]), which fall back to a scan with one warning line when the
 //! index cannot be used.
 
+use std::io::{self, Write};
+
 use crate::config::{IndexConfig, IndexUse, InputConfig};
 use crate::exit::{Exit, report};
 use crate::index::{self, Candidates, Index, Status, Summary};
+use crate::writer;
 
 pub fn run(config: IndexConfig) -> Exit {
     let Some(base) = index::base_dir(config.dir.as_deref()) else {
@@ -17,6 +20,8 @@ pub fn run(config: IndexConfig) -> Exit {
     };
     let mut errored = false;
     let mut found = false;
+    // Reports go out as each path is done; a closed pipe ends none of the work.
+    let mut written = Ok(());
     for path in &config.paths {
         let root = match path.canonicalize() {
             Ok(root) => root,
@@ -54,13 +59,16 @@ pub fn run(config: IndexConfig) -> Exit {
                         report(problem);
                         errored = true;
                     }
-                    print_status(&status);
+                    keep_first_error(&mut written, |out| write_status(out, &status));
                 }
-                Ok(None) => println!(
-                    "{}: no index (idgrep index {} builds one)",
-                    root.display(),
-                    path.display()
-                ),
+                Ok(None) => keep_first_error(&mut written, |out| {
+                    writeln!(
+                        out,
+                        "{}: no index (idgrep index {} builds one)",
+                        root.display(),
+                        path.display()
+                    )
+                }),
                 Err(e) => {
                     report(&e);
                     errored = true;
@@ -79,7 +87,9 @@ pub fn run(config: IndexConfig) -> Exit {
                     report(problem);
                     errored = true;
                 }
-                print_summary(&root, &dir, &summary);
+                keep_first_error(&mut written, |out| {
+                    write_summary(out, &root, &dir, &summary)
+                });
             }
             Err(e) => {
                 report(&e);
@@ -87,15 +97,28 @@ pub fn run(config: IndexConfig) -> Exit {
             }
         }
     }
-    match (errored, found || !config.status) {
-        (true, _) => Exit::Error,
-        (false, true) => Exit::Found,
-        (false, false) => Exit::NotFound,
+    Exit::after_report(written, errored, found || !config.status)
+}
+
+/// Writes one path's report to stdout, keeping the first failure to write in `written`.
+fn keep_first_error(
+    written: &mut Result<(), Exit>,
+    report: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) {
+    let now = writer::write_stdout(report);
+    if written.is_ok() {
+        *written = now;
     }
 }
 
-fn print_summary(root: &std::path::Path, dir: &std::path::Path, s: &Summary) {
-    println!(
+fn write_summary(
+    out: &mut dyn Write,
+    root: &std::path::Path,
+    dir: &std::path::Path,
+    s: &Summary,
+) -> io::Result<()> {
+    writeln!(
+        out,
         "{}: {} files indexed ({} read whole, {} read from their indexed end, {} unchanged, {} gone), {} read; index in {}",
         root.display(),
         s.files,
@@ -105,32 +128,35 @@ fn print_summary(root: &std::path::Path, dir: &std::path::Path, s: &Summary) {
         s.removed,
         bytes(s.bytes_read),
         dir.display()
-    );
+    )
 }
 
-fn print_status(s: &Status) {
+fn write_status(out: &mut dyn Write, s: &Status) -> io::Result<()> {
     let files = s.fresh + s.grown + s.changed + s.new;
     let age = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
         - s.updated_secs;
-    println!("root     {}", s.root.display());
+    writeln!(out, "root     {}", s.root.display())?;
     if s.scope != s.root {
-        println!(
+        writeln!(
+            out,
             "path     {} (the counts are for this path only)",
             s.scope.display()
-        );
+        )?;
     }
-    println!("index    {}", s.dir.display());
-    println!(
+    writeln!(out, "index    {}", s.dir.display())?;
+    writeln!(
+        out,
         "files    {files}: {} fresh, {} grown (new bytes read), {} changed and {} new (read whole); {} gone",
         s.fresh, s.grown, s.changed, s.new, s.removed
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "bytes    {} covered, {} read by every search",
         bytes(s.indexed_bytes),
         bytes(s.unindexed_bytes)
-    );
+    )?;
     // The index is the whole root's: a share of one directory's bytes would mislead.
     let share = if s.indexed_bytes > 0 && s.scope == s.root {
         format!(
@@ -140,8 +166,8 @@ fn print_status(s: &Status) {
     } else {
         String::new()
     };
-    println!("size     {}{share}", bytes(s.index_bytes));
-    println!("updated  {} ago", duration(age.max(0)));
+    writeln!(out, "size     {}{share}", bytes(s.index_bytes))?;
+    writeln!(out, "updated  {} ago", duration(age.max(0)))
 }
 
 fn bytes(n: u64) -> String {
