@@ -190,6 +190,22 @@ fn a_64_bit_trace_finds_the_128_bit_trace_it_is_the_low_half_of() {
             json.get("span").is_none() && json.get("uuid").is_none(),
             "{json}"
         );
+        // Its padded value in a UUID or ULID rendering, as a bare token or in a version ff
+        // traceparent is no trace; in a trace field it is.
+        let out = run_with_input(
+            &["-n", query],
+            b"order=00000000-0000-0000-a3ce-929d0e0e4736\n\
+              order={00000000-0000-0000-A3CE-929D0E0E4736}\n\
+              order=0000000000000a7kmjkm70whsp\n\
+              sha=0000000000000000a3ce929d0e0e4736\n\
+              traceparent=ff-0000000000000000a3ce929d0e0e4736-00f067aa0ba902b7-01\n\
+              trace_id=0000000000000000A3CE929D0E0E4736\n",
+        );
+        assert_eq!(
+            stdout(&out),
+            "6:trace_id=0000000000000000A3CE929D0E0E4736\n",
+            "{query}"
+        );
     }
 }
 

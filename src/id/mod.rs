@@ -558,10 +558,19 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
             } else {
                 Written::Uuid
             };
-            decode_hex_checked(bytes, at).map(|id| Parsed {
-                id,
-                kind: Kind::Uuid,
-                written,
+            decode_hex_checked(bytes, at).map(|id| {
+                // Bare hex with its high 64 bits zero is no UUID of any version: a 64-bit
+                // trace ID as OpenTelemetry pads it (and as `ids` lists it).
+                let padded_trace = written == Written::Hex32 && id.0 >> 64 == 0 && id.0 != 0;
+                Parsed {
+                    id,
+                    kind: if padded_trace {
+                        Kind::Trace
+                    } else {
+                        Kind::Uuid
+                    },
+                    written,
+                }
             })
         }
         n => Err(ParseError::Length(n)),

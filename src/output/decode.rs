@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::id::{Kind, Parsed};
+use crate::id::Parsed;
 use crate::text::{HEADER_COLOR, escape_into, paint};
 
 /// The JSON object `idgrep decode --json` prints per ID.
@@ -62,16 +62,11 @@ pub struct SpanSpellings {
 
 impl Decoded {
     pub fn new(input: &str, parsed: Parsed) -> Decoded {
-        let Parsed { id, .. } = parsed;
-        // A 64-bit trace is a trace, shown as OpenTelemetry pads it; its ULID and UUID
-        // renderings would say nothing.
-        let kind = if parsed.is_trace64() && !parsed.kind.is_64_bit() {
-            Kind::Trace
-        } else {
-            parsed.kind
-        };
+        let Parsed { id, kind, .. } = parsed;
         let unix_ms = parsed.unix_ms();
-        let wide = !parsed.kind.is_64_bit() && !parsed.is_trace64();
+        // A 64-bit trace is shown as OpenTelemetry pads it: its ULID and UUID renderings
+        // would say nothing.
+        let wide = !kind.is_64_bit() && !parsed.is_trace64();
         Decoded {
             input: input.to_string(),
             id: id.canonical(kind),

@@ -174,7 +174,7 @@ impl Matcher {
             };
             if q.kind.is_64_bit() {
                 push([Tail::Span, decimal], true);
-            } else if q.kind == Kind::Trace {
+            } else if q.kind == Kind::Trace || q.is_trace64() {
                 push([Tail::Uuid, decimal], false);
             } else {
                 push([Tail::Ulid, Tail::Uuid], false);

@@ -312,7 +312,9 @@ impl Needle {
                 }
             }
             Tail::Uuid => {
-                let shapes: &[Shape] = if self.trace {
+                let shapes: &[Shape] = if self.is_trace64() {
+                    &[Shape::UuidUndashed, Shape::Xray]
+                } else if self.trace {
                     &[Shape::UuidDashed, Shape::UuidUndashed, Shape::Xray]
                 } else {
                     &[Shape::UuidDashed, Shape::UuidUndashed]
@@ -389,16 +391,27 @@ impl Needle {
         let Some(found) = id::decode_shape(shape, &hay[start..end]) else {
             return;
         };
-        if found == self.id || self.is_low_half_of(found, hay, start, end, shape) {
+        let matches = if self.is_trace64() {
+            self.is_low_half_of(found, hay, start, end, shape)
+        } else {
+            found == self.id
+        };
+        if matches {
             push(self, start, end, shape, hits);
         }
     }
 
-    /// Whether this needle's value is a 64-bit trace ID (see [`Parsed::is_trace64`]) and
-    /// `found`, the token `hay[start..end]` written as `shape`, the 128-bit trace it is the
-    /// low half of: an X-Ray ID, or 32 hex written as a trace.
+    /// Whether this needle's value is a 64-bit trace ID (see [`Parsed::is_trace64`]): it is
+    /// found in trace spellings only, not in the UUID and ULID renderings of its padded value.
     ///
     /// [`Parsed::is_trace64`]: crate::id::Parsed::is_trace64
+    fn is_trace64(&self) -> bool {
+        self.trace && self.id.0 >> 64 == 0
+    }
+
+    /// Whether `found`, the token `hay[start..end]` written as `shape`, is a 128-bit trace
+    /// that this needle's 64-bit trace is the low half of (its padded value among them): an
+    /// X-Ray ID, or 32 hex written as a trace.
     fn is_low_half_of(
         &self,
         found: Id,
@@ -407,9 +420,7 @@ impl Needle {
         end: usize,
         shape: Shape,
     ) -> bool {
-        self.trace
-            && self.id.0 >> 64 == 0
-            && found.low64() == self.id.low64()
+        found.low64() == self.id.low64()
             && match shape {
                 Shape::Xray => true,
                 Shape::UuidUndashed => trace_value::hex32_is_trace(hay, start, end),
