@@ -773,6 +773,16 @@ fn status_of_a_subdirectory_is_that_of_the_index_a_search_there_uses() {
         text.contains("files    3: 2 fresh, 1 grown (new bytes read), 0 changed and 0 new (read whole); 1 gone"),
         "{text}"
     );
+    // Two paths: two blocks, a blank line between them.
+    let logs = tree.logs.to_str().unwrap();
+    let both = tree.run(&["index", "--status", logs, api]);
+    let text = String::from_utf8_lossy(&both.stdout);
+    let blocks: Vec<&str> = text.split("\n\n").collect();
+    assert_eq!(blocks.len(), 2, "{text}");
+    assert!(
+        blocks[0].starts_with("root     ") && blocks[1].starts_with("root     "),
+        "{text}"
+    );
 }
 
 /// `idgrep index` and `--status` of several paths end quietly, exit 0, when the reader of their
@@ -799,4 +809,22 @@ fn index_reports_end_quietly_on_a_closed_pipe() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
+}
+
+/// Where no index covers a path, `--status` gives the command that builds one, with the
+/// `--index-dir` it was given.
+#[test]
+fn status_without_an_index_names_the_command_that_builds_it() {
+    let tree = Tree::new(15);
+    let logs = tree.logs.to_str().unwrap().to_string();
+    let other = tree.cache.join("elsewhere");
+    let other = other.to_str().unwrap();
+    let out = idgrep()
+        .args(["index", "--status", "--index-dir", other, &logs])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let command = format!("idgrep index --index-dir {other} {logs} builds one");
+    assert!(text.contains(&command), "{text}");
 }

@@ -22,6 +22,7 @@ pub fn run(config: IndexConfig) -> Exit {
     let mut found = false;
     // Reports go out as each path is done; a closed pipe ends none of the work.
     let mut written = Ok(());
+    let mut status_shown = false;
     for path in &config.paths {
         let root = match path.canonicalize() {
             Ok(root) => root,
@@ -59,12 +60,23 @@ pub fn run(config: IndexConfig) -> Exit {
                         report(problem);
                         errored = true;
                     }
-                    keep_first_error(&mut written, |out| write_status(out, &status));
+                    // Several paths' blocks are told apart by a blank line.
+                    let after_another = std::mem::replace(&mut status_shown, true);
+                    keep_first_error(&mut written, |out| {
+                        if after_another {
+                            writeln!(out)?;
+                        }
+                        write_status(out, &status)
+                    });
                 }
                 Ok(None) => keep_first_error(&mut written, |out| {
+                    // The command that builds it, in the directory the user named.
+                    let dir_flag = config.dir.as_ref().map_or(String::new(), |dir| {
+                        format!("--index-dir {} ", dir.display())
+                    });
                     writeln!(
                         out,
-                        "{}: no index (idgrep index {} builds one)",
+                        "{}: no index (idgrep index {dir_flag}{} builds one)",
                         root.display(),
                         path.display()
                     )
