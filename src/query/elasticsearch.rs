@@ -10,7 +10,8 @@
 //! - a `span_near` of the five dashed groups in order and adjacent, the first and last as
 //!   `regexp`s for the same reason (and, for a trace ID, one of the X-Ray form's three).
 //!
-//! A span ID is one term: its 16 hex digits, as is a 64-bit trace ID besides its padded 32.
+//! A span ID is one term: its 16 hex digits. A 64-bit trace ID is one term (its padded 32 hex
+//! or its 16) and its X-Ray form.
 //!
 //! Lucene regexps are anchored to the whole term, so the token boundary is written as an
 //! optional prefix ending in a non-alphanumeric character and an optional suffix starting with
@@ -38,13 +39,20 @@ pub(super) fn request(ids: &[Parsed], field: &str) -> String {
             should.push(regexp(field, format!("{BEFORE}{}{AFTER}", id.hex16())));
             continue;
         }
+        // A 64-bit trace in its trace spellings only, as the search finds it: its padded 32
+        // hex or its 16 hex as one term, and the X-Ray form.
+        if parsed.is_trace64() {
+            should.push(regexp(
+                field,
+                format!("{BEFORE}({}|{}){AFTER}", id.hex(), id.hex16()),
+            ));
+            should.push(groups(&id.xray(), field));
+            continue;
+        }
         should.push(whole_term(id, field));
         should.push(groups(&id.uuid(), field));
         if parsed.may_be_trace() {
             should.push(groups(&id.xray(), field));
-        }
-        if parsed.is_trace64() {
-            should.push(regexp(field, format!("{BEFORE}{}{AFTER}", id.hex16())));
         }
     }
 

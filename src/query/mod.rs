@@ -47,7 +47,8 @@ pub struct Target {
 /// The lowercase renderings of the IDs that a match may be written as (any case), sorted and
 /// without repeats, so that one query reads the same whatever the order of the IDs given: a
 /// 128-bit value as a ULID and a UUID (dashed and not), and also in the X-Ray layout when it
-/// may be a trace ID; a span ID as its 16 hex digits, and a 64-bit trace ID as those too.
+/// may be a trace ID; a span ID as its 16 hex digits; a 64-bit trace ID as its padded 32 hex,
+/// their X-Ray layout and its 16 hex digits.
 pub fn renderings(ids: &[Parsed]) -> Vec<String> {
     let mut out = Vec::new();
     for parsed in ids {
@@ -56,12 +57,15 @@ pub fn renderings(ids: &[Parsed]) -> Vec<String> {
             out.push(id.hex16());
             continue;
         }
+        // A 64-bit trace is found in trace spellings only, as the search finds it: not in
+        // the ULID and UUID renderings of its padded value.
+        if parsed.is_trace64() {
+            out.extend([id.hex(), id.xray(), id.hex16()]);
+            continue;
+        }
         out.extend([id.ulid(), id.uuid(), id.hex()]);
         if parsed.may_be_trace() {
             out.push(id.xray());
-        }
-        if parsed.is_trace64() {
-            out.push(id.hex16());
         }
     }
     out.sort();

@@ -218,6 +218,14 @@ fn a_64_bit_trace_is_queried_as_its_16_hex_and_its_padded_32() {
     for form in ["a3ce929d0e0e4736", "0000000000000000a3ce929d0e0e4736"] {
         assert!(forms.iter().any(|f| f == form), "{form}: {forms:?}");
     }
+    // Not the UUID and ULID renderings of the padded value, which the search does not find.
+    let uuid = "00000000-0000-0000-a3ce-929d0e0e4736";
+    assert!(!forms.iter().any(|f| f == uuid), "{forms:?}");
     let body = elasticsearch::request(&[trace64], "message");
-    assert!(body.contains("a3ce929d0e0e4736([^0-9A-Za-z].*)?"), "{body}");
+    assert!(
+        body.contains("a3ce929d0e0e4736)([^0-9A-Za-z].*)?"),
+        "{body}"
+    );
+    // The UUID's groups as terms: its fourth, `a3ce`, would be one.
+    assert!(!body.contains("\"a3ce\""), "{body}");
 }
