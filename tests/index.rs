@@ -173,13 +173,16 @@ impl Tree {
     }
 
     /// One of the pool's IDs as a user may ask for it: in one of its forms (32 bare hex digits
-    /// make it a trace query, which finds the trace spellings too), as an X-Ray ID, or the
-    /// span ID of its `traceparent` (a span query).
+    /// make it a trace query, which finds the trace spellings too), as an X-Ray ID, the span
+    /// ID of its `traceparent` (a span query), or its low 64 bits as a 64-bit trace (a `b3`
+    /// value with 16 hex digits, or a Datadog decimal), which finds the 128-bit trace too.
     fn random_id(&mut self) -> String {
         let id = self.ids[self.rng.below(self.ids.len())];
-        match self.rng.below(8) {
+        match self.rng.below(10) {
             0 => format!("1-{:08x}-{:024x}", (id >> 96) as u32, id & ((1 << 96) - 1)),
             1 => format!("{:016x}", span_of(id)),
+            2 => format!("{:016x}-{:016x}-1", id as u64, span_of(id)),
+            3 => (id as u64).to_string(),
             _ => form(&mut self.rng, id),
         }
     }

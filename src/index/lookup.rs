@@ -26,20 +26,18 @@ use crate::search::BUFFER_SIZE;
 /// The keys the spellings of `queries` are filed under, as a search finds them
 /// ([`crate::scan::Matcher::for_queries`]): a ULID or UUID query's 128-bit value; a trace
 /// query's too, and its low 64 bits (16 hex digits or a decimal in a trace field); a span
-/// query's 64 bits. `None` when the index cannot vouch for every block a search would find
-/// something in: a trace or span value whose decimal is shorter than the index files, or a
-/// 64-bit trace ID, whose 128-bit traces are filed under their whole value only.
+/// query's 64 bits; a 64-bit trace's 64 bits only, under which the 128-bit traces it is the
+/// low half of are filed too. `None` when the index cannot vouch for every block a search
+/// would find something in: a trace or span value whose decimal is shorter than the index
+/// files.
 pub fn keys_of(queries: &[Parsed]) -> Option<Vec<u64>> {
     let mut keys = Vec::with_capacity(queries.len());
     for q in queries {
-        if q.is_trace64() {
-            return None;
-        }
         let narrow = q.kind == Kind::Span || q.kind == Kind::Trace || q.may_be_trace();
         if narrow && !scan::trace_tokens_cover(q.id.low64()) {
             return None;
         }
-        if q.kind != Kind::Span {
+        if q.kind != Kind::Span && !q.is_trace64() {
             keys.push(key_of(q.id.0));
         }
         if narrow {
@@ -344,4 +342,43 @@ fn ranges_of(entry: &FileEntry, blocks: &Blocks, hits: &[u32]) -> Result<Vec<Ran
         }
     }
     Ok(ranges)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(query: &str) -> Option<Vec<u64>> {
+        keys_of(&[crate::id::parse(query).unwrap()])
+    }
+
+    /// A 64-bit trace (a `b3` value with 16 hex digits, a Datadog decimal) is looked up under
+    /// its 64 bits, where the 128-bit traces it is the low half of are filed too, not
+    /// scanned for; a 128-bit trace under its value and its low half.
+    #[test]
+    fn a_64_bit_trace_is_looked_up_under_its_64_bits() {
+        let low = 0xa3ce_929d_0e0e_4736u64;
+        assert_eq!(
+            keys("a3ce929d0e0e4736-05e3ac9a4f6e3b90-1"),
+            Some(vec![narrow_key_of(low)])
+        );
+        assert_eq!(
+            keys("0000000000000000a3ce929d0e0e4736"),
+            Some(vec![narrow_key_of(low)])
+        );
+        assert_eq!(keys(&low.to_string()), Some(vec![narrow_key_of(low)]));
+        assert_eq!(
+            keys("4bf92f3577b34da6a3ce929d0e0e4736"),
+            Some(vec![
+                key_of(0x4bf92f3577b34da6a3ce929d0e0e4736),
+                narrow_key_of(low)
+            ])
+        );
+        // A span ID is 64 bits; a ULID has no narrow key.
+        assert_eq!(
+            keys("00f067aa0ba902b7"),
+            Some(vec![narrow_key_of(0x00f067aa0ba902b7)])
+        );
+        assert_eq!(keys("01m8kbygm5ng2pshny302zvwbs").map(|k| k.len()), Some(1));
+    }
 }

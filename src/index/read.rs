@@ -18,6 +18,7 @@ use super::format::{key_of, narrow_key_of};
 use super::manifest::{BlockTable, FileEntry, Fingerprint, Layout};
 use super::segment::Posting;
 use super::spill::Spiller;
+use crate::id::Shape;
 use crate::scan::{TraceToken, for_each_token, for_each_trace_token};
 use crate::search::BUFFER_SIZE;
 use crate::source::{self, Input};
@@ -77,14 +78,22 @@ pub fn whole_file(
 }
 
 /// Adds the keys of every value in `bytes` a search may find: each ID token's, and each
-/// trace token's ([`for_each_trace_token`]).
+/// trace token's ([`for_each_trace_token`]). A 32-hex token or an X-Ray ID may be a 128-bit
+/// trace, which a query of its low 64 bits (a 64-bit B3 or Datadog trace) finds too: it is
+/// also filed under the key of that half.
 fn push_keys(bytes: &[u8], keys: &mut Vec<u64>) {
-    for_each_token(bytes, |hit| keys.push(key_of(hit.id.0)));
-    for_each_trace_token(bytes, |token| {
-        keys.push(match token {
-            TraceToken::Wide(id) => key_of(id.0),
-            TraceToken::Narrow(value) => narrow_key_of(value),
-        })
+    for_each_token(bytes, |hit| {
+        keys.push(key_of(hit.id.0));
+        if hit.shape == Shape::UuidUndashed {
+            keys.push(narrow_key_of(hit.id.low64()));
+        }
+    });
+    for_each_trace_token(bytes, |token| match token {
+        TraceToken::Wide(id) => {
+            keys.push(key_of(id.0));
+            keys.push(narrow_key_of(id.low64()));
+        }
+        TraceToken::Narrow(value) => keys.push(narrow_key_of(value)),
     });
 }
 
@@ -380,4 +389,32 @@ fn decoded(
         }
     }
     Ok(entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(line: &str) -> Vec<u64> {
+        let mut keys = Vec::new();
+        push_keys(line.as_bytes(), &mut keys);
+        keys
+    }
+
+    /// A 64-bit trace query knows only the low half of the 128-bit trace it finds: a 32-hex
+    /// token and an X-Ray ID are filed under that half too, and a ULID or dashed UUID, which
+    /// no 64-bit trace finds, is not.
+    #[test]
+    fn a_32_hex_token_and_an_xray_id_are_filed_under_their_low_half_too() {
+        let low = 0xa3ce_929d_0e0e_4736;
+        let traceparent =
+            keys("traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        assert!(traceparent.contains(&key_of(0x4bf92f3577b34da6a3ce929d0e0e4736)));
+        assert!(traceparent.contains(&narrow_key_of(low)));
+        assert!(traceparent.contains(&narrow_key_of(0x00f067aa0ba902b7)));
+        let xray = keys("Root=1-4bf92f35-77b34da6a3ce929d0e0e4736");
+        assert!(xray.contains(&narrow_key_of(low)), "{xray:?}");
+        let dashed = keys("id=4bf92f35-77b3-4da6-a3ce-929d0e0e4736");
+        assert_eq!(dashed, [key_of(0x4bf92f3577b34da6a3ce929d0e0e4736)]);
+    }
 }
