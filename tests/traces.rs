@@ -190,6 +190,10 @@ fn a_64_bit_trace_finds_the_128_bit_trace_it_is_the_low_half_of() {
             json.get("span").is_none() && json.get("uuid").is_none(),
             "{json}"
         );
+        // No X-Ray spelling: an X-Ray ID starts with a time, which 64 bits do not hold.
+        assert!(!text.contains("xray"), "{text}");
+        assert_eq!(json["trace"]["b3_64"], "a3ce929d0e0e4736", "{json}");
+        assert!(json["trace"].get("xray").is_none(), "{json}");
         // Its padded value in a UUID or ULID rendering, as a bare token or in a version ff
         // traceparent is no trace; in a trace field it is.
         let out = run_with_input(
@@ -222,6 +226,7 @@ fn a_datadog_decimal_finds_its_span_and_its_trace() {
     assert_eq!(found("16453819474850114513"), found("e457b5a2e4d86bd1"));
     let text = stdout(&run(&["decode", trace]));
     assert!(text.contains("kind     span or trace (64-bit)\n"), "{text}");
+    assert!(!text.contains("xray"), "{text}");
     assert!(
         text.contains("(dd.trace_id)") && text.contains("(dd.span_id)"),
         "{text}"

@@ -44,8 +44,10 @@ pub struct Decoded {
 pub struct TraceSpellings {
     /// W3C Trace Context / OpenTelemetry: 32 lowercase hex.
     pub w3c: String,
-    /// AWS X-Ray: `1-<8 hex>-<24 hex>`.
-    pub xray: String,
+    /// AWS X-Ray: `1-<8 hex>-<24 hex>`. Absent for a 64-bit trace: an X-Ray ID starts with
+    /// the trace's time in seconds, which a 64-bit trace does not hold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xray: Option<String>,
     /// The low 64 bits as 16 hex: a 64-bit B3 `X-B3-TraceId`.
     pub b3_64: String,
     /// The low 64 bits as a decimal: Datadog's `dd.trace_id`.
@@ -82,7 +84,7 @@ impl Decoded {
             hex: wide.then(|| id.hex()),
             trace: parsed.may_be_trace().then(|| TraceSpellings {
                 w3c: id.hex(),
-                xray: id.xray(),
+                xray: (!parsed.is_trace64()).then(|| id.xray()),
                 b3_64: format!("{:016x}", id.low64()),
                 dd_decimal: id.low64().to_string(),
             }),
@@ -129,7 +131,7 @@ impl Decoded {
             ("ulid", self.ulid.clone()),
             ("uuid", self.uuid.clone()),
             ("hex", self.hex.clone()),
-            ("xray", self.trace.as_ref().map(|t| t.xray.clone())),
+            ("xray", self.trace.as_ref().and_then(|t| t.xray.clone())),
             (
                 "b3 64",
                 self.trace
