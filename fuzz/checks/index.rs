@@ -109,9 +109,11 @@ pub fn check(data: &[u8], run: Run) {
 
     let mut queries: Vec<String> = pool.iter().map(|id| id.ulid()).collect();
     if traces {
-        // All-zero trace and span IDs are refused as queries.
+        // All-zero trace and span IDs are refused as queries. The `b3` value is a 64-bit
+        // trace, found in the 128-bit traces it is the low half of too.
         for id in pool.iter().filter(|id| id.0 != 0 && id.low64() != 0) {
-            queries.extend([id.hex(), id.xray(), id.hex16()]);
+            let b3 = format!("{}-{}-1", id.hex16(), id.hex16());
+            queries.extend([id.hex(), id.xray(), id.hex16(), b3]);
         }
     }
     for query in &queries {
