@@ -190,8 +190,14 @@ fn a_64_bit_trace_finds_the_128_bit_trace_it_is_the_low_half_of() {
             json.get("span").is_none() && json.get("uuid").is_none(),
             "{json}"
         );
-        // No X-Ray spelling: an X-Ray ID starts with a time, which 64 bits do not hold.
+        // No X-Ray spelling: an X-Ray ID starts with a time, which 64 bits do not hold. An
+        // X-Ray ID of time 0 given as such keeps it.
         assert!(!text.contains("xray"), "{text}");
+        let xray = stdout(&run(&["decode", "1-00000000-00000000a3ce929d0e0e4736"]));
+        assert!(
+            xray.contains("xray     1-00000000-00000000a3ce929d0e0e4736\n"),
+            "{xray}"
+        );
         assert_eq!(json["trace"]["b3_64"], "a3ce929d0e0e4736", "{json}");
         assert!(json["trace"].get("xray").is_none(), "{json}");
         // Its padded value in a UUID or ULID rendering, as a bare token or in a version ff

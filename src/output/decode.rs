@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::id::Parsed;
+use crate::id::{Parsed, Written};
 use crate::text::{HEADER_COLOR, escape_into, paint};
 
 /// The JSON object `idgrep decode --json` prints per ID.
@@ -44,8 +44,8 @@ pub struct Decoded {
 pub struct TraceSpellings {
     /// W3C Trace Context / OpenTelemetry: 32 lowercase hex.
     pub w3c: String,
-    /// AWS X-Ray: `1-<8 hex>-<24 hex>`. Absent for a 64-bit trace: an X-Ray ID starts with
-    /// the trace's time in seconds, which a 64-bit trace does not hold.
+    /// AWS X-Ray: `1-<8 hex>-<24 hex>`. Absent for a 64-bit trace, unless given as an X-Ray
+    /// ID: an X-Ray ID starts with the trace's time in seconds, which 64 bits do not hold.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub xray: Option<String>,
     /// The low 64 bits as 16 hex: a 64-bit B3 `X-B3-TraceId`.
@@ -84,7 +84,7 @@ impl Decoded {
             hex: wide.then(|| id.hex()),
             trace: parsed.may_be_trace().then(|| TraceSpellings {
                 w3c: id.hex(),
-                xray: (!parsed.is_trace64()).then(|| id.xray()),
+                xray: (!parsed.is_trace64() || parsed.written == Written::Xray).then(|| id.xray()),
                 b3_64: format!("{:016x}", id.low64()),
                 dd_decimal: id.low64().to_string(),
             }),

@@ -40,13 +40,13 @@ pub(super) fn request(ids: &[Parsed], field: &str) -> String {
             continue;
         }
         // A 64-bit trace in its trace spellings only, as the search finds it: its padded 32
-        // hex or its 16 hex as one term, and the X-Ray form.
+        // hex or its 16 hex as one term. No X-Ray form: an X-Ray ID starts with a time, which
+        // 64 bits do not hold.
         if parsed.is_trace64() {
             should.push(regexp(
                 field,
                 format!("{BEFORE}({}|{}){AFTER}", id.hex(), id.hex16()),
             ));
-            should.push(groups(&id.xray(), field));
             continue;
         }
         should.push(whole_term(id, field));

@@ -47,8 +47,8 @@ pub struct Target {
 /// The lowercase renderings of the IDs that a match may be written as (any case), sorted and
 /// without repeats, so that one query reads the same whatever the order of the IDs given: a
 /// 128-bit value as a ULID and a UUID (dashed and not), and also in the X-Ray layout when it
-/// may be a trace ID; a span ID as its 16 hex digits; a 64-bit trace ID as its padded 32 hex,
-/// their X-Ray layout and its 16 hex digits.
+/// may be a trace ID; a span ID as its 16 hex digits; a 64-bit trace ID as its padded 32 hex
+/// and its 16 hex digits.
 pub fn renderings(ids: &[Parsed]) -> Vec<String> {
     let mut out = Vec::new();
     for parsed in ids {
@@ -58,9 +58,10 @@ pub fn renderings(ids: &[Parsed]) -> Vec<String> {
             continue;
         }
         // A 64-bit trace is found in trace spellings only, as the search finds it: not in
-        // the ULID and UUID renderings of its padded value.
+        // the ULID and UUID renderings of its padded value, nor in an X-Ray form, which
+        // starts with a time that 64 bits do not hold.
         if parsed.is_trace64() {
-            out.extend([id.hex(), id.xray(), id.hex16()]);
+            out.extend([id.hex(), id.hex16()]);
             continue;
         }
         out.extend([id.ulid(), id.uuid(), id.hex()]);

@@ -218,14 +218,18 @@ fn a_64_bit_trace_is_queried_as_its_16_hex_and_its_padded_32() {
     for form in ["a3ce929d0e0e4736", "0000000000000000a3ce929d0e0e4736"] {
         assert!(forms.iter().any(|f| f == form), "{form}: {forms:?}");
     }
-    // Not the UUID and ULID renderings of the padded value, which the search does not find.
+    // Not the UUID and ULID renderings of the padded value, which the search does not find,
+    // nor an X-Ray form of time 0, which no tracer writes.
     let uuid = "00000000-0000-0000-a3ce-929d0e0e4736";
     assert!(!forms.iter().any(|f| f == uuid), "{forms:?}");
+    assert!(!forms.iter().any(|f| f.starts_with("1-")), "{forms:?}");
     let body = elasticsearch::request(&[trace64], "message");
     assert!(
         body.contains("a3ce929d0e0e4736)([^0-9A-Za-z].*)?"),
         "{body}"
     );
-    // The UUID's groups as terms: its fourth, `a3ce`, would be one.
+    // The UUID's groups as terms: its fourth, `a3ce`, would be one; the X-Ray form's
+    // `00000000` another.
     assert!(!body.contains("\"a3ce\""), "{body}");
+    assert!(!body.contains("\"00000000\""), "{body}");
 }
