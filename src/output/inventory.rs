@@ -57,32 +57,13 @@ pub fn write_table(
     color: bool,
     threads: usize,
 ) -> std::io::Result<()> {
-    // One pass, reading ahead: in sorted order the entries lie at random in memory, and two
-    // plain passes over a million of them held the first row back by a few hundredths of a
-    // second.
-    // KIND is 9 wide (`uuid v7`, `uuid nil`), wider only when a row needs it (`uuid non-rfc`).
-    // CREATED is a time's width, wider only for an ID dated outside RFC 3339's years
-    // (`unix_ms 278742126155650 (after 9999)`).
     let time_width = clock.format(0).len();
-    let (mut id_width, mut max_lines, mut kind_width, mut created_width) =
-        (crate::id::ULID_LEN, 0, 9, time_width);
-    for i in 0..inventory.len() {
-        inventory.prefetch(i + 16, false);
-        let summary = inventory.get(i);
-        let kind = summary.kind();
-        id_width = id_width.max(match kind {
-            Kind::Uuid => crate::id::UUID_DASHED_LEN,
-            Kind::Trace => crate::id::UUID_UNDASHED_LEN,
-            Kind::Ulid | Kind::Span => crate::id::ULID_LEN,
-        });
-        max_lines = max_lines.max(summary.lines());
-        kind_width = kind_width.max(summary.id.describe(kind).len());
-        if let Some(ms) = summary.id.unix_ms(kind)
-            && !clock.writes_rfc3339(ms)
-        {
-            created_width = created_width.max(clock.format(ms).len());
-        }
-    }
+    let Widths {
+        id: id_width,
+        max_lines,
+        kind: kind_width,
+        created: created_width,
+    } = widths(inventory, clock, threads);
     let lines_width = max_lines.to_string().len().max("LINES".len());
     let files_width = paths_len.to_string().len().max("FILES".len());
     let mut line = Vec::with_capacity(256);
@@ -137,6 +118,81 @@ pub fn write_table(
         }
         line.push(b'\n');
         Ok(())
+    })
+}
+
+/// The widths of the table's variable columns, and the largest line count.
+#[derive(Clone, Copy)]
+struct Widths {
+    id: usize,
+    max_lines: u32,
+    kind: usize,
+    created: usize,
+}
+
+impl Widths {
+    fn max(self, other: Widths) -> Widths {
+        Widths {
+            id: self.id.max(other.id),
+            max_lines: self.max_lines.max(other.max_lines),
+            kind: self.kind.max(other.kind),
+            created: self.created.max(other.created),
+        }
+    }
+}
+
+/// The [`Widths`] every row of `inventory` needs, in one pass reading ahead, its rows split
+/// among `threads` threads: in sorted order the entries lie at random in memory, and with a
+/// million IDs the pass held the first row back by a few hundredths of a second on one
+/// thread (two plain passes, twice that).
+fn widths(inventory: &Inventory, clock: &Clock, threads: usize) -> Widths {
+    // KIND is 9 wide (`uuid v7`, `uuid nil`), wider only when a row needs it (`uuid non-rfc`).
+    // CREATED is a time's width, wider only for an ID dated outside RFC 3339's years
+    // (`unix_ms 278742126155650 (after 9999)`).
+    let narrowest = Widths {
+        id: crate::id::ULID_LEN,
+        max_lines: 0,
+        kind: 9,
+        created: clock.format(0).len(),
+    };
+    let of = |rows: Range<usize>| {
+        let mut w = narrowest;
+        for i in rows {
+            // Reading ahead: in sorted order the entries lie at random in memory.
+            inventory.prefetch(i + 16, false);
+            let summary = inventory.get(i);
+            let kind = summary.kind();
+            w.id = w.id.max(match kind {
+                Kind::Uuid => crate::id::UUID_DASHED_LEN,
+                Kind::Trace => crate::id::UUID_UNDASHED_LEN,
+                Kind::Ulid | Kind::Span => crate::id::ULID_LEN,
+            });
+            w.max_lines = w.max_lines.max(summary.lines());
+            w.kind = w.kind.max(summary.id.describe(kind).len());
+            if let Some(ms) = summary.id.unix_ms(kind)
+                && !clock.writes_rfc3339(ms)
+            {
+                w.created = w.created.max(clock.format(ms).len());
+            }
+        }
+        w
+    };
+    let len = inventory.len();
+    if threads < 2 || len < 2 * CHUNK_ROWS {
+        return of(0..len);
+    }
+    let per = len.div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = (0..threads)
+            .map(|t| {
+                let rows = (t * per).min(len)..((t + 1) * per).min(len);
+                scope.spawn(move || of(rows))
+            })
+            .collect();
+        parts
+            .into_iter()
+            .map(|part| part.join().expect("a width thread panicked"))
+            .fold(narrowest, Widths::max)
     })
 }
 
@@ -561,6 +617,48 @@ mod tests {
         let lines_end = rows[0].find("LINES").unwrap() + "LINES".len();
         assert!(rows[1][..lines_end].ends_with("      1"), "{text}");
         assert!(rows[2][..lines_end].ends_with(" 123456"), "{text}");
+    }
+
+    /// The columns are measured on several threads: a widest row in the last thread's part
+    /// widens every row, as on one thread.
+    #[test]
+    fn columns_measured_on_threads_fit_the_last_row_too() {
+        let tallies = Tallies::new(false);
+        let mut tally = tallies.tally();
+        let occurrence = |id: u128, form| Occurrence {
+            id: Id(id),
+            form,
+            field: None,
+            space: Space::Wide,
+        };
+        for id in 1..=50_000u128 {
+            tally.add_line(0, None, &[occurrence(id << 80, Form::UlidLower)]);
+        }
+        for _ in 0..1_234_567 / 1_000 {
+            tally.add_line(0, None, &[occurrence(u128::MAX >> 1, Form::UuidLower)]);
+        }
+        tally.done();
+        let mut inventory = tallies.finish(1);
+        inventory.sort_by(|_| (), None, 1);
+        let table = |threads| {
+            let mut out = Vec::new();
+            write_table(&mut out, &inventory, 1, &Clock::utc(), false, threads).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let text = table(2);
+        assert_eq!(text, table(1));
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows.len(), 50_002);
+        let kind_at = crate::id::UUID_DASHED_LEN + 2;
+        assert_eq!(&rows[1][kind_at..kind_at + 4], "ulid", "{}", rows[1]);
+        assert_eq!(
+            &rows[50_001][kind_at..kind_at + 4],
+            "uuid",
+            "{}",
+            rows[50_001]
+        );
+        let lines_end = rows[0].find("LINES").unwrap() + "LINES".len();
+        assert!(rows[1][..lines_end].ends_with("     1"), "{}", rows[1]);
     }
 
     /// The JSON and CSV rows say what each ID's summary says, across several chunks formatted
