@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # benches/index.sh measures the ID index against the scan it replaces, in one run, and
 # prints a markdown table of medians and ratios against the bars of issue 18:
-#   - one ID (the corpus's ULID query and its UUID query) with a fresh index vs --no-index:
-#     at most 1/100 of the scan and at most 50 ms wall; beside them, the reads alone that
-#     each lookup asks of the files and the index (benches/lookup_floor.rs: the design's
-#     floor on this machine, no byte searched, no line printed);
+#   - one ID (the corpus's ULID query, its UUID query, and a trace of the corpus as a Datadog
+#     decimal) with a fresh index vs --no-index: at most 1/100 of the scan and at most 50 ms
+#     wall; beside them, the reads alone that each lookup asks of the files and the index
+#     (benches/lookup_floor.rs: the design's floor on this machine, no byte searched, no line
+#     printed);
 #   - 1,000 IDs with -f: at most 1/10 of the scan;
 #   - a full build vs `idgrep ids`: at most 1.5x;
 #   - an update after 1% of the bytes are appended vs a full build: at most 5%;
@@ -56,6 +57,18 @@ tail -n +2 "$RESULTS/ids.csv" | cut -d, -f1 |
     awk -v stride=$((DISTINCT / 1000)) 'NR % stride == 1 && n < 1000 { print; n++ }' \
         >"$RESULTS/ids-1000.txt"
 log "$(wc -l <"$RESULTS/ids-1000.txt") IDs"
+# A trace of the corpus asked for as Datadog shows it, a decimal of its low 64 bits: a 64-bit
+# trace, found in the 128-bit trace it is the low half of.
+DECIMAL=$(python3 - "$RESULTS/ids.csv" <<'PY'
+import csv, sys
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["kind"] == "trace" and len(row["id"]) == 32:
+        print(int(row["id"][16:], 16))
+        break
+PY
+)
+[[ -n $DECIMAL ]] || { log "no trace ID in the corpus"; exit 1; }
+log "a trace as a Datadog decimal: $DECIMAL"
 
 hyperfine --style basic --warmup 1 --runs "$RUNS" --export-json "$RESULTS/index-lookup.json" \
     -n "ulid, index" "$IDGREP -j$THREADS --index-dir $CACHE $ULID $CORPUS > $RESULTS/out.ulid.index" \
@@ -64,11 +77,13 @@ hyperfine --style basic --warmup 1 --runs "$RUNS" --export-json "$RESULTS/index-
     -n "uuid, index" "$IDGREP -j$THREADS --index-dir $CACHE $UUID $CORPUS > $RESULTS/out.uuid.index" \
     -n "uuid, scan" "$IDGREP -j$THREADS --no-index $UUID $CORPUS > $RESULTS/out.uuid.scan" \
     -n "uuid, reads alone" "$FLOOR $THREADS $CACHE $UUID $CORPUS" \
+    -n "decimal, index" "$IDGREP -j$THREADS --index-dir $CACHE $DECIMAL $CORPUS > $RESULTS/out.decimal.index" \
+    -n "decimal, scan" "$IDGREP -j$THREADS --no-index $DECIMAL $CORPUS > $RESULTS/out.decimal.scan" \
     -n "1000 IDs, index" "$IDGREP -j$THREADS --index-dir $CACHE -c -f $RESULTS/ids-1000.txt $CORPUS > $RESULTS/out.f.index" \
     -n "1000 IDs, scan" "$IDGREP -j$THREADS --no-index -c -f $RESULTS/ids-1000.txt $CORPUS > $RESULTS/out.f.scan" \
     -n "timeline --hops 2, index" "$IDGREP timeline -j$THREADS --index-dir $CACHE --hops 2 $UUID $CORPUS > $RESULTS/out.tl.index" \
     -n "timeline --hops 2, scan" "$IDGREP timeline -j$THREADS --no-index --hops 2 $UUID $CORPUS > $RESULTS/out.tl.scan" >&2
-for what in ulid uuid f tl; do
+for what in ulid uuid decimal f tl; do
     cmp "$RESULTS/out.$what.index" "$RESULTS/out.$what.scan" ||
         { log "OUTPUT DIFFERS for $what"; exit 1; }
 done
@@ -142,6 +157,7 @@ def row(label, a, b, bar, ms=True):
     print(f"| {label} | {fa} | {fb} | {a / b:.4f} | {bar} |")
 row("one ID, ULID query (scan)", "ulid, index", "ulid, scan", "0.01 and 50 ms")
 row("one ID, UUID query (scan)", "uuid, index", "uuid, scan", "0.01 and 50 ms")
+row("one ID, a trace as a Datadog decimal (scan)", "decimal, index", "decimal, scan", "0.01 and 50 ms")
 row("the ULID lookup's reads alone (scan)", "ulid, reads alone", "ulid, scan", "floor")
 row("the UUID lookup's reads alone (scan)", "uuid, reads alone", "uuid, scan", "floor")
 row("the ULID lookup's reads alone (the lookup)", "ulid, reads alone", "ulid, index", "floor")

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # benches/index_real.sh measures the ID index at the ID density of real logs (issue 18: "also
-# on logs at real ID density"): the logs in LOGS, whole files copied again and again into a
-# tree of SIZE bytes, then, in one run, against the scan of the same command:
+# on logs at real ID density"): the logs in LOGS, whole files copied again and again until the
+# tree holds SIZE bytes, then, in one run, against the scan of the same command:
 #   - the index's size against the log bytes (bar 0.10 on the bench corpus);
 #   - a full build against `idgrep ids` (bar 1.5x);
 #   - one ID with a fresh index: the ID on the most lines, and one on a median number;
 #   - up to 1,000 IDs with -c -f, spread over the inventory ranked by lines.
-# Every output with the index is compared byte for byte with the scan's.
+# Every output with the index (standard output, standard error, exit status) is compared
+# byte for byte with the scan's.
 #
 # usage: LOGS=/path/to/real/logs benches/index_real.sh
 #
@@ -14,9 +15,13 @@
 # SIZE (bytes, default 1 GiB), RUNS (default 5), THREADS (default 2), IDGREP, RESULTS.
 set -euo pipefail
 
+: "${LOGS:?set LOGS to a directory of real logs}"
+# The paths given are the caller's; the script runs from the repository.
+LOGS=$(realpath -e "$LOGS")
+[[ -z ${IDGREP:-} ]] || IDGREP=$(realpath -e "$IDGREP")
+[[ -z ${RESULTS:-} ]] || RESULTS=$(realpath -m "$RESULTS")
 cd "$(dirname "$0")/.."
 
-: "${LOGS:?set LOGS to a directory of real logs}"
 SIZE=${SIZE:-$((1 << 30))}
 RUNS=${RUNS:-5}
 THREADS=${THREADS:-2}
@@ -34,31 +39,46 @@ if [[ $IDGREP == target/release/idgrep ]]; then
 fi
 mkdir -p "$RESULTS"
 
-# The tree is made again only when the logs or the size change.
-want="$(find "$LOGS" -type f -printf '%P %s\n' | sort | sha256sum | cut -d' ' -f1) $SIZE"
+# The logs: every non-empty regular file under LOGS (a link to one included), by name.
+list_logs() {
+    python3 - "$LOGS" <<'PY'
+import os, sys
+logs = sys.argv[1]
+for d, _, fs in sorted(os.walk(logs)):
+    for f in sorted(fs):
+        path = os.path.join(d, f)
+        if os.path.isfile(path) and os.path.getsize(path) > 0:
+            st = os.stat(path)
+            print(f"{os.path.relpath(path, logs)}\t{st.st_size}\t{st.st_mtime_ns}")
+PY
+}
+# The tree is made again only when a log (its name, size or time) or the size changes.
+want="$(list_logs | sha256sum | cut -d' ' -f1) $SIZE"
 if [[ ! -d $TREE || $(cat "$TREE.stamp" 2>/dev/null) != "$want" ]]; then
-    log "copying $LOGS into $TREE up to $SIZE bytes"
+    log "copying $LOGS into $TREE until it holds $SIZE bytes"
     rm -rf "$TREE" "$TREE.stamp"
-    python3 - "$LOGS" "$TREE" "$SIZE" <<'PY'
+    list_logs >"$TREE.list"
+    python3 - "$LOGS" "$TREE" "$SIZE" "$TREE.list" <<'PY'
 import os, shutil, sys
-logs, tree, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-files = sorted(os.path.join(d, f) for d, _, fs in os.walk(logs) for f in fs)
-files = [f for f in files if os.path.getsize(f) > 0]
+logs, tree, size, listed = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+files = [line.split("\t")[0] for line in open(listed).read().splitlines()]
 if not files:
     sys.exit(f"no logs in {logs}")
 total, copy = 0, 0
 while total < size:
     # A directory per round of copies, so every name stays the log's own.
     into = os.path.join(tree, f"copy-{copy:04d}")
-    os.makedirs(into)
     for f in files:
-        target = os.path.join(into, os.path.relpath(f, logs))
+        if total >= size:
+            break
+        target = os.path.join(into, f)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        shutil.copyfile(f, target)
-        total += os.path.getsize(f)
+        shutil.copyfile(os.path.join(logs, f), target)
+        total += os.path.getsize(target)
     copy += 1
-print(f"{copy} copies, {total} bytes", file=sys.stderr)
+print(f"{copy} rounds of copies, {total} bytes", file=sys.stderr)
 PY
+    rm "$TREE.list"
     echo "$want" >"$TREE.stamp"
 fi
 find "$TREE" -type f -exec cat {} + >/dev/null
@@ -75,7 +95,7 @@ read -r TOP MEDIAN DISTINCT < <(python3 - "$RESULTS/real-ids.csv" "$RESULTS/real
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 rows.sort(key=lambda r: -int(r["lines"]))
-stride = max(1, len(rows) // 1000)
+stride = -(-len(rows) // 1000)
 open(sys.argv[2], "w").write("".join(r["id"] + "\n" for r in rows[::stride][:1000]))
 print(rows[0]["id"], rows[len(rows) // 2]["id"], len(rows))
 PY
@@ -97,6 +117,14 @@ for what in top median f; do
         { log "OUTPUT DIFFERS for $what"; exit 1; }
 done
 rm -rf "$CACHE.build"
+# Standard error and the exit status too, once each.
+for args in "$TOP" "$MEDIAN" "-c -f $RESULTS/real-ids-1000.txt"; do
+    # shellcheck disable=SC2086
+    with=$($IDGREP -j"$THREADS" --index-dir "$CACHE" $args "$TREE" 2>&1 >/dev/null; echo "exit $?")
+    # shellcheck disable=SC2086
+    without=$($IDGREP -j"$THREADS" --no-index $args "$TREE" 2>&1 >/dev/null; echo "exit $?")
+    [[ $with == "$without" ]] || { log "STDERR OR EXIT STATUS DIFFERS for $args"; exit 1; }
+done
 
 python3 - "$RESULTS" "$BYTES" "$INDEX_BYTES" "$THREADS" "$DISTINCT" "$(wc -l <"$RESULTS/real-ids-1000.txt")" \
     "$(wc -l <"$RESULTS/real.top.scan")" "$(wc -l <"$RESULTS/real.median.scan")" <<'PY' |

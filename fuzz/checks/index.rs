@@ -109,11 +109,17 @@ pub fn check(data: &[u8], run: Run) {
 
     let mut queries: Vec<String> = pool.iter().map(|id| id.ulid()).collect();
     if traces {
-        // All-zero trace and span IDs are refused as queries. The `b3` value is a 64-bit
-        // trace, found in the 128-bit traces it is the low half of too.
+        // All-zero trace and span IDs are refused as queries. The `b3` value, the padded 32
+        // hex and the Datadog decimal are 64-bit traces, found in the 128-bit traces they are
+        // the low half of too (a decimal of 12 to 20 digits, 16 being hex).
         for id in pool.iter().filter(|id| id.0 != 0 && id.low64() != 0) {
             let b3 = format!("{}-{}-1", id.hex16(), id.hex16());
-            queries.extend([id.hex(), id.xray(), id.hex16(), b3]);
+            let padded = format!("{:032x}", id.low64());
+            queries.extend([id.hex(), id.xray(), id.hex16(), b3, padded]);
+            let decimal = id.low64().to_string();
+            if (12..=20).contains(&decimal.len()) && decimal.len() != 16 {
+                queries.push(decimal);
+            }
         }
     }
     for query in &queries {
