@@ -2,7 +2,8 @@
 //! Per occurrence, the first rule that applies gives its field:
 //! 1. `key=ID`, `key: ID`, `"key":"ID"`, `[key: ID]`, `\"key\": \"ID\"`: the key before the
 //!    `=` or `:` (quotes, brackets and blanks between are skipped). A `urn:uuid:` before the
-//!    ID counts as part of it.
+//!    ID counts as part of it, and so does a `traceparent` value around its trace and span
+//!    IDs (`traceparent: 00-<trace>-<span>-01` gives `traceparent` to both).
 //! 2. `key(ID)`, `key[ID]`: the word before the bracket, except after `=`: the kubelet's
 //!    `pod=name_ns(ID)` gives `pod`, since the word is a name, not a field; and a generated
 //!    name (one with a hash-like part: `in pod web-7b6bd9b949-x82q_ns(ID)`) gives the word
@@ -186,11 +187,27 @@ pub(super) fn assign_plain(
     }
 }
 
-fn plain_field(line: &[u8], spans: &[(usize, usize)], k: usize, previous_is_key: bool) -> Source {
-    let mut start = spans[k].0;
+/// Where the value that holds the occurrence `line[start..end]` starts: before a `urn:uuid:`,
+/// and at a `traceparent` value's version when the occurrence is its trace (32 hex) or its
+/// span (16 hex).
+fn value_start(line: &[u8], start: usize, end: usize) -> usize {
+    use crate::id::trace_value::traceparent_around;
     if crate::id::has_urn_prefix(line, start) {
-        start -= crate::id::URN_PREFIX.len();
+        return start - crate::id::URN_PREFIX.len();
     }
+    let trace_at = match end - start {
+        crate::id::UUID_UNDASHED_LEN => Some(start),
+        // `<trace>-<span>`: the span's trace ends at the `-` before it.
+        crate::id::trace::SPAN_HEX_LEN => start.checked_sub(crate::id::UUID_UNDASHED_LEN + 1),
+        _ => None,
+    };
+    trace_at
+        .and_then(|at| traceparent_around(line, at, at + crate::id::UUID_UNDASHED_LEN))
+        .map_or(start, |header| header.start)
+}
+
+fn plain_field(line: &[u8], spans: &[(usize, usize)], k: usize, previous_is_key: bool) -> Source {
+    let start = value_start(line, spans[k].0, spans[k].1);
     let key = |range| Source::Name { range, key: true };
 
     // Rules 1 and 2: a key before `=` or `:`, or a word before a bracket.

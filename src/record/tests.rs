@@ -281,6 +281,32 @@ fn plain_key_rules() {
     }
 }
 
+/// A `traceparent` value in text names its trace and its span by its key, as in JSON and
+/// logfmt records.
+#[test]
+fn plain_traceparent_gives_its_key_to_its_trace_and_span() {
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    for (line, want) in [
+        (
+            format!("GET /x traceparent: 00-{trace}-00f067aa0ba902b7-01 ok"),
+            "traceparent",
+        ),
+        (
+            format!("2025-12-01T10:00:01Z tp=00-{trace}-00f067aa0ba902b7-01"),
+            "tp",
+        ),
+    ] {
+        assert_eq!(fields(&line), some(&[want]), "{line}");
+        let at = line.find(trace).unwrap();
+        let spans = [(at, at + 32), (at + 33, at + 49)];
+        let mut out = Analysis::default();
+        analyse(line.as_bytes(), &spans, false, &utc(), &mut out);
+        assert_eq!(out.field(1), Some(want.as_bytes()), "{line}");
+    }
+    // Not a traceparent (no span and flags after): the glued word, as before.
+    assert_eq!(fields(&format!("got ab-{trace} back")), some(&["ab"]));
+}
+
 #[test]
 fn plain_kubelet_pod_names() {
     let line = format!("Killing pod=web-7b6bd9b949-x82q_shop({UUID}) now");
