@@ -583,6 +583,16 @@ mod tests {
     use crate::inventory::{Occurrence, Space, Tallies};
     use crate::text::csv_cell;
 
+    /// An occurrence of `id` written as `form`, under no field.
+    fn occurrence(id: u128, form: Form) -> Occurrence {
+        Occurrence {
+            id: Id(id),
+            form,
+            field: None,
+            space: Space::Wide,
+        }
+    }
+
     /// The ID and LINES columns are as wide as the widest row needs, also when that row is
     /// not the first: here a ULID seen once sorts first, and a UUID seen on 123,456 lines
     /// after it.
@@ -590,12 +600,6 @@ mod tests {
     fn columns_fit_every_row_not_only_the_first() {
         let tallies = Tallies::new(false);
         let mut tally = tallies.tally();
-        let occurrence = |id: u128, form| Occurrence {
-            id: Id(id),
-            form,
-            field: None,
-            space: Space::Wide,
-        };
         tally.add_line(0, None, &[occurrence(1, Form::UlidLower)]);
         for _ in 0..123_456 {
             tally.add_line(0, None, &[occurrence(2 << 100, Form::UuidLower)]);
@@ -625,12 +629,6 @@ mod tests {
     fn columns_measured_on_threads_fit_the_last_row_too() {
         let tallies = Tallies::new(false);
         let mut tally = tallies.tally();
-        let occurrence = |id: u128, form| Occurrence {
-            id: Id(id),
-            form,
-            field: None,
-            space: Space::Wide,
-        };
         for id in 1..=50_000u128 {
             tally.add_line(0, None, &[occurrence(id << 80, Form::UlidLower)]);
         }
