@@ -10,8 +10,8 @@
 //! - a `span_near` of the five dashed groups in order and adjacent, the first and last as
 //!   `regexp`s for the same reason (and, for a trace ID, one of the X-Ray form's three).
 //!
-//! A span ID is one term: its 16 hex digits. A 64-bit trace ID is one term (its padded 32 hex
-//! or its 16) and its X-Ray form.
+//! A span ID is one term: its 16 hex digits. A 64-bit trace ID is one term (its 16 hex digits,
+//! or any 32 ending in them) or the three terms of an X-Ray ID ending in them.
 //!
 //! Lucene regexps are anchored to the whole term, so the token boundary is written as an
 //! optional prefix ending in a non-alphanumeric character and an optional suffix starting with
@@ -35,18 +35,24 @@ pub(super) fn request(ids: &[Parsed], field: &str) -> String {
     let mut should: Vec<Value> = Vec::new();
     for parsed in &ids {
         let id = parsed.id;
-        if parsed.kind == Kind::Span {
-            should.push(regexp(field, format!("{BEFORE}{}{AFTER}", id.hex16())));
-            continue;
-        }
-        // A 64-bit trace in its trace spellings only, as the search finds it: its padded 32
-        // hex or its 16 hex as one term. No X-Ray form: an X-Ray ID starts with a time, which
-        // 64 bits do not hold.
+        // A 64-bit trace (also a Datadog decimal, which may be a span's) in its trace
+        // spellings only, as the search finds it: its 16 hex, or any 32 hex ending in them
+        // (its padded value and the 128-bit traces it is the low half of), as one term; and
+        // the X-Ray IDs that end in them.
         if parsed.is_trace64() {
+            let low = id.hex16();
             should.push(regexp(
                 field,
-                format!("{BEFORE}({}|{}){AFTER}", id.hex(), id.hex16()),
+                format!("{BEFORE}([0-9a-f]{{16}})?{low}{AFTER}"),
             ));
+            should.push(pattern_groups(
+                &["1", "[0-9a-f]{8}", &format!("[0-9a-f]{{8}}{low}")],
+                field,
+            ));
+            continue;
+        }
+        if parsed.kind == Kind::Span {
+            should.push(regexp(field, format!("{BEFORE}{}{AFTER}", id.hex16())));
             continue;
         }
         should.push(whole_term(id, field));
@@ -81,6 +87,25 @@ fn whole_term(id: Id, field: &str) -> Value {
         field,
         format!("{BEFORE}({}|{}|{}){AFTER}", id.ulid(), id.hex(), id.uuid()),
     )
+}
+
+/// Dashed groups given as Lucene regexps (an X-Ray ID of unknown time and high bits), as the
+/// standard analyzer indexes them: terms in a row.
+fn pattern_groups(groups: &[&str], field: &str) -> Value {
+    let last = groups.len() - 1;
+    let clauses: Vec<Value> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, group)| {
+            let value = match i {
+                0 => format!("{BEFORE}{group}"),
+                i if i == last => format!("{group}{AFTER}"),
+                _ => group.to_string(),
+            };
+            json!({ "span_multi": { "match": regexp(field, value) } })
+        })
+        .collect();
+    json!({ "span_near": { "clauses": clauses, "slop": 0, "in_order": true } })
 }
 
 /// A dashed form (a UUID's five groups, an X-Ray ID's three) as the standard analyzer

@@ -8,9 +8,10 @@
 //! and `b3` headers hold its 32 hex digits as a token; a span ID's 16 hex digits), as a whole
 //! token, that is with no ASCII letter or digit just before or after it. The spellings idgrep
 //! finds only after a field that names a trace (the low 64 bits of a trace as 16 hex or as a
-//! Datadog decimal, a span's decimal) are not in these queries, nor the 128-bit traces a
-//! 64-bit trace ID is the low half of (a 64-bit trace's query holds its 16 hex digits and its
-//! padded 32). The renderings come from
+//! Datadog decimal, a span's decimal) are not in these queries. A 64-bit trace ID's query holds
+//! its 16 hex digits, and any 32 hex digits or X-Ray ID ending in them: the 128-bit traces it
+//! is the low half of, wherever written (idgrep finds a 32-hex one only where it is written as
+//! a trace). The renderings come from
 //! [`crate::id`]; this module only spells them in each engine's syntax.
 
 mod elasticsearch;
@@ -74,6 +75,23 @@ pub fn renderings(ids: &[Parsed]) -> Vec<String> {
     out
 }
 
+/// The regex alternatives a line may hold: each of [`renderings`], and for a 64-bit trace ID
+/// the 128-bit traces it is the low half of, which a search finds too: any 32 hex digits and
+/// any X-Ray ID that end in its 16. Every alternative holds a rendering, so the renderings
+/// stay a prefilter for the regex.
+pub fn alternatives(ids: &[Parsed]) -> Vec<String> {
+    let mut out = renderings(ids);
+    // A Datadog decimal may be a span's or a 64-bit trace's: its search finds both.
+    for parsed in ids.iter().filter(|p| p.is_trace64()) {
+        let low = parsed.id.hex16();
+        out.push(format!("[0-9a-f]{{16}}{low}"));
+        out.push(format!("1-[0-9a-f]{{8}}-[0-9a-f]{{8}}{low}"));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// A regex that matches a line holding any of `renderings` as a whole token, any case. It uses
 /// only what PCRE, RE2 (Go, ClickHouse, Loki), Java, .NET and Python share: an inline `(?i)`,
 /// non-capturing groups and ASCII classes, no lookaround (RE2 has none).
@@ -87,7 +105,7 @@ pub fn line_regex(renderings: &[String]) -> String {
 /// The query for `engine`, as the engine takes it (ending in a newline).
 pub fn render(engine: Engine, ids: &[Parsed], target: &Target) -> String {
     let renderings = renderings(ids);
-    let regex = line_regex(&renderings);
+    let regex = line_regex(&alternatives(ids));
     match engine {
         Engine::Regex => format!("{regex}\n"),
         // A backquoted LogQL string is raw: nothing in the regex needs escaping, and it holds

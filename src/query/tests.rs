@@ -225,11 +225,51 @@ fn a_64_bit_trace_is_queried_as_its_16_hex_and_its_padded_32() {
     assert!(!forms.iter().any(|f| f.starts_with("1-")), "{forms:?}");
     let body = elasticsearch::request(&[trace64], "message");
     assert!(
-        body.contains("a3ce929d0e0e4736)([^0-9A-Za-z].*)?"),
+        body.contains("(.*[^0-9A-Za-z])?([0-9a-f]{16})?a3ce929d0e0e4736([^0-9A-Za-z].*)?"),
+        "{body}"
+    );
+    assert!(
+        body.contains("\"[0-9a-f]{8}a3ce929d0e0e4736([^0-9A-Za-z].*)?\""),
         "{body}"
     );
     // The UUID's groups as terms: its fourth, `a3ce`, would be one; the X-Ray form's
     // `00000000` another.
     assert!(!body.contains("\"a3ce\""), "{body}");
     assert!(!body.contains("\"00000000\""), "{body}");
+}
+
+/// The regex of a 64-bit trace (a `b3` value, or a Datadog decimal, which may also be a span's)
+/// matches the 128-bit trace it is the low half of, as 32 hex or as an X-Ray ID, as the search
+/// finds it; not a trace with another low half, nor its 16 hex inside a longer token.
+#[test]
+fn a_64_bit_trace_regex_finds_the_128_bit_traces_it_is_the_low_half_of() {
+    for query in [
+        "a3ce929d0e0e4736-05e3ac9a4f6e3b90-1",
+        "11803532876627986230",
+    ] {
+        let parsed = crate::id::parse(query).unwrap();
+        let regex = Regex::new(&line_regex(&alternatives(&[parsed]))).unwrap();
+        for line in [
+            "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            r#"{"traceId":"4BF92F3577B34DA6A3CE929D0E0E4736"}"#,
+            "X-Amzn-Trace-Id: Root=1-5759e988-bd862e3fa3ce929d0e0e4736;Sampled=1",
+            "X-B3-TraceId: a3ce929d0e0e4736",
+            "trace_id=0000000000000000a3ce929d0e0e4736",
+        ] {
+            assert!(regex.is_match(line.as_bytes()), "{query}: {line}");
+        }
+        for line in [
+            "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4737-00f067aa0ba902b7-01",
+            "key=xa3ce929d0e0e4736",
+            "sha=4bf92f3577b34da6a3ce929d0e0e4736ff",
+            "X-Amzn-Trace-Id: Root=1-5759e988-bd862e3fa3ce929d0e0e47",
+        ] {
+            assert!(!regex.is_match(line.as_bytes()), "{query}: {line}");
+        }
+    }
+    // A span ID's and a 128-bit trace's regexes are their renderings alone.
+    for query in ["00f067aa0ba902b7", "4bf92f3577b34da6a3ce929d0e0e4736"] {
+        let parsed = crate::id::parse(query).unwrap();
+        assert_eq!(alternatives(&[parsed]), renderings(&[parsed]), "{query}");
+    }
 }
