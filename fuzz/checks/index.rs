@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use idgrep::id::Id;
+use idgrep::id::{Id, Written, parse};
 
 use super::{Bytes, Output, Run, plant};
 
@@ -111,13 +111,13 @@ pub fn check(data: &[u8], run: Run) {
     if traces {
         // All-zero trace and span IDs are refused as queries. The `b3` value, the padded 32
         // hex and the Datadog decimal are 64-bit traces, found in the 128-bit traces they are
-        // the low half of too (a decimal of 12 to 20 digits, 16 being hex).
+        // the low half of too (a decimal where the parser takes it as one).
         for id in pool.iter().filter(|id| id.0 != 0 && id.low64() != 0) {
             let b3 = format!("{}-{}-1", id.hex16(), id.hex16());
             let padded = format!("{:032x}", id.low64());
             queries.extend([id.hex(), id.xray(), id.hex16(), b3, padded]);
             let decimal = id.low64().to_string();
-            if (12..=20).contains(&decimal.len()) && decimal.len() != 16 {
+            if parse(&decimal).is_ok_and(|p| p.written == Written::Decimal) {
                 queries.push(decimal);
             }
         }

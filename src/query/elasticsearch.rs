@@ -92,26 +92,27 @@ fn whole_term(id: Id, field: &str) -> Value {
 /// Dashed groups given as Lucene regexps (an X-Ray ID of unknown time and high bits), as the
 /// standard analyzer indexes them: terms in a row.
 fn pattern_groups(groups: &[&str], field: &str) -> Value {
-    let last = groups.len() - 1;
-    let clauses: Vec<Value> = groups
-        .iter()
-        .enumerate()
-        .map(|(i, group)| {
-            let value = match i {
-                0 => format!("{BEFORE}{group}"),
-                i if i == last => format!("{group}{AFTER}"),
-                _ => group.to_string(),
-            };
-            json!({ "span_multi": { "match": regexp(field, value) } })
-        })
-        .collect();
-    json!({ "span_near": { "clauses": clauses, "slop": 0, "in_order": true } })
+    span_near(
+        groups,
+        field,
+        |group| json!({ "span_multi": { "match": regexp(field, group.to_string()) } }),
+    )
 }
 
 /// A dashed form (a UUID's five groups, an X-Ray ID's three) as the standard analyzer
 /// indexes it: its groups as terms in a row.
 fn groups(dashed: &str, field: &str) -> Value {
     let groups: Vec<&str> = dashed.split('-').collect();
+    span_near(
+        &groups,
+        field,
+        |group| json!({ "span_term": { field: group } }),
+    )
+}
+
+/// `groups` as adjacent terms in order: the first and last as `regexp`s that allow the term
+/// to run on before and after (see [`BEFORE`], [`AFTER`]), the others as `middle` makes them.
+fn span_near(groups: &[&str], field: &str, middle: impl Fn(&str) -> Value) -> Value {
     let last = groups.len() - 1;
     let clauses: Vec<Value> = groups
         .iter()
@@ -121,7 +122,7 @@ fn groups(dashed: &str, field: &str) -> Value {
             i if i == last => {
                 json!({ "span_multi": { "match": regexp(field, format!("{group}{AFTER}")) } })
             }
-            _ => json!({ "span_term": { field: group } }),
+            _ => middle(group),
         })
         .collect();
     json!({ "span_near": { "clauses": clauses, "slop": 0, "in_order": true } })

@@ -75,12 +75,12 @@ pub fn renderings(ids: &[Parsed]) -> Vec<String> {
     out
 }
 
-/// The regex alternatives a line may hold: each of [`renderings`], and for a 64-bit trace ID
-/// the 128-bit traces it is the low half of, which a search finds too: any 32 hex digits and
-/// any X-Ray ID that end in its 16. Every alternative holds a rendering, so the renderings
-/// stay a prefilter for the regex.
-pub fn alternatives(ids: &[Parsed]) -> Vec<String> {
-    let mut out = renderings(ids);
+/// The regex alternatives a line may hold: each of `renderings` (the IDs' [`renderings`]),
+/// and for a 64-bit trace ID the 128-bit traces it is the low half of, which a search finds
+/// too: any 32 hex digits and any X-Ray ID that end in its 16. Every alternative holds a
+/// rendering, so the renderings stay a prefilter for the regex.
+pub fn alternatives(ids: &[Parsed], renderings: &[String]) -> Vec<String> {
+    let mut out = renderings.to_vec();
     // A Datadog decimal may be a span's or a 64-bit trace's: its search finds both.
     for parsed in ids.iter().filter(|p| p.is_trace64()) {
         let low = parsed.id.hex16();
@@ -105,7 +105,7 @@ pub fn line_regex(renderings: &[String]) -> String {
 /// The query for `engine`, as the engine takes it (ending in a newline).
 pub fn render(engine: Engine, ids: &[Parsed], target: &Target) -> String {
     let renderings = renderings(ids);
-    let regex = line_regex(&alternatives(ids));
+    let regex = line_regex(&alternatives(ids, &renderings));
     match engine {
         Engine::Regex => format!("{regex}\n"),
         // A backquoted LogQL string is raw: nothing in the regex needs escaping, and it holds
