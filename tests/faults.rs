@@ -563,11 +563,11 @@ fn a_long_line_is_printed_whole_in_about_its_size_of_memory() {
 }
 
 /// A 2 GB line without a newline, the ID in its middle: found and printed whole, with peak
-/// memory about the line (docs/reliability.md has the figures). Ignored in the normal suite:
-/// a debug build takes minutes; run it with
-/// `cargo test --release --test tests two_gigabyte -- --ignored` (about a minute, 2 GB).
+/// memory about the line (docs/reliability.md has the figures). Ignored in the debug suite,
+/// where it takes minutes; scripts/test (so CI) runs it on the release build with
+/// `cargo test --release --test tests two_gigabyte -- --ignored` (seconds, 2 GB).
 #[test]
-#[ignore = "2 GB on disk and in memory; run with --release -- --ignored"]
+#[ignore = "2 GB on disk and in memory: scripts/test runs it with --release -- --ignored"]
 fn a_two_gigabyte_line_is_found_and_printed_whole() {
     let (size, peak) = search_one_long_line(1_000_000_000);
     assert!(
