@@ -226,6 +226,7 @@ fn trace_shapes_decode_only_their_layout() {
     );
     assert_eq!(trace::decode_decimal(b"18446744073709551616"), None);
     assert_eq!(trace::decode_decimal(b"12a"), None);
+    assert_eq!(trace::decode_decimal(b""), None);
     assert_eq!(
         trace::decode_hex64(b"00F067AA0BA902B7"),
         Some(0x00f0_67aa_0ba9_02b7)
@@ -476,5 +477,32 @@ fn a_datadog_decimal_is_a_span_or_a_64_bit_trace() {
     ] {
         let text = parse(input).unwrap_err().to_string();
         assert!(text.contains(error), "{input}: {text}");
+    }
+}
+
+/// Decimals of up to 20 digits decode as the standard library parses them: digits only, a
+/// stray byte anywhere, values either side of `u64::MAX`.
+#[test]
+fn decimals_decode_as_the_standard_parser_does() {
+    let mut rng = crate::testing::Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..50_000 {
+        let len = rng.below(23);
+        let mut text: Vec<u8> = (0..len).map(|_| b'0' + rng.below(10) as u8).collect();
+        match rng.below(4) {
+            0 if len > 0 => text[rng.below(len)] = *rng.pick(b"/:a -+"),
+            1 if len == 20 => text[0] = b'1',
+            _ => {}
+        }
+        let want = std::str::from_utf8(&text)
+            .ok()
+            // No more digits than a 64-bit value needs, leading zeros or not.
+            .filter(|t| t.len() <= trace::DECIMAL_MAX_LEN && t.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|t| t.parse::<u64>().ok());
+        assert_eq!(
+            trace::decode_decimal(&text),
+            want,
+            "{:?}",
+            String::from_utf8_lossy(&text)
+        );
     }
 }

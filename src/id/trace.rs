@@ -312,10 +312,27 @@ pub fn decode_decimal(bytes: &[u8]) -> Option<u64> {
     if bytes.is_empty() || bytes.len() > DECIMAL_MAX_LEN {
         return None;
     }
-    bytes.iter().try_fold(0u64, |acc, &b| {
-        let d = b.checked_sub(b'0').filter(|&d| d < 10)?;
-        acc.checked_mul(10)?.checked_add(u64::from(d))
-    })
+    // Nineteen digits never overflow 64 bits, so only a twentieth is added with a check; the
+    // digits are tested all at once at the end (a wrapped value is then thrown away).
+    let (head, twentieth) = bytes.split_at(bytes.len().min(DECIMAL_MAX_LEN - 1));
+    let mut value = 0u64;
+    let mut bad = false;
+    for &b in head {
+        let d = b.wrapping_sub(b'0');
+        bad |= d > 9;
+        value = value.wrapping_mul(10).wrapping_add(u64::from(d));
+    }
+    if bad {
+        return None;
+    }
+    match twentieth {
+        [] => Some(value),
+        [b] => {
+            let d = b.checked_sub(b'0').filter(|&d| d < 10)?;
+            value.checked_mul(10)?.checked_add(u64::from(d))
+        }
+        _ => None,
+    }
 }
 
 /// The decimal digits of `value`, as Datadog writes a 64-bit ID.
@@ -524,6 +541,50 @@ fn nonzero(value: u128, what: &'static str) -> Result<(), ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every X-Ray ID a byte-by-byte look at each place finds, and only those, over haystacks
+    /// of dates, dashes, digits and X-Ray IDs cut, joined and run together.
+    #[test]
+    fn xray_ids_are_found_where_a_look_at_every_place_finds_them() {
+        let pieces: [&[u8]; 9] = [
+            b"1-5759e988-bd862e3fe1be46a994272793",
+            b"1-5759E988-BD862E3FE1BE46A994272793",
+            b"2026-11-18T11:06:40Z",
+            b"-",
+            b"1-",
+            b"11",
+            b"a",
+            b" ",
+            b";Parent=53995c3f42cd8ad8",
+        ];
+        let mut rng = crate::testing::Rng(0x2545_f491_4f6c_dd1d);
+        for _ in 0..5_000 {
+            let mut hay = Vec::new();
+            for _ in 0..rng.below(12) {
+                let piece = *rng.pick(&pieces);
+                // Sometimes only part of a piece, so IDs are cut short.
+                let cut = if rng.below(4) == 0 {
+                    rng.below(piece.len() + 1)
+                } else {
+                    piece.len()
+                };
+                hay.extend_from_slice(&piece[..cut]);
+            }
+            let mut found = Vec::new();
+            for_each_xray(&hay, |start, end, id, _| found.push((start, end, id)));
+            let want: Vec<(usize, usize, Id)> = (0..hay.len())
+                .filter_map(|start| {
+                    let end = start + XRAY_LEN;
+                    let whole = end <= hay.len()
+                        && (start == 0 || !is_token_byte(hay[start - 1]))
+                        && hay.get(end).is_none_or(|&b| !is_token_byte(b));
+                    let id = decode_xray(hay.get(start..end)?).filter(|id| id.0 != 0)?;
+                    whole.then_some((start, end, id))
+                })
+                .collect();
+            assert_eq!(found, want, "{:?}", String::from_utf8_lossy(&hay));
+        }
+    }
 
     #[test]
     fn xray_ids_are_whole_tokens_with_their_parent() {

@@ -94,24 +94,26 @@ pub fn value_under(key: KeyRole, raw: &[u8]) -> Option<FieldValue> {
         datadog,
         parent,
     } = key;
-    let upper = raw.iter().any(|b| (b'A'..=b'F').contains(b));
-    let digits = !raw.is_empty() && raw.iter().all(u8::is_ascii_digit);
     let (form, value) = if role == FieldRole::Trace && raw.len() == UUID_UNDASHED_LEN {
         (ValueForm::Hex32, decode_hex(raw)?.0)
     } else if role == FieldRole::Trace
         && let Some(root) = xray_root(raw)
     {
         (ValueForm::Xray, decode_xray(root)?.0)
-    } else if digits && (raw.len() != SPAN_HEX_LEN || datadog) {
+    } else if raw.len() != SPAN_HEX_LEN {
+        // Digits only, or no ID at all.
         (ValueForm::Decimal, u128::from(decode_decimal(raw)?))
+    } else if datadog && let Some(decimal) = decode_decimal(raw) {
+        (ValueForm::Decimal, u128::from(decimal))
     } else {
         (ValueForm::Hex16, u128::from(decode_hex64(raw)?))
     };
+    let upper = form != ValueForm::Decimal && raw.iter().any(|b| (b'A'..=b'F').contains(b));
     Some(FieldValue {
         role,
         form,
         value,
-        upper: upper && form != ValueForm::Decimal,
+        upper,
         parent,
     })
 }
@@ -348,6 +350,13 @@ mod tests {
             (dd16.form, dd16.value),
             (ValueForm::Decimal, 1234567890123456)
         );
+        // 16 digits with a letter among them: hex, in a Datadog field too.
+        let dd_hex = field_value(b"dd.trace_id", b"000462d53c8abac0").unwrap();
+        assert_eq!(
+            (dd_hex.form, dd_hex.value),
+            (ValueForm::Hex16, 0x0004_62d5_3c8a_bac0)
+        );
+        assert_eq!(field_value(b"dd.span_id", b"12x"), None);
         let span = field_value(b"span_id", b"00F067AA0BA902B7").unwrap();
         assert_eq!(
             (span.role, span.upper, span.parent),
