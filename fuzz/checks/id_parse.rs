@@ -34,13 +34,20 @@ pub fn check(data: &[u8]) {
         }
         Kind::Ulid | Kind::Uuid => {}
     }
+    // Bare 32 hex with its high 64 bits zero is a 64-bit trace ID as OpenTelemetry pads it,
+    // not a UUID: no UUID version leaves those bits zero.
+    let bare_hex = if value.0 >> 64 == 0 && value.0 != 0 {
+        Kind::Trace
+    } else {
+        Kind::Uuid
+    };
     let renderings = [
         (value.ulid(), Kind::Ulid),
         (value.ulid().to_uppercase(), Kind::Ulid),
         (value.uuid(), Kind::Uuid),
         (value.uuid().to_uppercase(), Kind::Uuid),
-        (value.hex(), Kind::Uuid),
-        (value.hex().to_uppercase(), Kind::Uuid),
+        (value.hex(), bare_hex),
+        (value.hex().to_uppercase(), bare_hex),
         (format!("{{{}}}", value.uuid()), Kind::Uuid),
         (format!("urn:uuid:{}", value.uuid()), Kind::Uuid),
         (format!("order_{}", value.ulid()), Kind::Ulid),
