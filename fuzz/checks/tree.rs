@@ -2,10 +2,10 @@
 //! subdirectory, IDs from a pool of three planted in any form): no panic, exit 0 or 1, no
 //! error line, and the counts equal a naive count over the oracle's tokens. `ids --all-hex`:
 //! per ID, its occurrences, lines and files; `audit`, which leaves out a 32-hex token whose
-//! value is written in no other form anywhere (a trace ID or digest): the occurrences, the
-//! lines with an ID token, the distinct IDs and the 32-hex tokens left out. A trace or span
-//! ID that `ids` reads from a field the bytes happen to spell is outside the oracle, and only
-//! its kind is checked.
+//! value is written in no other form anywhere (a trace ID or digest) unless it is the nil or
+//! max value: the occurrences, the lines with an ID token, the distinct IDs and the 32-hex
+//! tokens left out. A trace or span ID that `ids` reads from a field the bytes happen to
+//! spell is outside the oracle, and only its kind is checked.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -107,9 +107,12 @@ pub fn check(data: &[u8], run: Run) {
         .filter(|&&(_, hex, _, _)| !hex)
         .map(|&(value, _, _, _)| value)
         .collect();
+    // The nil and max values count in any form: they are `nil-id`'s (docs/audit.md).
     let counted: Vec<_> = written
         .iter()
-        .filter(|&&(value, hex, _, _)| !hex || written_otherwise.contains(&value))
+        .filter(|&&(value, hex, _, _)| {
+            !hex || written_otherwise.contains(&value) || Id(value).is_nil_or_max()
+        })
         .collect();
     // A line counts with any ID token on it, a 32-hex one left out too.
     let id_lines: HashSet<(usize, u64)> = written.iter().map(|t| (t.2, t.3)).collect();
