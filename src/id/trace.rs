@@ -325,13 +325,12 @@ pub fn decode_decimal(bytes: &[u8]) -> Option<u64> {
     if bad {
         return None;
     }
-    match twentieth {
-        [] => Some(value),
-        [b] => {
+    match twentieth.first() {
+        None => Some(value),
+        Some(b) => {
             let d = b.checked_sub(b'0').filter(|&d| d < 10)?;
             value.checked_mul(10)?.checked_add(u64::from(d))
         }
-        _ => None,
     }
 }
 
