@@ -108,7 +108,7 @@ pub fn value_under(key: KeyRole, raw: &[u8]) -> Option<FieldValue> {
     } else {
         (ValueForm::Hex16, u128::from(decode_hex64(raw)?))
     };
-    let upper = form != ValueForm::Decimal && raw.iter().any(|b| (b'A'..=b'F').contains(b));
+    let upper = form != ValueForm::Decimal && has_upper_hex(raw);
     Some(FieldValue {
         role,
         form,
@@ -116,6 +116,12 @@ pub fn value_under(key: KeyRole, raw: &[u8]) -> Option<FieldValue> {
         upper,
         parent,
     })
+}
+
+/// Whether `bytes` holds an upper-case hex letter, which W3C Trace Context (and B3) do not
+/// write.
+fn has_upper_hex(bytes: &[u8]) -> bool {
+    bytes.iter().any(|b| (b'A'..=b'F').contains(b))
 }
 
 /// Whether `bytes` starts with a 32-hex token: 32 hex digits, then no letter or digit.
@@ -136,7 +142,7 @@ pub fn trace_hex32(token: &[u8]) -> Option<FieldValue> {
         role: FieldRole::Trace,
         form: ValueForm::Hex32,
         value: decode_hex(token)?.0,
-        upper: token.iter().any(|b| (b'A'..=b'F').contains(b)),
+        upper: has_upper_hex(token),
         parent: false,
     })
 }
@@ -216,7 +222,7 @@ pub fn traceparent_around(line: &[u8], start: usize, end: usize) -> Option<Trace
     Some(Traceparent {
         version,
         span: decode_hex64(span)?,
-        upper: written.iter().any(|b| (b'A'..=b'F').contains(b)),
+        upper: has_upper_hex(written),
         start: start - 3,
         end: tail,
     })
