@@ -331,6 +331,59 @@ fn long_lists_count_a_line_once_and_keep_the_first_id_as_the_way_in() {
     assert!(row(&others[6]).contains("1 line   followed"), "{text}");
 }
 
+/// A timeline of many rows reads the same on one thread and on several (its rows are
+/// measured and written a chunk at a time on each), and every row is padded to the widest
+/// cell of the whole timeline: here a field name that only the last rows have, and a second
+/// date.
+#[test]
+fn many_rows_line_up_the_same_on_one_thread_and_on_three() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = String::new();
+    for i in 0..20_000 {
+        // Three threads measure a third of the rows each: the last third has the other date.
+        let day = if i < 13_334 { "11-30" } else { "12-01" };
+        let key = if i < 19_990 {
+            "shipment"
+        } else {
+            "shipment_of_the_long_name"
+        };
+        let (h, m, s) = (i / 3600 % 24, i / 60 % 60, i % 60);
+        log.push_str(&format!(
+            "ts=2026-{day}T{h:02}:{m:02}:{s:02}Z {key}={SHIPMENT} n={i}\n"
+        ));
+    }
+    let path = dir.path().join("x.log");
+    std::fs::write(&path, log).unwrap();
+    let path = path.to_str().unwrap();
+    let text = |threads: &str| {
+        let o = run(&[
+            "timeline", "-j", threads, "--color", "never", SHIPMENT, path,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let one = text("1");
+    assert_eq!(one, text("3"));
+    let rows: Vec<&str> = one.lines().skip_while(|l| !l.starts_with("TIME")).collect();
+    assert_eq!(rows.len(), 20_001);
+    // Two dates: every row gives its time in full.
+    assert!(
+        rows[1].starts_with("2026-11-30T00:00:00.000Z "),
+        "{}",
+        rows[1]
+    );
+    // The FIELD column is as wide as its widest cell, up to 24 columns.
+    let line_at = rows[0].find("LINE").unwrap();
+    assert_eq!(rows[1].find("ts=").unwrap(), line_at, "{}", rows[1]);
+    let field_at = rows[0].find("FIELD").unwrap();
+    assert_eq!(line_at - field_at, 24 + 2, "{}", rows[0]);
+    assert!(
+        rows[20_000].contains("shipment_of_the_long_na\u{2026}  "),
+        "{}",
+        rows[20_000]
+    );
+}
+
 #[test]
 fn since_and_until_keep_a_window() {
     let f = Fixture::new();

@@ -84,6 +84,7 @@ pub fn run(config: TimelineConfig) -> Exit {
                 &timeline,
                 &clock,
                 &render::Style::default(),
+                settings.threads,
             )
         }),
         Export::Stdout { width } => writer::write_stdout(|out| {
@@ -96,6 +97,7 @@ pub fn run(config: TimelineConfig) -> Exit {
                     color: config.input.color,
                     width,
                 },
+                settings.threads,
             )
         }),
     };

@@ -4,15 +4,13 @@
 //! CSV neutralises cells a spreadsheet would run as a formula.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
 
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
+use super::chunks;
 use crate::id::Kind;
 use crate::inventory::{Inventory, Summary};
 use crate::text::{HEADER_COLOR, Name, csv_cell_bytes, escape_into, paint, visible};
@@ -177,23 +175,9 @@ fn widths(inventory: &Inventory, clock: &Clock, threads: usize) -> Widths {
         }
         w
     };
-    let len = inventory.len();
-    if threads < 2 || len < 2 * CHUNK_ROWS {
-        return of(0..len);
-    }
-    let per = len.div_ceil(threads);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = (0..threads)
-            .map(|t| {
-                let rows = (t * per).min(len)..((t + 1) * per).min(len);
-                scope.spawn(move || of(rows))
-            })
-            .collect();
-        parts
-            .into_iter()
-            .map(|part| part.join().expect("a width thread panicked"))
-            .fold(narrowest, Widths::max)
-    })
+    chunks::map_parts(inventory.len(), threads, 2 * CHUNK_ROWS, of)
+        .into_iter()
+        .fold(narrowest, Widths::max)
 }
 
 /// Rows formatted per chunk of this many IDs, a chunk per thread.
@@ -209,7 +193,7 @@ fn write_rows(
     row: impl for<'a> Fn(Summary<'a>, &mut Vec<u8>, &mut Vec<(&'a [u8], u32)>) -> std::io::Result<()>
     + Sync,
 ) -> std::io::Result<()> {
-    write_chunks(out, inventory, threads, |rows, buf| {
+    chunks::write_chunks(out, inventory.len(), CHUNK_ROWS, threads, |rows, buf| {
         let mut fields = Vec::new();
         for summary in summaries_ahead(inventory, rows) {
             row(summary, buf, &mut fields)?;
@@ -225,77 +209,6 @@ fn summaries_ahead(inventory: &Inventory, rows: Range<usize>) -> impl Iterator<I
         inventory.prefetch(i + 16, false);
         inventory.prefetch(i + 8, true);
         inventory.get(i)
-    })
-}
-
-/// Formats the rows of the IDs numbered in each range with `format_chunk`, which appends
-/// them to an empty buffer, on `threads` threads, a chunk at a time each, while this thread
-/// writes the chunks in order: with a million IDs, formatting was a third of a two-thread
-/// run, and writing to a file a tenth.
-///
-/// Written buffers go back to the formatters, so that each grows once: a fresh buffer per
-/// chunk, sized by a guess per row, was copied as it grew whenever the guess fell short (a
-/// table chunk of 16,384 rows outgrew its 2.6 MB by a few percent on the bench corpus).
-fn write_chunks(
-    out: &mut dyn Write,
-    inventory: &Inventory,
-    threads: usize,
-    format_chunk: impl Fn(Range<usize>, &mut Vec<u8>) -> std::io::Result<()> + Sync,
-) -> std::io::Result<()> {
-    let chunks = inventory.len().div_ceil(CHUNK_ROWS);
-    let rows = |chunk: usize| chunk * CHUNK_ROWS..((chunk + 1) * CHUNK_ROWS).min(inventory.len());
-    if threads < 2 || chunks < 2 {
-        let mut buf = Vec::new();
-        for chunk in 0..chunks {
-            buf.clear();
-            format_chunk(rows(chunk), &mut buf)?;
-            out.write_all(&buf)?;
-        }
-        return Ok(());
-    }
-    let next = AtomicUsize::new(0);
-    let spare: Mutex<Vec<Vec<u8>>> = Mutex::default();
-    std::thread::scope(|scope| {
-        // A few chunks in flight at most: memory stays bounded whatever the output's pace.
-        let (done, formatted) = mpsc::sync_channel(threads);
-        for _ in 0..threads {
-            let done = done.clone();
-            let (next, format_chunk, rows, spare) = (&next, &format_chunk, &rows, &spare);
-            scope.spawn(move || {
-                loop {
-                    let chunk = next.fetch_add(1, Ordering::Relaxed);
-                    if chunk >= chunks {
-                        break;
-                    }
-                    let mut buf = spare
-                        .lock()
-                        .ok()
-                        .and_then(|mut s| s.pop())
-                        .unwrap_or_default();
-                    buf.clear();
-                    let formatted = format_chunk(rows(chunk), &mut buf).map(|()| buf);
-                    // A send fails once the writer has stopped on an error.
-                    if done.send((chunk, formatted)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(done);
-        let mut waiting = BTreeMap::new();
-        let mut want = 0;
-        for (chunk, buf) in formatted {
-            waiting.insert(chunk, buf);
-            while let Some(buf) = waiting.remove(&want) {
-                let buf = buf?;
-                out.write_all(&buf)?;
-                if let Ok(mut spare) = spare.lock() {
-                    spare.push(buf);
-                }
-                want += 1;
-            }
-        }
-        Ok(())
     })
 }
 
@@ -459,7 +372,7 @@ pub fn write_json(
     threads: usize,
 ) -> std::io::Result<()> {
     let clock = Clock::utc();
-    write_chunks(out, inventory, threads, |rows, buf| {
+    chunks::write_chunks(out, inventory.len(), CHUNK_ROWS, threads, |rows, buf| {
         let mut buffers = RowBuffers::default();
         for summary in summaries_ahead(inventory, rows) {
             let row = Row::new(summary);
@@ -500,7 +413,7 @@ pub fn write_csv(
     let mut header = csv::Writer::from_writer(Vec::new());
     header.write_record(CSV_HEADER)?;
     out.write_all(&header.into_inner().map_err(|e| e.into_error())?)?;
-    write_chunks(out, inventory, threads, |rows, buf| {
+    chunks::write_chunks(out, inventory.len(), CHUNK_ROWS, threads, |rows, buf| {
         let mut writer = csv::Writer::from_writer(buf);
         let mut buffers = RowBuffers::default();
         let mut cell = Vec::new();
@@ -582,6 +495,7 @@ mod tests {
     use crate::id::{Form, Id};
     use crate::inventory::{Occurrence, Space, Tallies};
     use crate::text::csv_cell;
+    use std::collections::BTreeMap;
 
     /// An occurrence of `id` written as `form`, under no field.
     fn occurrence(id: u128, form: Form) -> Occurrence {

@@ -2,6 +2,7 @@
 //! make log text safe with [`crate::text`].
 
 pub mod audit;
+mod chunks;
 pub mod decode;
 pub mod inventory;
 pub mod search;

@@ -66,16 +66,17 @@ pub fn is_export(head: &[u8]) -> bool {
             && contains(b"\"rule\":"))
 }
 
-/// Writes `timeline` in `format`.
+/// Writes `timeline` in `format`; the text view's rows are formatted on `threads` threads.
 pub fn write(
     out: &mut dyn Write,
     format: TimelineFormat,
     timeline: &Timeline,
     clock: &Clock,
     style: &Style,
+    threads: usize,
 ) -> io::Result<()> {
     match format {
-        TimelineFormat::Text => write_text(out, timeline, clock, style),
+        TimelineFormat::Text => write_text(out, timeline, clock, style, threads),
         TimelineFormat::Ndjson => write_ndjson(out, timeline),
         TimelineFormat::Csv => write_csv(out, timeline),
         TimelineFormat::Md => write_md(out, timeline, clock),
@@ -256,16 +257,23 @@ fn status_text(entry: &TimelineId, timeline: &Timeline) -> String {
 /// The indices of the related IDs in the order the summaries show them: nearest hop first,
 /// then most lines.
 fn related(timeline: &Timeline) -> Vec<usize> {
-    let mut ids: Vec<usize> = (1..timeline.ids.len()).collect();
-    ids.sort_by_key(|&k| {
-        let e = &timeline.ids[k];
-        (
-            e.hop,
-            std::cmp::Reverse(e.lines),
-            e.first_us.unwrap_or(i64::MAX),
-        )
-    });
-    ids
+    // The keys are read once, in order, and sorted apart from the entries: two hops list tens
+    // of thousands of IDs, and a sort reading each entry's key at each comparison took as long
+    // as writing every row. The index ends each key, so no two are equal.
+    let mut keys: Vec<(u32, std::cmp::Reverse<u64>, i64, usize)> = timeline.ids[1..]
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            (
+                e.hop,
+                std::cmp::Reverse(e.lines),
+                e.first_us.unwrap_or(i64::MAX),
+                i + 1,
+            )
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|(.., k)| k).collect()
 }
 
 /// A count of placed-by-rule lines, for the summaries.
@@ -390,6 +398,7 @@ fn write_text(
     timeline: &Timeline,
     clock: &Clock,
     style: &Style,
+    threads: usize,
 ) -> io::Result<()> {
     let sources = Sources::new(timeline);
     let precision = timeline.precision();
@@ -473,7 +482,7 @@ fn write_text(
     }
     out.write_all(b"\n")?;
 
-    rows::write_rows(out, timeline, clock, style, &sources, precision)
+    rows::write_rows(out, timeline, clock, style, &sources, precision, threads)
 }
 
 fn pad(buf: &mut Vec<u8>, shown: usize, width: usize) {

@@ -192,6 +192,7 @@ impl Sink for TimelineSink<'_> {
             &timeline,
             &self.clock,
             &self.style,
+            settings.threads,
         ) {
             report(&format!("error writing output: {}", source::io_reason(&e)));
         }
