@@ -28,6 +28,7 @@
 //! [`scan`] runs one pass over the inputs and dates each line it keeps; this module chains the
 //! passes, places the lines and works out each ID's figures.
 
+mod fields;
 mod scan;
 
 use std::collections::HashSet;
@@ -39,6 +40,7 @@ use crate::par::ScanSettings;
 use crate::source::Input;
 use crate::text::Name;
 
+use fields::FieldCounts;
 use scan::{FastMap, FastSet, Found, UNLISTED, search_pass};
 
 /// How a line got its place in time.
@@ -450,7 +452,7 @@ fn finish(
     for entry in &mut ids {
         entry.found_via = entry.found_via.map(|v| remap[v]);
     }
-    let mut fields: Vec<FastMap<Arc<str>, u64>> = vec![FastMap::default(); ids.len()];
+    let mut fields = FieldCounts::new(ids.len());
     // Each ID's line count and first and last time, apart from its entry: the entries are
     // large, and a line's IDs are far apart among them.
     let mut figures = vec![Figures::default(); ids.len()];
@@ -489,7 +491,7 @@ fn finish(
             let Some(k) = listed.map(|k| remap[k]).filter(|&k| k != usize::MAX) else {
                 continue;
             };
-            if let Some(name) = token.field {
+            if let Some(name) = &token.field {
                 // A span ID is a 64-bit value: the test of the value spares most tokens a read
                 // of their entry, far apart in memory.
                 if token.id.0 >> 64 == 0
@@ -503,7 +505,7 @@ fn finish(
                     };
                     slot.get_or_insert(k);
                 }
-                *fields[k].entry(name).or_default() += 1;
+                fields.add(k, name);
             }
             if listed_on[k] != n {
                 listed_on[k] = n;
@@ -539,16 +541,13 @@ fn finish(
             ids: line_ids,
         });
     }
-    for ((entry, counts), figures) in ids.iter_mut().zip(fields).zip(figures) {
+    for ((entry, field), figures) in ids.iter_mut().zip(fields.most_used()).zip(figures) {
         entry.lines = figures.lines;
         // Placed lines give both times or neither.
         if figures.first_us <= figures.last_us {
             (entry.first_us, entry.last_us) = (Some(figures.first_us), Some(figures.last_us));
         }
-        entry.field = counts
-            .into_iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
-            .map(|(name, _)| name);
+        entry.field = field;
     }
     sort_lines(&mut lines);
     name_services(&mut ids, &lines);
@@ -584,12 +583,16 @@ impl Default for Figures {
 
 /// Gives each span the service its first line names.
 fn name_services(ids: &mut [TimelineId], lines: &[Line]) {
-    let mut read = vec![false; ids.len()];
+    // One flag per ID, apart from the entries: a line's IDs lie far apart among those.
+    let mut unread: Vec<bool> = ids.iter().map(|e| e.kind == Kind::Span).collect();
+    if !unread.contains(&true) {
+        return;
+    }
     let mut buffers = scan::PairBuffers::default();
     for line in lines {
         for &k in &line.ids {
-            if ids[k].kind == Kind::Span && !read[k] {
-                read[k] = true;
+            if unread[k] {
+                unread[k] = false;
                 ids[k].service = scan::service_of(&line.text, &mut buffers);
             }
         }
