@@ -303,7 +303,11 @@ pub fn build(
         }
         let first_new = found.len();
         found.reserve(pass.lines.len());
-        on_timeline.reserve(pass.lines.len());
+        // The last pass's lines are read by no later pass.
+        let last_pass = hop == query.hops;
+        if !last_pass {
+            on_timeline.reserve(pass.lines.len());
+        }
         for f in pass.lines {
             let via = f
                 .queries
@@ -311,7 +315,9 @@ pub fn build(
                 .map(|&q| frontier[q])
                 .find(|&k| !matches!(known[k].status, Status::FanOut(_)));
             if let Some(via) = via {
-                on_timeline.insert((f.file, f.line_no));
+                if !last_pass {
+                    on_timeline.insert((f.file, f.line_no));
+                }
                 found.push((f, via));
             }
         }
