@@ -21,7 +21,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::checked::{ChunkSums, check_chunk, check_table, chunk_count, has_len, unreadable};
+use super::checked::{CheckedFile, ChunkSums, has_len, unreadable};
 use super::format::{Damage, crc};
 use super::manifest::FORMAT_VERSION;
 use super::ranges::read_exact_at;
@@ -68,11 +68,8 @@ pub fn write(path: &Path, entries: &[(u64, u64)]) -> io::Result<Written> {
 
 /// A blocks file opened for reading; shared by the search threads.
 pub struct Blocks {
-    file: File,
+    file: CheckedFile,
     entries: u64,
-    /// The CRC of each chunk of entries, little-endian, as read (and checked against the
-    /// manifest) on opening.
-    crcs: Vec<u8>,
 }
 
 impl Blocks {
@@ -102,15 +99,15 @@ impl Blocks {
         let body_len = entries
             .checked_mul(ENTRY as u64)
             .ok_or_else(Damage::truncated)?;
-        let chunks = chunk_count(HEADER_LEN as u64, body_len, CHUNK as u64, len)?;
-        let mut crcs = vec![0u8; chunks as usize * 4];
-        read_exact_at(&file, &mut crcs, HEADER_LEN as u64 + body_len).map_err(unreadable)?;
-        check_table(&crcs, table_crc)?;
-        Ok(Blocks {
+        let file = CheckedFile::new(
             file,
-            entries,
-            crcs,
-        })
+            len,
+            HEADER_LEN as u64,
+            body_len,
+            CHUNK as u64,
+            table_crc,
+        )?;
+        Ok(Blocks { file, entries })
     }
 
     /// How many entries the file holds.
@@ -132,18 +129,13 @@ impl Blocks {
         if count == 0 {
             return Ok(Vec::new());
         }
-        let (start, end) = (first * ENTRY as u64, (first + count) * ENTRY as u64);
-        let first_chunk = start / CHUNK as u64;
-        let from = first_chunk * CHUNK as u64;
-        let to = end.div_ceil(CHUNK as u64) * CHUNK as u64;
-        let to = to.min(self.entries * ENTRY as u64);
-        let mut bytes = vec![0u8; (to - from) as usize];
-        read_exact_at(&self.file, &mut bytes, HEADER_LEN as u64 + from).map_err(unreadable)?;
-        for (c, chunk) in (first_chunk..).zip(bytes.chunks(CHUNK)) {
-            check_chunk(&self.crcs, c, chunk)?;
-        }
-        let wanted = &bytes[(start - from) as usize..(end - from) as usize];
-        Ok(wanted
+        let mut bytes = Vec::new();
+        let range = self.file.read(
+            first * ENTRY as u64,
+            (first + count) * ENTRY as u64,
+            &mut bytes,
+        )?;
+        Ok(bytes[range]
             .chunks_exact(ENTRY)
             .map(|e| {
                 (

@@ -1,19 +1,16 @@
 //! The shape segments and the block tables file share: a header, a body, then a CRC-32 for
 //! every chunk of the body, the whole file written once. Writing keeps a CRC per chunk as the
-//! body goes out ([`ChunkSums`]). A segment is memory-mapped and checks a chunk the first
-//! time anything in it is read ([`CheckedMap::body`]), so a lookup checks the few KiB it
-//! reads, not the file, and still finds any damaged byte it relies on (the blocks file reads
-//! and checks its chunks itself). The manifest holds the CRC of the chunk table, which ties
-//! each such file to the manifest that names it.
+//! body goes out ([`ChunkSums`]). Reading takes whole chunks and checks each against its CRC
+//! ([`CheckedFile::read`]), so a lookup checks the few KiB it reads, not the file, and still
+//! finds any damaged byte it relies on. The manifest holds the CRC of the chunk table, which
+//! ties each such file to the manifest that names it.
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use memmap2::Mmap;
+use std::ops::Range;
 
 use super::format::{Damage, crc};
+use super::ranges::read_exact_at;
 
 /// A writer that keeps a CRC of every `chunk` bytes written through it.
 pub struct ChunkSums<W> {
@@ -70,17 +67,6 @@ impl<W: Write> Write for ChunkSums<W> {
     }
 }
 
-/// Maps the segment at `path`, which the manifest says is `len` bytes.
-pub fn map(path: &Path, len: u64) -> Result<Mmap, Damage> {
-    let file = File::open(path).map_err(unreadable)?;
-    // SAFETY: segments are never written after a manifest names them:
-    // an update writes new files under new names and renames a new manifest into place. A
-    // file truncated under the map by something else would fault; idgrep itself never does.
-    let map = unsafe { Mmap::map(&file) }.map_err(unreadable)?;
-    has_len(map.len() as u64, len)?;
-    Ok(map)
-}
-
 /// A file that could not be opened or read. The damage messages need not name the file: the
 /// warning line does.
 pub fn unreadable(e: io::Error) -> Damage {
@@ -99,7 +85,7 @@ pub fn has_len(actual: u64, len: u64) -> Result<(), Damage> {
 
 /// Checks that a header of `header_len` bytes, a body of `body_len` and the table of its
 /// `chunk`-byte chunks add up to `len`; returns the number of chunks.
-pub fn chunk_count(header_len: u64, body_len: u64, chunk: u64, len: u64) -> Result<u64, Damage> {
+fn chunk_count(header_len: u64, body_len: u64, chunk: u64, len: u64) -> Result<u64, Damage> {
     let chunks = body_len.div_ceil(chunk);
     if header_len
         .checked_add(body_len)
@@ -112,7 +98,7 @@ pub fn chunk_count(header_len: u64, body_len: u64, chunk: u64, len: u64) -> Resu
 }
 
 /// Checks a chunk table against its CRC in the manifest, `table_crc`.
-pub fn check_table(table: &[u8], table_crc: u32) -> Result<(), Damage> {
+fn check_table(table: &[u8], table_crc: u32) -> Result<(), Damage> {
     if crc(table) != table_crc {
         return Err(Damage(
             "the file's checksum table does not match the manifest".to_string(),
@@ -122,7 +108,7 @@ pub fn check_table(table: &[u8], table_crc: u32) -> Result<(), Damage> {
 }
 
 /// Checks `bytes`, chunk `c` of a body, against its CRC in the chunk table `table`.
-pub fn check_chunk(table: &[u8], c: u64, bytes: &[u8]) -> Result<(), Damage> {
+fn check_chunk(table: &[u8], c: u64, bytes: &[u8]) -> Result<(), Damage> {
     let at = c as usize * 4;
     let want = u32::from_le_bytes(table[at..at + 4].try_into().expect("4 bytes"));
     if crc(bytes) != want {
@@ -131,85 +117,87 @@ pub fn check_chunk(table: &[u8], c: u64, bytes: &[u8]) -> Result<(), Damage> {
     Ok(())
 }
 
-/// A mapped file whose header its owner has checked and measured: the body's chunks are
-/// checked against their CRCs as they are first read. Shared by the search threads.
+/// A file whose header its owner has checked and measured, read by positional reads: each
+/// read takes the whole chunks that hold the bytes asked for and checks them against their
+/// CRCs, so a lookup checks the few KiB it reads, not the file. Shared by the search threads.
 ///
-/// The CRCs are read where they lie in the map and the checked chunks are kept as bits, so
-/// opening costs nothing per chunk: the segment of 10 GiB of logs has 125,000 chunks, of
-/// which a lookup reads a few dozen.
-pub struct CheckedMap {
-    map: Mmap,
+/// Not mapped: a timeline's second hop looks up thousands of keys, a few pages each, and each
+/// page fault of a map also mapped the 64 KiB around it: 419 MB of a 470 MB segment was mapped
+/// by the end of such a run, and unmapping it took 13 ms of the run.
+pub struct CheckedFile {
+    file: File,
     header_len: u64,
     body_len: u64,
     chunk: u64,
-    chunks: u64,
-    /// Bit c is set once chunk c has matched its CRC.
-    verified: Vec<AtomicU64>,
+    /// A CRC-32 per chunk of the body, little-endian, as read (and checked against the
+    /// manifest) on opening.
+    table: Vec<u8>,
 }
 
-impl CheckedMap {
+impl CheckedFile {
     /// Checks that a header of `header_len` bytes, a body of `body_len` and the table of its
-    /// `chunk`-byte chunks add up to the mapped length, and that the table's CRC is
+    /// `chunk`-byte chunks add up to `len`, the file's length, and that the table's CRC is
     /// `table_crc` (what the manifest says).
     pub fn new(
-        map: Mmap,
+        file: File,
+        len: u64,
         header_len: u64,
         body_len: u64,
         chunk: u64,
         table_crc: u32,
-    ) -> Result<CheckedMap, Damage> {
-        let chunks = chunk_count(header_len, body_len, chunk, map.len() as u64)?;
-        check_table(&map[(header_len + body_len) as usize..], table_crc)?;
-        let verified = (0..chunks.div_ceil(64))
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        Ok(CheckedMap {
-            map,
+    ) -> Result<CheckedFile, Damage> {
+        let chunks = chunk_count(header_len, body_len, chunk, len)?;
+        let mut table = vec![0u8; chunks as usize * 4];
+        read_exact_at(&file, &mut table, header_len + body_len).map_err(unreadable)?;
+        check_table(&table, table_crc)?;
+        Ok(CheckedFile {
+            file,
             header_len,
             body_len,
             chunk,
-            chunks,
-            verified,
+            table,
         })
     }
 
-    /// The body bytes `start..end`, each chunk they touch checked against its CRC once.
-    pub fn body(&self, start: u64, end: u64) -> Result<&[u8], Damage> {
+    /// Reads the chunks that hold the body bytes `start..end` into `buf` and checks each
+    /// against its CRC; returns where those bytes lie in `buf`.
+    pub fn read(&self, start: u64, end: u64, buf: &mut Vec<u8>) -> Result<Range<usize>, Damage> {
         if start > end || end > self.body_len {
             return Err(Damage("an offset points outside the file".to_string()));
         }
         if start == end {
-            return Ok(&[]);
+            return Ok(0..0);
         }
         let first = start / self.chunk;
-        let last = end.saturating_sub(1).max(start) / self.chunk;
-        for c in first..=last.min(self.chunks - 1) {
-            let (word, bit) = (&self.verified[(c / 64) as usize], 1u64 << (c % 64));
-            if word.load(Ordering::Relaxed) & bit == 0 {
-                let from = self.header_len + c * self.chunk;
-                let to = (from + self.chunk).min(self.header_len + self.body_len);
-                check_chunk(self.table(), c, &self.map[from as usize..to as usize])?;
-                // Two threads may both check a chunk; both find it sound.
-                word.fetch_or(bit, Ordering::Relaxed);
-            }
+        let from = first * self.chunk;
+        let to = end
+            .div_ceil(self.chunk)
+            .saturating_mul(self.chunk)
+            .min(self.body_len);
+        buf.resize((to - from) as usize, 0);
+        read_exact_at(&self.file, buf, self.header_len + from).map_err(unreadable)?;
+        for (c, bytes) in (first..).zip(buf.chunks(self.chunk as usize)) {
+            check_chunk(&self.table, c, bytes)?;
         }
-        let from = (self.header_len + start) as usize;
-        Ok(&self.map[from..from + (end - start) as usize])
+        Ok((start - from) as usize..(end - from) as usize)
     }
 
-    /// Checks every chunk of the body against its CRC.
+    /// Checks every chunk of the body against its CRC, a MiB at a time.
     pub fn verify(&self) -> Result<(), Damage> {
-        self.body(0, self.body_len).map(|_| ())
+        let step = self.chunk * 256;
+        let mut buf = Vec::new();
+        let mut at = 0;
+        while at < self.body_len {
+            let end = (at + step).min(self.body_len);
+            self.read(at, end, &mut buf)?;
+            at = end;
+        }
+        Ok(())
     }
 
-    /// The chunk table, after the body.
-    fn table(&self) -> &[u8] {
-        &self.map[(self.header_len + self.body_len) as usize..]
-    }
-
-    /// The 8 little-endian bytes of the body at `at`.
-    pub fn u64_at(&self, at: u64) -> Result<u64, Damage> {
-        let b = self.body(at, at + 8)?;
-        Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    /// The 8 little-endian bytes of the body at `at`; `buf` holds what is read.
+    pub fn u64_at(&self, at: u64, buf: &mut Vec<u8>) -> Result<u64, Damage> {
+        let range = self.read(at, at + 8, buf)?;
+        Ok(u64::from_le_bytes(buf[range].try_into().expect("8 bytes")))
     }
 }

@@ -1,5 +1,5 @@
-//! Segments: immutable files of postings, ID key -> (file, block) pairs, memory-mapped and
-//! searched by guessing from the keys' values (they are hashes, evenly spread).
+//! Segments: immutable files of postings, ID key -> (file, block) pairs, read by positional
+//! reads and searched by guessing from the keys' values (they are hashes, evenly spread).
 //!
 //! Layout: a 48-byte header (magic, format version, chunk size, counts, header CRC); the
 //! body: the postings of every key as LEB128 varints (file id delta, then block, or block
@@ -16,9 +16,10 @@ use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::checked::{self, CheckedMap, ChunkSums};
+use super::checked::{self, CheckedFile, ChunkSums};
 use super::format::{Damage, crc, push_varint};
 use super::manifest::FORMAT_VERSION;
+use super::ranges::read_exact_at;
 
 const MAGIC: &[u8; 8] = b"IDGRPSEG";
 const HEADER_LEN: u64 = 48;
@@ -152,19 +153,28 @@ fn header(n_keys: u64, postings_len: u64, n_chunks: u64) -> [u8; HEADER_LEN as u
 
 /// A segment opened for lookups; shared by the search threads.
 pub struct Segment {
-    file: CheckedMap,
+    file: CheckedFile,
     n_keys: u64,
     postings_len: u64,
 }
 
+/// Keys a merge reads at once, with their offsets and postings.
+const KEYS_PER_READ: u64 = 64 * 1024;
+/// The most postings bytes a merge reads at once, unless one key's postings are longer.
+const POSTINGS_PER_READ: u64 = 8 << 20;
+
 impl Segment {
-    /// Maps the segment at `path`, expected to be `len` bytes with a chunk table whose CRC
+    /// Opens the segment at `path`, expected to be `len` bytes with a chunk table whose CRC
     /// is `table_crc` (what the manifest says).
     pub fn open(path: &Path, len: u64, table_crc: u32) -> Result<Segment, Damage> {
-        let map = checked::map(path, len)?;
-        let h = map
-            .get(..HEADER_LEN as usize)
-            .ok_or_else(Damage::truncated)?;
+        let file = File::open(path).map_err(checked::unreadable)?;
+        let actual = file.metadata().map_err(checked::unreadable)?.len();
+        checked::has_len(actual, len)?;
+        let mut h = [0u8; HEADER_LEN as usize];
+        if len < HEADER_LEN {
+            return Err(Damage::truncated());
+        }
+        read_exact_at(&file, &mut h, 0).map_err(checked::unreadable)?;
         if &h[..8] != MAGIC {
             return Err(Damage("not an idgrep index segment".to_string()));
         }
@@ -187,7 +197,7 @@ impl Segment {
         if n_chunks != body_len.div_ceil(CHUNK) {
             return Err(Damage("a segment's sizes do not add up".to_string()));
         }
-        let file = CheckedMap::new(map, HEADER_LEN, body_len, CHUNK, table_crc)?;
+        let file = CheckedFile::new(file, len, HEADER_LEN, body_len, CHUNK, table_crc)?;
         Ok(Segment {
             file,
             n_keys,
@@ -205,10 +215,10 @@ impl Segment {
     ///
     /// Keys are hashes, spread evenly over the 64-bit range, so a probe can guess where `key`
     /// stands from the keys bounding the part still searched: a lookup then reads two or three
-    /// pages of the key table, where halving read about twenty (each a page fault, and a
-    /// timeline's hops look up thousands of keys). A few guesses, then halving, bound the steps
-    /// whatever the keys are.
+    /// pages of the key table, where halving read about twenty (a timeline's hops look up
+    /// thousands of keys). A few guesses, then halving, bound the steps whatever the keys are.
     pub fn lookup(&self, key: u64, found: &mut dyn FnMut(u32, u32)) -> Result<(), Damage> {
+        let mut buf = Vec::with_capacity(2 * CHUNK as usize);
         // Every key before `lo` is below `key`, every key from `hi` on above it; `below` and
         // `above` bound the keys in between.
         let (mut lo, mut hi) = (0u64, self.n_keys);
@@ -223,41 +233,96 @@ impl Segment {
             } else {
                 lo + (hi - lo) / 2
             };
-            let at = self.key(mid)?;
+            let at = self.file.u64_at(self.keys_at() + mid * 8, &mut buf)?;
             match at.cmp(&key) {
                 std::cmp::Ordering::Less => (lo, below) = (mid + 1, at),
                 std::cmp::Ordering::Greater => (hi, above) = (mid, at),
-                std::cmp::Ordering::Equal => return decode_postings(self.postings(mid)?, found),
+                std::cmp::Ordering::Equal => {
+                    let (start, end) = self.bounds(mid, &mut buf)?;
+                    let range = self.file.read(start, end, &mut buf)?;
+                    return decode_postings(&buf[range], found);
+                }
             }
         }
         Ok(())
     }
 
-    /// Every posting, in order: what a merge reads.
+    /// Every posting, in order: what a merge reads. The keys, their offsets and their postings
+    /// are read a run of keys at a time.
     pub fn for_each(&self, found: &mut dyn FnMut(Posting)) -> Result<(), Damage> {
-        for i in 0..self.n_keys {
-            let key = self.key(i)?;
-            decode_postings(self.postings(i)?, &mut |file, block| {
-                found(Posting { key, file, block })
-            })?;
+        self.for_each_read(KEYS_PER_READ, POSTINGS_PER_READ, found)
+    }
+
+    /// [`Segment::for_each`], reading up to `keys_per_read` keys at once and their postings
+    /// if they take up to `postings_per_read` bytes.
+    fn for_each_read(
+        &self,
+        keys_per_read: u64,
+        postings_per_read: u64,
+        found: &mut dyn FnMut(Posting),
+    ) -> Result<(), Damage> {
+        let (mut keys, mut offsets, mut postings) = (Vec::new(), Vec::new(), Vec::new());
+        let mut first = 0;
+        while first < self.n_keys {
+            let mut count = keys_per_read.max(1).min(self.n_keys - first);
+            // The offsets of `count` keys, fewer while their postings are too long to hold.
+            let bounds = loop {
+                let at = self.offsets_at() + first * 8;
+                let range = self.file.read(at, at + (count + 1) * 8, &mut offsets)?;
+                let bounds: Vec<u64> = offsets[range]
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                    .collect();
+                if count == 1
+                    || bounds[count as usize].saturating_sub(bounds[0]) <= postings_per_read
+                {
+                    break bounds;
+                }
+                count /= 2;
+            };
+            let at = self.keys_at() + first * 8;
+            let key_range = self.file.read(at, at + count * 8, &mut keys)?;
+            let (start, end) = (bounds[0], bounds[count as usize]);
+            if start > end || end > self.postings_len {
+                return Err(Damage("a postings list runs outside it".to_string()));
+            }
+            let read = self.file.read(start, end, &mut postings)?;
+            let all = &postings[read];
+            for (i, key) in keys[key_range].chunks_exact(8).enumerate() {
+                let key = u64::from_le_bytes(key.try_into().expect("8 bytes"));
+                let (from, to) = (bounds[i], bounds[i + 1]);
+                if from < start || from > to || to > end {
+                    return Err(Damage("a postings list runs outside it".to_string()));
+                }
+                let list = &all[(from - start) as usize..(to - start) as usize];
+                decode_postings(list, &mut |file, block| found(Posting { key, file, block }))?;
+            }
+            first += count;
         }
         Ok(())
     }
 
-    /// The `i`th key, in ascending order.
-    fn key(&self, i: u64) -> Result<u64, Damage> {
-        self.file.u64_at(self.postings_len + i * 8)
+    fn keys_at(&self) -> u64 {
+        self.postings_len
     }
 
-    /// The encoded postings of the `i`th key.
-    fn postings(&self, i: u64) -> Result<&[u8], Damage> {
-        let offsets_at = self.postings_len + self.n_keys * 8;
-        let start = self.file.u64_at(offsets_at + i * 8)?;
-        let end = self.file.u64_at(offsets_at + i * 8 + 8)?;
-        if end > self.postings_len {
+    fn offsets_at(&self) -> u64 {
+        self.postings_len + self.n_keys * 8
+    }
+
+    /// Where the encoded postings of the `i`th key start and end; `buf` holds what is read.
+    fn bounds(&self, i: u64, buf: &mut Vec<u8>) -> Result<(u64, u64), Damage> {
+        let at = self.offsets_at() + i * 8;
+        let range = self.file.read(at, at + 16, buf)?;
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        let (start, end) = (
+            word(&buf[range.start..range.start + 8]),
+            word(&buf[range.start + 8..range.end]),
+        );
+        if start > end || end > self.postings_len {
             return Err(Damage("a postings list runs outside it".to_string()));
         }
-        self.file.body(start, end)
+        Ok((start, end))
     }
 }
 
@@ -332,6 +397,23 @@ mod tests {
         let mut none = 0;
         seg.lookup(12345, &mut |_, _| none += 1).unwrap();
         assert_eq!(none, 0);
+    }
+
+    /// A merge reads every posting in order however few keys or postings bytes it reads at
+    /// once, down to one key whose postings are longer than the bytes it may hold.
+    #[test]
+    fn every_posting_is_read_in_order_in_runs_of_any_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let all: Vec<Posting> = postings().into_iter().take(3000).collect();
+        let path = dir.path().join("seg");
+        let w = write(&path, dir.path(), all.iter().copied().map(Ok)).unwrap();
+        let seg = Segment::open(&path, w.len, w.table_crc).unwrap();
+        for (keys, bytes) in [(1, 1 << 20), (7, 1 << 20), (1000, 64), (1 << 20, 3), (3, 0)] {
+            let mut seen = Vec::new();
+            seg.for_each_read(keys, bytes, &mut |p| seen.push(p))
+                .unwrap();
+            assert!(seen == all, "{keys} keys, {bytes} bytes at once");
+        }
     }
 
     #[test]
