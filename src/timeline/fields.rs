@@ -34,6 +34,23 @@ impl FieldCounts {
 
     /// Counts a line on which `name` holds the ID numbered `id`.
     pub(super) fn add(&mut self, id: usize, name: &Arc<str>) {
+        self.add_lines(id, name, 1);
+    }
+
+    /// Adds the counts of `other`, over other lines.
+    pub(super) fn merge(&mut self, other: FieldCounts) {
+        for (id, (number, count)) in other.first.into_iter().enumerate() {
+            if number != NONE {
+                self.add_lines(id, &other.names[number as usize], count);
+            }
+        }
+        for ((id, number), count) in other.others {
+            self.add_lines(id as usize, &other.names[number as usize], count);
+        }
+    }
+
+    /// Counts `lines` lines on which `name` holds the ID numbered `id`.
+    fn add_lines(&mut self, id: usize, name: &Arc<str>, lines: u64) {
         let number = match self.numbers.get(&**name) {
             Some(&n) => n,
             None => {
@@ -45,11 +62,11 @@ impl FieldCounts {
         };
         let slot = &mut self.first[id];
         if slot.0 == number {
-            slot.1 += 1;
+            slot.1 += lines;
         } else if slot.0 == NONE {
-            *slot = (number, 1);
+            *slot = (number, lines);
         } else {
-            *self.others.entry((id as u32, number)).or_default() += 1;
+            *self.others.entry((id as u32, number)).or_default() += lines;
         }
     }
 
@@ -80,9 +97,9 @@ mod tests {
     use super::*;
 
     /// The most used name of each ID, against a count of every (ID, name) pair in a map, on
-    /// generated counts with ties.
+    /// generated counts with ties, counted in two parts and merged.
     #[test]
-    fn the_most_used_name_is_the_one_a_full_count_gives() {
+    fn the_most_used_name_is_the_one_a_full_count_gives_also_merged_from_parts() {
         let names: Vec<Arc<str>> = ["user_id", "id", "parent", "b", "a"]
             .iter()
             .map(|&n| Arc::from(n))
@@ -96,7 +113,8 @@ mod tests {
         };
         for round in 0..200 {
             let ids = 1 + next(20) as usize;
-            let mut counts = FieldCounts::new(ids);
+            // Counted in two parts, merged: the same as counted in one.
+            let (mut counts, mut other) = (FieldCounts::new(ids), FieldCounts::new(ids));
             let mut full: Vec<FastMap<Arc<str>, u64>> = vec![FastMap::default(); ids];
             for _ in 0..next(200) {
                 let id = next(ids as u64) as usize;
@@ -107,9 +125,14 @@ mod tests {
                 } else {
                     Arc::clone(name)
                 };
-                counts.add(id, &name);
+                if next(3) == 0 {
+                    other.add(id, &name);
+                } else {
+                    counts.add(id, &name);
+                }
                 *full[id].entry(name).or_default() += 1;
             }
+            counts.merge(other);
             let expected: Vec<Option<Arc<str>>> = full
                 .into_iter()
                 .map(|counts| {

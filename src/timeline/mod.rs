@@ -29,6 +29,7 @@
 //! passes, places the lines and works out each ID's figures.
 
 mod fields;
+mod finish;
 mod scan;
 
 use std::collections::HashSet;
@@ -40,7 +41,7 @@ use crate::par::ScanSettings;
 use crate::source::Input;
 use crate::text::Name;
 
-use fields::FieldCounts;
+use finish::finish;
 use scan::{FastMap, FastSet, Found, UNLISTED, search_pass};
 
 /// How a line got its place in time.
@@ -363,7 +364,15 @@ pub fn build(
         frontier = if hop < query.hops { next } else { Vec::new() };
     }
     (
-        finish(query, inputs, found, placed, &known, &index),
+        finish(
+            query,
+            inputs,
+            found,
+            placed,
+            &known,
+            &index,
+            settings.threads,
+        ),
         errored,
     )
 }
@@ -417,199 +426,6 @@ fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Placeme
         }
     }
     placed
-}
-
-/// Sorts, applies the window, drops unlisted IDs and works out each ID's figures. `placed`:
-/// each found line's time and rule, as [`place`] gives them.
-fn finish(
-    query: &Query,
-    inputs: &[Input],
-    found: Vec<(Found, usize)>,
-    placed: Vec<(Option<i64>, Placement)>,
-    known: &[Known],
-    index: &FastMap<u128, usize>,
-) -> Timeline {
-    // Listed: the root, and named entities; their new indices are in order of discovery.
-    let mut remap = vec![usize::MAX; known.len()];
-    let mut ids = Vec::new();
-    for (k, entry) in known.iter().enumerate() {
-        if k == 0 || (entry.named && is_entity(entry.id)) {
-            remap[k] = ids.len();
-            ids.push(TimelineId {
-                id: entry.id,
-                kind: entry.kind,
-                description: if k == 0 {
-                    query.root.describe()
-                } else {
-                    entry.id.describe(entry.kind)
-                },
-                hop: entry.hop,
-                found_via: entry.found_via,
-                status: entry.status,
-                lines: 0,
-                first_us: None,
-                last_us: None,
-                field: None,
-                parent: None,
-                service: None,
-            });
-        }
-    }
-    for entry in &mut ids {
-        entry.found_via = entry.found_via.map(|v| remap[v]);
-    }
-    let mut fields = FieldCounts::new(ids.len());
-    // Each ID's line count and first and last time, apart from its entry: the entries are
-    // large, and a line's IDs are far apart among them.
-    let mut figures = vec![Figures::default(); ids.len()];
-    let mut lines = Vec::with_capacity(found.len());
-    // The last line that listed each ID: a line may hold an ID many times, and a test of the
-    // line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
-    let mut listed_on = vec![usize::MAX; ids.len()];
-    let (mut outside_window, mut untimed_outside_window) = (0, 0);
-    for (n, ((f, via), (time_us, placement))) in found.into_iter().zip(placed).enumerate() {
-        if !in_window(time_us, query) {
-            match time_us {
-                Some(_) => outside_window += 1,
-                None => untimed_outside_window += 1,
-            }
-            continue;
-        }
-        let via_id = known[via].id;
-        let mut line_ids = Vec::with_capacity(f.tokens.len());
-        let mut field = None;
-        let mut marks = Vec::with_capacity(1);
-        // The line's own span and its parent, as span fields name them.
-        let (mut own_span, mut parent_span) = (None, None);
-        for token in f.tokens {
-            if token.id == via_id {
-                marks.push((token.start, token.end));
-                if field.is_none() {
-                    field.clone_from(&token.field);
-                }
-            }
-            // A line placed outside the window when its pass ended had its IDs left unlisted
-            // then; one of them may have been listed from another line since.
-            let listed = match token.known {
-                UNLISTED => index.get(&token.id.0).copied(),
-                k => Some(k as usize),
-            };
-            let Some(k) = listed.map(|k| remap[k]).filter(|&k| k != usize::MAX) else {
-                continue;
-            };
-            if let Some(name) = &token.field {
-                // A span ID is a 64-bit value: the test of the value spares most tokens a read
-                // of their entry, far apart in memory.
-                if token.id.0 >> 64 == 0
-                    && ids[k].kind == Kind::Span
-                    && id::trace::field_role(name.as_bytes()) == Some(id::trace::FieldRole::Span)
-                {
-                    let slot = if id::trace_value::is_parent_span_field(name.as_bytes()) {
-                        &mut parent_span
-                    } else {
-                        &mut own_span
-                    };
-                    slot.get_or_insert(k);
-                }
-                fields.add(k, name);
-            }
-            if listed_on[k] != n {
-                listed_on[k] = n;
-                line_ids.push(k);
-            }
-        }
-        // Tokens come from the token walk, then span fields, then the trace spellings of the
-        // pass's hits: in line order, without overlaps, for the printers.
-        marks.sort_unstable();
-        marks.dedup_by(|next, kept| next.0 < kept.1);
-        if let (Some(span), Some(parent)) = (own_span, parent_span)
-            && span != parent
-        {
-            ids[span].parent.get_or_insert(parent);
-        }
-        for &k in &line_ids {
-            let figures = &mut figures[k];
-            figures.lines += 1;
-            if let Some(t) = time_us {
-                figures.first_us = figures.first_us.min(t);
-                figures.last_us = figures.last_us.max(t);
-            }
-        }
-        lines.push(Line {
-            time_us,
-            placement,
-            file: f.file,
-            line_no: f.line_no,
-            field,
-            via: remap[via],
-            text: f.text,
-            marks,
-            ids: line_ids,
-        });
-    }
-    for ((entry, field), figures) in ids.iter_mut().zip(fields.most_used()).zip(figures) {
-        entry.lines = figures.lines;
-        // Placed lines give both times or neither.
-        if figures.first_us <= figures.last_us {
-            (entry.first_us, entry.last_us) = (Some(figures.first_us), Some(figures.last_us));
-        }
-        entry.field = field;
-    }
-    sort_lines(&mut lines);
-    name_services(&mut ids, &lines);
-    Timeline {
-        ids,
-        lines,
-        paths: inputs.iter().map(Name::of).collect(),
-        hops: query.hops,
-        max_fanout: query.max_fanout,
-        outside_window,
-        untimed_outside_window,
-    }
-}
-
-/// An ID's line count and the times of its first and last placed lines, while
-/// [`finish`] counts them.
-#[derive(Clone, Copy)]
-struct Figures {
-    lines: u64,
-    first_us: i64,
-    last_us: i64,
-}
-
-impl Default for Figures {
-    fn default() -> Figures {
-        Figures {
-            lines: 0,
-            first_us: i64::MAX,
-            last_us: i64::MIN,
-        }
-    }
-}
-
-/// Gives each span the service its first line names.
-fn name_services(ids: &mut [TimelineId], lines: &[Line]) {
-    // One flag per ID, apart from the entries: a line's IDs lie far apart among those.
-    let mut unread: Vec<bool> = ids.iter().map(|e| e.kind == Kind::Span).collect();
-    if !unread.contains(&true) {
-        return;
-    }
-    let mut buffers = scan::PairBuffers::default();
-    for line in lines {
-        for &k in &line.ids {
-            if unread[k] {
-                unread[k] = false;
-                ids[k].service = scan::service_of(&line.text, &mut buffers);
-            }
-        }
-    }
-}
-
-/// Time order; ties keep file order, then line order; unplaced lines last. A line is on a
-/// timeline once, so no two keys are equal. The keys are read once and sorted apart, and
-/// each line then moved once, not at every swap of a sort.
-fn sort_lines(lines: &mut [Line]) {
-    lines.sort_by_cached_key(|l| (l.time_us.is_none(), l.time_us, l.file, l.line_no));
 }
 
 #[cfg(test)]
@@ -721,7 +537,7 @@ mod tests {
                 },
             ];
             let placed = place(&lines, &ids);
-            let timeline = finish(&query, &[], lines, placed, &ids, &FastMap::default());
+            let timeline = finish(&query, &[], lines, placed, &ids, &FastMap::default(), 1);
             timeline.ids[1].field.as_deref().map(str::to_owned)
         };
         // Most lines win, wherever they stand.
@@ -732,49 +548,95 @@ mod tests {
         assert_eq!(field_of(&["a_id", "z_id"]).as_deref(), Some("a_id"));
     }
 
-    fn line(time_us: Option<i64>, file: usize, line_no: u64) -> Line {
-        Line {
-            time_us,
-            placement: if time_us.is_some() {
-                Placement::Line
-            } else {
-                Placement::Unplaced
-            },
-            file,
-            line_no,
-            field: None,
-            via: 0,
-            text: Box::from(&b""[..]),
-            marks: Vec::new(),
-            ids: Vec::new(),
-        }
-    }
-
+    /// The timeline of many lines is the same whether its lines are read on one thread or in
+    /// parts on three: lines, their IDs and marks, each ID's figures, field and parent, and
+    /// the window's counts.
     #[test]
-    fn ties_keep_file_order_then_line_order_and_unplaced_lines_come_last() {
-        let mut lines = vec![
-            line(None, 0, 1),
-            line(Some(5), 2, 1),
-            line(Some(5), 1, 7),
-            line(Some(3), 2, 9),
-            line(Some(5), 1, 2),
-            line(None, 0, 0),
-        ];
-        sort_lines(&mut lines);
-        let order: Vec<(Option<i64>, usize, u64)> = lines
+    fn lines_read_in_parts_give_the_timeline_one_thread_gives() {
+        let mut rng = crate::testing::Rng(0x7e11);
+        let names: Vec<Arc<str>> = ["span_id", "parent_span_id", "user_id", "a", "b"]
             .iter()
-            .map(|l| (l.time_us, l.file, l.line_no))
+            .map(|&n| Arc::from(n))
             .collect();
-        assert_eq!(
-            order,
-            vec![
-                (Some(3), 2, 9),
-                (Some(5), 1, 2),
-                (Some(5), 1, 7),
-                (Some(5), 2, 1),
-                (None, 0, 0),
-                (None, 0, 1),
-            ]
-        );
+        let mut ids = vec![known(ulid_at(ROOT_MS), Kind::Ulid)];
+        for r in 1..300u128 {
+            let kind = if r % 3 == 0 { Kind::Span } else { Kind::Ulid };
+            let id = if kind == Kind::Span {
+                r
+            } else {
+                ulid_at(ROOT_MS + r as i64)
+            };
+            ids.push(Known {
+                status: Status::Followed(1),
+                named: r % 10 != 0,
+                ..known(id, kind)
+            });
+        }
+        let index: FastMap<u128, usize> =
+            ids.iter().enumerate().map(|(k, e)| (e.id.0, k)).collect();
+        let lines: Vec<(Found, usize)> = (0..12_000u64)
+            .map(|n| {
+                let time = (!rng.next().is_multiple_of(7)).then(|| (rng.next() % 5_000) as i64);
+                let mut f = found((n % 5) as usize, n, time, None);
+                for _ in 0..rng.next() % 6 {
+                    let k = (rng.next() % ids.len() as u64) as usize;
+                    f.tokens.push(scan::Token {
+                        id: ids[k].id,
+                        shape: Shape::Ulid,
+                        start: (rng.next() % 4) as usize,
+                        end: 26,
+                        field: (!rng.next().is_multiple_of(4))
+                            .then(|| Arc::clone(&names[(rng.next() % 5) as usize])),
+                        known: if rng.next().is_multiple_of(5) {
+                            UNLISTED
+                        } else {
+                            k as u32
+                        },
+                    });
+                }
+                (f, (rng.next() % ids.len() as u64) as usize)
+            })
+            .collect();
+        let clone = |lines: &[(Found, usize)]| -> Vec<(Found, usize)> {
+            lines
+                .iter()
+                .map(|(f, via)| {
+                    let tokens = f
+                        .tokens
+                        .iter()
+                        .map(|t| scan::Token {
+                            field: t.field.clone(),
+                            ..*t
+                        })
+                        .collect();
+                    let copy = Found {
+                        text: f.text.clone(),
+                        queries: f.queries.clone(),
+                        tokens,
+                        ..*f
+                    };
+                    (copy, *via)
+                })
+                .collect()
+        };
+        for (since, until) in [(None, None), (Some(1), Some(3))] {
+            let query = Query {
+                root: Parsed {
+                    id: ids[0].id,
+                    kind: Kind::Ulid,
+                    written: Written::Ulid,
+                },
+                hops: 1,
+                max_fanout: 100,
+                since,
+                until,
+            };
+            let placed = place(&lines, &ids);
+            let one = finish(&query, &[], clone(&lines), placed.clone(), &ids, &index, 1);
+            let three = finish(&query, &[], clone(&lines), placed, &ids, &index, 3);
+            assert!(one.lines.len() > 1000 || since.is_some());
+            assert!(one.ids.iter().any(|e| e.parent.is_some()));
+            assert_eq!(format!("{one:?}"), format!("{three:?}"));
+        }
     }
 }
