@@ -162,6 +162,9 @@ struct FileTimes {
     chunk_last: Option<(usize, i64)>,
     /// The file's first timestamp, on any line.
     first_us: Option<i64>,
+    /// The length of the range whose chunks are searched, when they are a range's: a chunk
+    /// that holds all of it is its only one, and no later chunk asks for its last time.
+    range_len: Option<u64>,
 }
 
 impl FileTimes {
@@ -190,6 +193,11 @@ impl FileTimes {
             if self.first_us.is_none() {
                 return;
             }
+        }
+        // A range read in one chunk, as nearly every candidate block is: the walk back
+        // for its last time (a time parsed per block) would serve no chunk.
+        if self.range_len == Some(bytes.len() as u64) {
+            return;
         }
         let mut end = bytes.len();
         if bytes.last() == Some(&b'\n') {
@@ -505,6 +513,7 @@ fn scan_one(
                     before: dated.first_us.map(|_| range.start),
                     chunk_last: None,
                     first_us: dated.first_us,
+                    range_len: range.end.map(|end| end - range.start),
                 };
                 let mut in_memory;
                 let mut unread;
