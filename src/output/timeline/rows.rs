@@ -52,7 +52,7 @@ impl Widths {
 /// Rows formatted per chunk, a chunk per thread.
 const CHUNK_ROWS: usize = 4096;
 
-/// What every row of one timeline shares: the cells' sources and the columns' widths.
+/// What the rows of one timeline share: where their cells come from.
 struct Layout<'a> {
     timeline: &'a Timeline,
     clock: &'a Clock,
