@@ -195,9 +195,31 @@ impl CheckedFile {
         Ok(())
     }
 
-    /// The 8 little-endian bytes of the body at `at`; `buf` holds what is read.
-    pub fn u64_at(&self, at: u64, buf: &mut Vec<u8>) -> Result<u64, Damage> {
-        let range = self.read(at, at + 8, buf)?;
-        Ok(u64::from_le_bytes(buf[range].try_into().expect("8 bytes")))
+    /// The body bytes `start..end`: from the chunks `held` holds when they cover them, else
+    /// read and checked into it. The probes of a key's search close in on one chunk.
+    pub fn get<'h>(&self, start: u64, end: u64, held: &'h mut Held) -> Result<&'h [u8], Damage> {
+        if !(held.from <= start && start <= end && end <= held.to) {
+            // Nothing is held while the read may fail half done.
+            (held.from, held.to) = (0, 0);
+            let range = self.read(start, end, &mut held.bytes)?;
+            held.from = start - range.start as u64;
+            held.to = held.from + held.bytes.len() as u64;
+        }
+        Ok(&held.bytes[(start - held.from) as usize..(end - held.from) as usize])
     }
+
+    /// The 8 little-endian bytes of the body at `at`.
+    pub fn u64_at(&self, at: u64, held: &mut Held) -> Result<u64, Damage> {
+        let bytes = self.get(at, at + 8, held)?;
+        Ok(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
+    }
+}
+
+/// Chunks of a [`CheckedFile`]'s body as last read and checked, for [`CheckedFile::get`].
+#[derive(Default)]
+pub struct Held {
+    bytes: Vec<u8>,
+    /// The body offsets `bytes` starts and ends at.
+    from: u64,
+    to: u64,
 }

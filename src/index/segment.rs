@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::checked::{self, CheckedFile, ChunkSums};
+use super::checked::{self, CheckedFile, ChunkSums, Held};
 use super::format::{Damage, crc, push_varint};
 use super::manifest::FORMAT_VERSION;
 use super::ranges::read_exact_at;
@@ -218,7 +218,7 @@ impl Segment {
     /// pages of the key table, where halving read about twenty (a timeline's hops look up
     /// thousands of keys). A few guesses, then halving, bound the steps whatever the keys are.
     pub fn lookup(&self, key: u64, found: &mut dyn FnMut(u32, u32)) -> Result<(), Damage> {
-        let mut buf = Vec::with_capacity(2 * CHUNK as usize);
+        let mut held = Held::default();
         // Every key before `lo` is below `key`, every key from `hi` on above it; `below` and
         // `above` bound the keys in between.
         let (mut lo, mut hi) = (0u64, self.n_keys);
@@ -233,14 +233,13 @@ impl Segment {
             } else {
                 lo + (hi - lo) / 2
             };
-            let at = self.file.u64_at(self.keys_at() + mid * 8, &mut buf)?;
+            let at = self.file.u64_at(self.keys_at() + mid * 8, &mut held)?;
             match at.cmp(&key) {
                 std::cmp::Ordering::Less => (lo, below) = (mid + 1, at),
                 std::cmp::Ordering::Greater => (hi, above) = (mid, at),
                 std::cmp::Ordering::Equal => {
-                    let (start, end) = self.bounds(mid, &mut buf)?;
-                    let range = self.file.read(start, end, &mut buf)?;
-                    return decode_postings(&buf[range], found);
+                    let (start, end) = self.bounds(mid, &mut held)?;
+                    return decode_postings(self.file.get(start, end, &mut held)?, found);
                 }
             }
         }
@@ -310,15 +309,12 @@ impl Segment {
         self.postings_len + self.n_keys * 8
     }
 
-    /// Where the encoded postings of the `i`th key start and end; `buf` holds what is read.
-    fn bounds(&self, i: u64, buf: &mut Vec<u8>) -> Result<(u64, u64), Damage> {
+    /// Where the encoded postings of the `i`th key start and end.
+    fn bounds(&self, i: u64, held: &mut Held) -> Result<(u64, u64), Damage> {
         let at = self.offsets_at() + i * 8;
-        let range = self.file.read(at, at + 16, buf)?;
+        let bytes = self.file.get(at, at + 16, held)?;
         let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
-        let (start, end) = (
-            word(&buf[range.start..range.start + 8]),
-            word(&buf[range.start + 8..range.end]),
-        );
+        let (start, end) = (word(&bytes[..8]), word(&bytes[8..]));
         if start > end || end > self.postings_len {
             return Err(Damage("a postings list runs outside it".to_string()));
         }
