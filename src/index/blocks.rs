@@ -21,10 +21,9 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::checked::{CheckedFile, ChunkSums, has_len, unreadable};
+use super::checked::{self, CheckedFile, ChunkSums};
 use super::format::{Damage, crc};
 use super::manifest::FORMAT_VERSION;
-use super::ranges::read_exact_at;
 
 const MAGIC: &[u8; 8] = b"IDGRPBLK";
 const HEADER_LEN: usize = 32;
@@ -76,13 +75,8 @@ impl Blocks {
     /// Opens the blocks file at `path`, expected to be `len` bytes with a chunk table whose
     /// CRC is `table_crc` (what the manifest says).
     pub fn open(path: &Path, len: u64, table_crc: u32) -> Result<Blocks, Damage> {
-        let file = File::open(path).map_err(unreadable)?;
-        has_len(file.metadata().map_err(unreadable)?.len(), len)?;
         let mut h = [0u8; HEADER_LEN];
-        if len < HEADER_LEN as u64 {
-            return Err(Damage::truncated());
-        }
-        read_exact_at(&file, &mut h, 0).map_err(unreadable)?;
+        let file = checked::open(path, len, &mut h)?;
         if &h[..8] != MAGIC {
             return Err(Damage("not an idgrep block tables file".to_string()));
         }

@@ -8,6 +8,7 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::ops::Range;
+use std::path::Path;
 
 use super::format::{Damage, crc};
 use super::ranges::read_exact_at;
@@ -67,14 +68,26 @@ impl<W: Write> Write for ChunkSums<W> {
     }
 }
 
+/// Opens the file at `path`, which the manifest says is `len` bytes, and reads its first
+/// `header.len()` bytes into `header`.
+pub fn open(path: &Path, len: u64, header: &mut [u8]) -> Result<File, Damage> {
+    let file = File::open(path).map_err(unreadable)?;
+    has_len(file.metadata().map_err(unreadable)?.len(), len)?;
+    if len < header.len() as u64 {
+        return Err(Damage::truncated());
+    }
+    read_exact_at(&file, header, 0).map_err(unreadable)?;
+    Ok(file)
+}
+
 /// A file that could not be opened or read. The damage messages need not name the file: the
 /// warning line does.
-pub fn unreadable(e: io::Error) -> Damage {
+fn unreadable(e: io::Error) -> Damage {
     Damage(crate::source::io_reason(&e))
 }
 
 /// Checks that a file is the `len` bytes the manifest says.
-pub fn has_len(actual: u64, len: u64) -> Result<(), Damage> {
+fn has_len(actual: u64, len: u64) -> Result<(), Damage> {
     if actual != len {
         return Err(Damage(format!(
             "the file is {actual} bytes, the manifest says {len}"

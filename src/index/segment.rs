@@ -19,7 +19,6 @@ use std::path::Path;
 use super::checked::{self, CheckedFile, ChunkSums, Held};
 use super::format::{Damage, crc, push_varint};
 use super::manifest::FORMAT_VERSION;
-use super::ranges::read_exact_at;
 
 const MAGIC: &[u8; 8] = b"IDGRPSEG";
 const HEADER_LEN: u64 = 48;
@@ -167,14 +166,8 @@ impl Segment {
     /// Opens the segment at `path`, expected to be `len` bytes with a chunk table whose CRC
     /// is `table_crc` (what the manifest says).
     pub fn open(path: &Path, len: u64, table_crc: u32) -> Result<Segment, Damage> {
-        let file = File::open(path).map_err(checked::unreadable)?;
-        let actual = file.metadata().map_err(checked::unreadable)?.len();
-        checked::has_len(actual, len)?;
         let mut h = [0u8; HEADER_LEN as usize];
-        if len < HEADER_LEN {
-            return Err(Damage::truncated());
-        }
-        read_exact_at(&file, &mut h, 0).map_err(checked::unreadable)?;
+        let file = checked::open(path, len, &mut h)?;
         if &h[..8] != MAGIC {
             return Err(Damage("not an idgrep index segment".to_string()));
         }
