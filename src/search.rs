@@ -145,6 +145,29 @@ pub fn search_part(
     )
 }
 
+/// [`search_part`] over a part already in memory, `bytes` (whole lines; the last may lack
+/// its newline): searched where it lies, not copied into the scratch buffer first. The
+/// outcome and the calls are those of [`search_part`] reading the same bytes.
+pub fn search_bytes(
+    matcher: &Matcher,
+    options: SearchOptions,
+    bytes: &[u8],
+    scratch: &mut Scratch,
+    first_line_no: u64,
+    mut on_chunk: Option<&mut dyn FnMut(&Chunk)>,
+    on_line: &mut dyn FnMut(&LineMatch) -> bool,
+) -> Outcome {
+    let (_, mut lines) = LineState::new(matcher, options, scratch, first_line_no);
+    let mut outcome = Outcome::default();
+    if !options.text && memchr(0, &bytes[..bytes.len().min(BUFFER_SIZE)]).is_some() {
+        lines.report = false;
+    }
+    if !bytes.is_empty() {
+        lines.process(bytes, &mut outcome, &mut on_chunk, on_line);
+    }
+    outcome
+}
+
 fn search_from(
     matcher: &Matcher,
     options: SearchOptions,
@@ -154,29 +177,9 @@ fn search_from(
     mut on_chunk: Option<&mut dyn FnMut(&Chunk)>,
     on_line: &mut dyn FnMut(&LineMatch) -> bool,
 ) -> Outcome {
-    let Scratch {
-        buf,
-        hits,
-        line_hits,
-        numbering,
-    } = scratch;
+    let (buf, mut lines) = LineState::new(matcher, options, scratch, first_line_no);
     buf.reset();
     let mut outcome = Outcome::default();
-    let mut lines = LineState {
-        matcher,
-        options,
-        line_no: first_line_no,
-        hits,
-        line_hits,
-        numbering,
-        // Context lines are placed by their numbers, shown or not.
-        numbered: options.line_numbers || options.context != Context::default(),
-        report: true,
-        after_left: 0,
-        carry: Carry::default(),
-        reported_any: false,
-        skipped: false,
-    };
     let mut len = 0;
     // Bytes still to look at for a NUL: the first block's, however the reads split it (a
     // decompressing reader hands its magic bytes back as a read of their own). Lines are
@@ -251,6 +254,40 @@ struct LineState<'a> {
     reported_any: bool,
     /// A line has been passed over since the last one reported.
     skipped: bool,
+}
+
+impl<'a> LineState<'a> {
+    /// The state at the start of an input's part whose first line is `first_line_no`, and
+    /// the scratch's read buffer.
+    fn new(
+        matcher: &'a Matcher,
+        options: SearchOptions,
+        scratch: &'a mut Scratch,
+        first_line_no: u64,
+    ) -> (&'a mut ReadBuffer, LineState<'a>) {
+        let Scratch {
+            buf,
+            hits,
+            line_hits,
+            numbering,
+        } = scratch;
+        let lines = LineState {
+            matcher,
+            options,
+            line_no: first_line_no,
+            hits,
+            line_hits,
+            numbering,
+            // Context lines are placed by their numbers, shown or not.
+            numbered: options.line_numbers || options.context != Context::default(),
+            report: true,
+            after_left: 0,
+            carry: Carry::default(),
+            reported_any: false,
+            skipped: false,
+        };
+        (buf, lines)
+    }
 }
 
 impl LineState<'_> {

@@ -378,3 +378,71 @@ fn a_32_hex_query_shares_one_pair_of_offsets_and_agrees_at_every_level() {
         }
     }
 }
+
+/// A matcher made for some of the queries finds, on any line, exactly what the matcher of
+/// all of them finds of those queries, under the same query indices: an index that names a
+/// few queries for a range may search it for those alone.
+#[test]
+fn a_subset_matcher_finds_what_the_full_one_finds_of_its_queries() {
+    let mut rng = Rng(0x5eed_0f5e_ed3b);
+    let mut value = || ((rng.next() as u128) << 64) | rng.next() as u128;
+    let values: Vec<u128> = (0..6).map(|_| value()).collect();
+    let span = values[5] as u64 | 1;
+    // Every kind a query can be: ULIDs, a UUID, a trace, a span, a duplicate of a query.
+    let id_of = |v: u128| Id(v);
+    let written = [
+        id_of(values[0]).ulid(),
+        id_of(values[1]).uuid(),
+        format!("{:032x}", values[2]),
+        id_of(values[3]).ulid(),
+        format!("{span:016x}"),
+        id_of(values[0]).uuid(),
+    ];
+    let queries: Vec<Parsed> = written.iter().map(|q| id::parse(q).unwrap()).collect();
+    let trace = format!("{:032x}", values[2]);
+    let hay = format!(
+        "{} a {}\n{{\"trace_id\":\"{trace}\",\"span_id\":\"{span:016x}\"}} {}\n\
+         traceparent: 00-{trace}-{span:016x}-01 dd.trace_id={} {}\n{} {}\n",
+        written[0],
+        id_of(values[1]).ulid().to_uppercase(),
+        id_of(values[3]).hex(),
+        values[2] as u64,
+        id_of(values[0]).uuid().to_uppercase(),
+        id_of(values[4]).ulid(),
+        id_of(values[1]).uuid(),
+    );
+    let full = Matcher::for_queries(&queries);
+    let mut all = Vec::new();
+    full.find(hay.as_bytes(), &mut all);
+    assert!(all.len() >= 8, "{all:?}");
+    let mut subsets = SubsetMatchers::default();
+    for mask in 1u32..(1 << queries.len()) {
+        // An index names every query of an ID it names (they share its keys): the first of
+        // two equal queries takes their hits, in a subset as in the full matcher.
+        let subset: Vec<u32> = (0..queries.len() as u32)
+            .filter(|&q| {
+                let named = |q: u32| mask & (1 << q) != 0;
+                queries
+                    .iter()
+                    .zip(0u32..)
+                    .any(|(other, o)| other.id == queries[q as usize].id && named(o))
+            })
+            .collect();
+        let mut got = Vec::new();
+        Matcher::for_subset(&queries, &subset).find(hay.as_bytes(), &mut got);
+        let want: Vec<Hit> = all
+            .iter()
+            .copied()
+            .filter(|h| subset.contains(&(h.query as u32)))
+            .collect();
+        assert_eq!(got, want, "subset {subset:?}");
+        // The kept matcher may be the full one (for more queries than a pair searcher
+        // takes): of the subset's queries it finds the same.
+        let mut kept = Vec::new();
+        subsets
+            .get(&full, &queries, Some(&subset))
+            .find(hay.as_bytes(), &mut kept);
+        kept.retain(|h| subset.contains(&(h.query as u32)));
+        assert_eq!(kept, want, "subset {subset:?}, kept");
+    }
+}

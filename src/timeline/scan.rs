@@ -19,7 +19,7 @@ use crate::index::{Plan, Range, RangeReader, Walk, find_from_start, last_before,
 use crate::par::{self, Notice, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
-use crate::scan::{self, Matcher};
+use crate::scan::{self, Matcher, SubsetMatchers};
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input};
 
@@ -79,6 +79,8 @@ struct PassThread {
     names: FastMap<Box<[u8]>, Arc<str>>,
     /// Room for the bytes of a file's ranges, kept from file to file.
     held: Vec<u8>,
+    /// The matchers of ranges the index narrowed to some of the pass's IDs.
+    subsets: SubsetMatchers,
 }
 
 /// Reads every input once for `ids`.
@@ -125,6 +127,7 @@ pub(super) fn search_pass(
                 ranges,
                 records,
                 &matcher,
+                queries,
                 &counts,
                 on_timeline,
                 max_fanout,
@@ -328,6 +331,7 @@ fn scan_one(
     ranges: Option<DatedRanges>,
     records: Records,
     matcher: &Matcher,
+    pass_queries: &[Parsed],
     counts: &[AtomicU64],
     on_timeline: &FastSet<(usize, u64)>,
     max_fanout: u64,
@@ -362,6 +366,7 @@ fn scan_one(
         fields,
         names,
         held,
+        subsets,
     } = thread;
     let first_found = lines.len();
     let options = SearchOptions {
@@ -515,27 +520,27 @@ fn scan_one(
                     first_us: dated.first_us,
                     range_len: range.end.map(|end| end - range.start),
                 };
-                let mut in_memory;
-                let mut unread;
-                let reader: &mut dyn io::Read = match &part.held {
-                    Some(span) => {
-                        in_memory = &dated.held[span.clone()];
-                        &mut in_memory
-                    }
-                    None => {
-                        unread = RangeReader::new(&dated.file, range);
-                        &mut unread
-                    }
+                let matcher = subsets.get(matcher, pass_queries, range.queries.as_deref());
+                let outcome = match &part.held {
+                    Some(span) => search::search_bytes(
+                        matcher,
+                        options,
+                        &dated.held[span.clone()],
+                        scratch,
+                        range.first_line,
+                        Some(&mut on_chunk),
+                        &mut on_line,
+                    ),
+                    None => search::search_part(
+                        matcher,
+                        options,
+                        &mut RangeReader::new(&dated.file, range),
+                        scratch,
+                        range.first_line,
+                        Some(&mut on_chunk),
+                        &mut on_line,
+                    ),
                 };
-                let outcome = search::search_part(
-                    matcher,
-                    options,
-                    reader,
-                    scratch,
-                    range.first_line,
-                    Some(&mut on_chunk),
-                    &mut on_line,
-                );
                 total.matched_lines += outcome.matched_lines;
                 if outcome.error.is_some() {
                     total.error = outcome.error;

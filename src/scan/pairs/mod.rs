@@ -144,16 +144,32 @@ fn pick_pair(bytes: &[u8]) -> (usize, usize) {
 /// loop). Of every choice within the shortest tail, the one whose chance matches, summed over
 /// the tails, are least likely.
 pub(super) fn pick_shared<const K: usize>(tails: &[&[u8]]) -> [usize; K] {
-    let weight = |b: u8| f64::from(frequency_rank(b)) / 256.0;
-    let chance = |at: &[usize; K]| -> f64 {
-        tails
-            .iter()
-            .map(|tail| at.iter().map(|&i| weight(tail[i])).product::<f64>())
-            .sum()
+    // Hundreds of choices are scored per call, and a timeline's hop makes a searcher for each
+    // of thousands of IDs: each byte's weight is looked up once, and a choice's products
+    // are kept by prefix, so a choice that moves only its last offset costs one product per
+    // tail.
+    let weights: Vec<Vec<f64>> = tails
+        .iter()
+        .map(|tail| {
+            tail.iter()
+                .map(|&b| f64::from(frequency_rank(b)) / 256.0)
+                .collect()
+        })
+        .collect();
+    // `products[t][k]`: the weights of tail `t` at the offsets `at[..=k]`, multiplied in order.
+    let mut products = vec![[1.0f64; K]; tails.len()];
+    let score_from = |k: usize, at: &[usize; K], products: &mut [[f64; K]]| -> f64 {
+        for (product, weight) in products.iter_mut().zip(&weights) {
+            for j in k..K {
+                let before = if j == 0 { 1.0 } else { product[j - 1] };
+                product[j] = before * weight[at[j]];
+            }
+        }
+        products.iter().map(|product| product[K - 1]).sum()
     };
     let len = tails.iter().map(|t| t.len()).min().unwrap_or(0);
     let mut best = std::array::from_fn(|k| k);
-    let mut best_chance = chance(&best);
+    let mut best_chance = score_from(0, &best, &mut products);
     let mut at = best;
     // Every increasing choice of offsets, in lexicographic order.
     loop {
@@ -164,7 +180,7 @@ pub(super) fn pick_shared<const K: usize>(tails: &[&[u8]]) -> [usize; K] {
         for j in k + 1..K {
             at[j] = at[j - 1] + 1;
         }
-        let c = chance(&at);
+        let c = score_from(k, &at, &mut products);
         if c < best_chance {
             (best, best_chance) = (at, c);
         }
