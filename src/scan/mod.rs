@@ -82,10 +82,13 @@ const MAX_PAIR_QUERIES: usize = 4;
 /// false candidates, and the token walk is faster.
 const MAX_SAMPLED_QUERIES: usize = 16_384;
 
-/// The matchers of one search thread for the parts an index narrowed to some of the queries
-/// ([`Matcher::for_subset`]), each made once per set of queries.
+/// The matchers of one search thread for the parts an index narrowed to some of its queries
+/// ([`Matcher::for_subset`]), each made once per set of queries. One set of queries for its
+/// whole life.
 #[derive(Default)]
 pub struct SubsetMatchers {
+    /// The matcher of each query alone, by its index: most ranges hold one query's ID.
+    single: Vec<Option<Matcher>>,
     made: HashMap<Box<[u32]>, Matcher, foldhash::fast::RandomState>,
 }
 
@@ -109,15 +112,22 @@ impl SubsetMatchers {
         else {
             return full;
         };
+        let made = || Matcher {
+            simd: full.simd,
+            ..Matcher::for_subset(queries, subset)
+        };
+        if let &[query] = subset {
+            self.single.resize_with(queries.len(), || None);
+            return match self.single.get_mut(query as usize) {
+                Some(slot) => slot.get_or_insert_with(made),
+                None => full,
+            };
+        }
         if !self.made.contains_key(subset) {
             if self.made.len() >= MAX_SUBSET_MATCHERS {
                 self.made.clear();
             }
-            let matcher = Matcher {
-                simd: full.simd,
-                ..Matcher::for_subset(queries, subset)
-            };
-            self.made.insert(subset.into(), matcher);
+            self.made.insert(subset.into(), made());
         }
         &self.made[subset]
     }
