@@ -9,7 +9,9 @@
 
 use super::fields::FieldCounts;
 use super::scan::{FastMap, Found, PairBuffers, UNLISTED, service_of};
-use super::{Known, Line, Placement, Query, Timeline, TimelineId, in_window, is_entity};
+use super::{
+    Known, Line, Placement, Query, Timeline, TimelineId, in_window, is_entity, merge_sorted,
+};
 use crate::id::{self, Kind};
 use crate::source::Input;
 use crate::text::Name;
@@ -87,7 +89,8 @@ pub(super) fn finish(
         }
         entry.field = field;
     }
-    let lines = merge_runs(runs);
+    let mut lines = Vec::with_capacity(runs.iter().map(Vec::len).sum());
+    lines.extend(merge_sorted(runs, order_key));
     name_services(&mut ids, &lines);
     Timeline {
         ids,
@@ -332,26 +335,6 @@ pub(super) fn sort_lines(lines: &mut [Line]) {
     lines.sort_by_cached_key(order_key);
 }
 
-/// The lines of every run, each sorted by [`order_key`], in one sorted list.
-fn merge_runs(runs: Vec<Vec<Line>>) -> Vec<Line> {
-    if runs.len() == 1 {
-        return runs.into_iter().next().unwrap_or_default();
-    }
-    let mut merged = Vec::with_capacity(runs.iter().map(Vec::len).sum());
-    let mut runs: Vec<_> = runs.into_iter().map(|r| r.into_iter().peekable()).collect();
-    loop {
-        let next = runs
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(i, run)| run.peek().map(|line| (order_key(line), i)))
-            .min();
-        let Some((_, i)) = next else {
-            return merged;
-        };
-        merged.extend(runs[i].next());
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,7 +408,11 @@ mod tests {
                 .collect();
             let mut all: Vec<Line> = runs.iter().flatten().cloned().collect();
             sort_lines(&mut all);
-            assert_eq!(order(&merge_runs(runs)), order(&all), "round {round}");
+            assert_eq!(
+                order(&merge_sorted(runs, order_key).collect::<Vec<_>>()),
+                order(&all),
+                "round {round}"
+            );
         }
     }
 }

@@ -303,13 +303,14 @@ pub fn build(
             }
         }
         let first_new = found.len();
-        found.reserve(pass.lines.len());
+        let pass_lines = pass.lines.iter().map(Vec::len).sum();
+        found.reserve(pass_lines);
         // The last pass's lines are read by no later pass.
         let last_pass = hop == query.hops;
         if !last_pass {
-            on_timeline.reserve(pass.lines.len());
+            on_timeline.reserve(pass_lines);
         }
-        for f in pass.lines {
+        for f in merge_sorted(pass.lines, scan::walk_order) {
             let via = f
                 .queries
                 .iter()
@@ -390,6 +391,20 @@ fn in_window(time_us: Option<i64>, query: &Query) -> bool {
     time_us
         .map(|t| t.div_euclid(1000))
         .is_some_and(|t| query.since.is_none_or(|s| t >= s) && query.until.is_none_or(|u| t <= u))
+}
+
+/// The items of `runs`, each run sorted by `key`, in the order of one sort of them all, each
+/// item moved once (a sort moves each at every swap).
+fn merge_sorted<T, K: Ord>(runs: Vec<Vec<T>>, key: impl Fn(&T) -> K) -> impl Iterator<Item = T> {
+    let mut runs: Vec<_> = runs.into_iter().map(|r| r.into_iter().peekable()).collect();
+    std::iter::from_fn(move || {
+        let (_, i) = runs
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, run)| run.peek().map(|item| (key(item), i)))
+            .min()?;
+        runs[i].next()
+    })
 }
 
 /// Gives each found line its time and rule (see the module doc). `found` holds each line with
