@@ -12,7 +12,9 @@
 //!   (`SampledSearcher`); beyond that it walks every token and looks it up in a hash set.
 //!   Beyond a few queries of which some may be trace or span IDs (whose 16-hex and decimal
 //!   spellings no token walk sees), it walks the alphanumeric runs of 12 to 32 bytes and
-//!   looks their ends up among the needles' tails (`TailSearcher`).
+//!   looks their ends up among the needles' tails (`TailSearcher`). Where an index says which
+//!   few of many queries a range of a file can hold, [`SubsetMatchers`] gives the range a
+//!   pair searcher for those alone.
 //! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
 //!   inventory views. Vector compares turn each 64-byte block into bit masks, and bit
 //!   arithmetic on them leaves only the alphanumeric runs of an ID's lengths to decode.
