@@ -141,7 +141,9 @@ pub(super) fn search_pass(
     );
     progress.finish();
     let mut lines: Vec<Vec<Found>> = threads.into_iter().map(|t| t.lines).collect();
-    sort_parts(&mut lines);
+    for part in &mut lines {
+        part.sort_unstable_by_key(walk_order);
+    }
     Pass {
         lines,
         counts: counts.iter().map(|c| c.load(Ordering::Relaxed)).collect(),
@@ -153,28 +155,6 @@ pub(super) fn search_pass(
 /// found, numbered and dated the same way on every run.
 pub(super) fn walk_order(found: &Found) -> (usize, u64) {
     (found.file, found.line_no)
-}
-
-/// Fewer lines than this are sorted on the thread that has them, not on one of their own.
-const PART_MIN_LINES: usize = 4096;
-
-/// Sorts each scan thread's lines in walk order, the larger lists on threads of their own:
-/// sorting every line on one thread after the pass (128 bytes each, moved at every swap) took
-/// 4-8 ms of the second hop of the bench corpus's timeline.
-fn sort_parts(parts: &mut [Vec<Found>]) {
-    let Some((first, rest)) = parts.split_first_mut() else {
-        return;
-    };
-    std::thread::scope(|scope| {
-        for part in rest {
-            if part.len() < PART_MIN_LINES {
-                part.sort_unstable_by_key(walk_order);
-            } else {
-                scope.spawn(move || part.sort_unstable_by_key(walk_order));
-            }
-        }
-        first.sort_unstable_by_key(walk_order);
-    });
 }
 
 /// Where the nearest earlier timestamped line of the current file was seen.
