@@ -322,14 +322,19 @@ impl Tree {
         found.into_iter().next().unwrap()
     }
 
-    fn segments(&self) -> Vec<PathBuf> {
-        let mut segs: Vec<PathBuf> = fs::read_dir(self.index_dir())
+    /// The files of the index whose names start with `prefix`, sorted.
+    fn files_named(&self, prefix: &str) -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = fs::read_dir(self.index_dir())
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("seg-"))
+            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(prefix))
             .collect();
-        segs.sort();
-        segs
+        found.sort();
+        found
+    }
+
+    fn segments(&self) -> Vec<PathBuf> {
+        self.files_named("seg-")
     }
 
     /// A search with a damaged index: one warning line naming the index, then the scan's
@@ -378,6 +383,7 @@ fn a_fresh_index_agrees_with_a_scan() {
 fn an_append_is_found_before_and_after_the_update() {
     let mut tree = Tree::new(2);
     tree.build();
+    let first_tables = tree.file_named("blocks-");
     tree.append("api/app.log", 300);
     tree.append("worker/small.log", 3);
     tree.append("worker/partial.log", 2);
@@ -389,12 +395,27 @@ fn an_append_is_found_before_and_after_the_update() {
         "{summary}"
     );
     tree.assert_same_as_scan("appended, updated index");
-    // The update wrote new block tables and removed the old ones.
-    let tables = tree.file_named("blocks-");
-    tree.append("api/app.log", 5);
-    tree.build();
-    assert_ne!(tree.file_named("blocks-"), tables);
-    tree.assert_same_as_scan("appended twice, updated twice");
+    // The untouched files' block tables stay where they were; the three continued tables
+    // are in a blocks file of the update's own, smaller than the first.
+    let tables = tree.files_named("blocks-");
+    assert_eq!(tables.len(), 2, "{tables:?}");
+    assert!(tables.contains(&first_tables), "{tables:?}");
+    let added = tables.iter().find(|t| **t != first_tables).unwrap();
+    let len = |p: &PathBuf| fs::metadata(p).unwrap().len();
+    assert!(len(added) < len(&first_tables), "{tables:?}");
+    // Update after update, the blocks files are merged before they pass eight, and searches
+    // agree with a scan throughout.
+    for round in 0..9 {
+        tree.append("api/app.log", 5);
+        tree.build();
+        let count = tree.files_named("blocks-").len();
+        assert!(
+            (1..=8).contains(&count),
+            "round {round}: {count} blocks files"
+        );
+    }
+    tree.assert_same_as_scan("appended ten times, updated ten times");
+    assert!(tree.files_named("blocks-").len() < 8);
 }
 
 #[test]
@@ -570,6 +591,29 @@ fn damaged_truncated_and_future_indexes_warn_once_and_scan() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("built anew"));
     tree.assert_same_as_scan("rebuilt");
+}
+
+/// A byte flipped in a blocks file an update keeps is found by that update, which builds the
+/// index anew rather than keep tables a search would warn of every time.
+#[test]
+fn an_update_builds_damaged_block_tables_anew() {
+    let mut tree = Tree::new(11);
+    tree.build();
+    let tables = tree.file_named("blocks-");
+    let mut bytes = fs::read(&tables).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    fs::write(&tables, &bytes).unwrap();
+    tree.append("api/app.log", 3);
+    let out = tree.run(&["index", tree.logs.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("blocks-") && stderr.contains("built anew"),
+        "{stderr}"
+    );
+    assert!(!tree.files_named("blocks-").contains(&tables));
+    tree.assert_same_as_scan("damaged block tables, updated index");
 }
 
 /// A damaged segment is warned of by a search that reads the damaged part, which then scans;

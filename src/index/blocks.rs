@@ -109,6 +109,11 @@ impl Blocks {
         self.entries
     }
 
+    /// Checks every chunk against its CRC.
+    pub fn verify(&self) -> Result<(), Damage> {
+        self.file.verify()
+    }
+
     /// Entries `first..first + count`, each a block's start offset and first line, read at
     /// once with every chunk they touch checked.
     pub fn entries(&self, first: u64, count: u64) -> Result<Vec<(u64, u64)>, Damage> {

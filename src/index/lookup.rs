@@ -52,7 +52,7 @@ pub struct Index {
     pub dir: PathBuf,
     manifest: Manifest,
     segments: Vec<Segment>,
-    blocks: Blocks,
+    blocks: Vec<Blocks>,
     by_inode: HashMap<(u64, u64), usize>,
     /// A block table was found damaged: it was reported, and nothing more is pruned.
     damaged: AtomicBool,
@@ -104,18 +104,27 @@ impl Index {
                 .map_err(|d| unusable(format!("segment {}: {d}", s.name)))?;
             segments.push(segment);
         }
-        let named = &manifest.blocks;
-        let blocks = Blocks::open(&dir.join(&named.name), named.len, named.table_crc)
-            .map_err(|d| unusable(format!("{}: {d}", named.name)))?;
+        let mut blocks = Vec::with_capacity(manifest.blocks.len());
+        for named in &manifest.blocks {
+            let opened = Blocks::open(&dir.join(&named.name), named.len, named.table_crc)
+                .map_err(|d| unusable(format!("{}: {d}", named.name)))?;
+            blocks.push(opened);
+        }
         let outside = manifest.files.iter().find(|f| match f.blocks {
-            BlockTable::Stored { first, count, .. } => first + u64::from(count) > blocks.len(),
+            BlockTable::Stored {
+                blocks_file,
+                first,
+                count,
+                ..
+            } => blocks
+                .get(blocks_file as usize)
+                .is_none_or(|b| first + u64::from(count) > b.len()),
             BlockTable::Loaded(_) => false,
         });
         if let Some(f) = outside {
             return Err(unusable(format!(
-                "the block table of {} lies outside {}",
-                f.path.display(),
-                named.name
+                "the block table of {} lies outside its blocks file",
+                f.path.display()
             )));
         }
         let by_inode = manifest
@@ -310,10 +319,16 @@ impl Candidates<'_> {
                     Some(Ok(ranges)) => ranges,
                     Some(Err(damage)) => {
                         if !index.damaged.swap(true, Ordering::Relaxed) {
+                            let named = match entry.blocks {
+                                BlockTable::Stored { blocks_file, .. } => {
+                                    index.manifest.blocks.get(blocks_file as usize)
+                                }
+                                BlockTable::Loaded(_) => None,
+                            };
                             crate::exit::report(&format!(
                                 "index {}: {}: {damage}; searching without it",
                                 index.dir.display(),
-                                index.manifest.blocks.name
+                                named.map_or("block tables", |b| b.name.as_str())
                             ));
                         }
                         return Plan::Whole;
@@ -356,7 +371,7 @@ pub(super) fn reads_whole(entry: &FileEntry, freshness: Freshness, len: u64) -> 
 /// joined, each with its blocks' queries; `Err` if its block table is damaged where they are.
 fn ranges_of(
     entry: &FileEntry,
-    blocks: &Blocks,
+    blocks: &[Blocks],
     hits: &[(u32, u32)],
 ) -> Result<Vec<Range>, Damage> {
     let by_block: Vec<&[(u32, u32)]> = hits.chunk_by(|a, b| a.0 == b.0).collect();
@@ -426,7 +441,7 @@ mod tests {
         };
         // (block, query), ascending: blocks 1 and 2 touch, 5 stands alone, 7 is the last.
         let hits = [(1, 4), (1, 9), (2, 0), (2, 4), (5, 2), (7, 7), (7, 8)];
-        let ranges = ranges_of(&entry, &blocks, &hits).unwrap();
+        let ranges = ranges_of(&entry, &[blocks], &hits).unwrap();
         let got: Vec<(u64, Option<u64>, u64, Vec<u32>)> = ranges
             .into_iter()
             .map(|r| (r.start, r.end, r.first_line, r.queries.unwrap().into_vec()))

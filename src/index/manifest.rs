@@ -1,7 +1,8 @@
 //! The manifest: the one small file that says what an index holds. Its root, its segments
-//! (name, length, checksum of their chunk table) and, for every indexed file, the
-//! fingerprint that decides at search time whether the file's postings still hold, and the
-//! block table that turns a posting into bytes and a line number.
+//! and blocks files (name, length, checksum of their chunk table) and, for every indexed
+//! file, the fingerprint that decides at search time whether the file's postings still hold,
+//! and where in the blocks files its block table lies, which turns a posting into bytes and
+//! a line number.
 //!
 //! It is written whole to a temporary file and renamed over the old one, so a reader sees
 //! the old manifest or the new, never half of one; a header with magic, format version,
@@ -14,7 +15,7 @@ use super::format::{Damage, Reader, Writer, crc};
 
 const MAGIC: &[u8; 8] = b"IDGRPMAN";
 /// Bumped whenever any index file changes shape or meaning; another value is refused.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 const HEADER_LEN: usize = 8 + 4 + 8 + 4;
 
 /// How an indexed file's postings point into it.
@@ -97,9 +98,11 @@ pub struct FileEntry {
 /// A file's block table: each block's start offset and the number of its first line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BlockTable {
-    /// Entries `first..first + count` of the index's blocks file ([`super::blocks`]), as a
-    /// manifest read from disk names them; `last` is the last block's start and first line.
+    /// Entries `first..first + count` of blocks file number `blocks_file` of the index
+    /// ([`Manifest::blocks`], [`super::blocks`]), as a manifest read from disk names them;
+    /// `last` is the last block's start and first line.
     Stored {
+        blocks_file: u32,
         first: u64,
         count: u32,
         last: (u64, u64),
@@ -133,11 +136,11 @@ impl BlockTable {
 
     /// The bytes and first line number of each block of `hits` (ascending) that the table
     /// has, as (start, end, first line); `Err` if the table is damaged where they are.
-    /// `blocks`: the index's blocks file, for a stored table, whose entries are read a run of
-    /// nearby hits at a time: a read costs about as much for 4 KiB as for 16 bytes.
+    /// `blocks`: the index's blocks files, for a stored table, whose entries are read a run
+    /// of nearby hits at a time: a read costs about as much for 4 KiB as for 16 bytes.
     pub fn blocks_of(
         &self,
-        blocks: &Blocks,
+        blocks: &[Blocks],
         indexed: u64,
         hits: &[u32],
     ) -> Result<Vec<(u64, u64, u64)>, Damage> {
@@ -156,8 +159,11 @@ impl BlockTable {
             let upto = (hi + 2).min(count);
             let loaded;
             let table: &[(u64, u64)] = match self {
-                BlockTable::Stored { first, .. } => {
-                    loaded = blocks.entries(first + u64::from(lo), u64::from(upto - lo))?;
+                BlockTable::Stored {
+                    blocks_file, first, ..
+                } => {
+                    loaded = stored_in(blocks, *blocks_file)?
+                        .entries(first + u64::from(lo), u64::from(upto - lo))?;
                     &loaded
                 }
                 BlockTable::Loaded(table) => &table[lo as usize..upto as usize],
@@ -175,11 +181,16 @@ impl BlockTable {
     }
 
     /// The table as a list, reading a stored one from `blocks` (checked as it is read).
-    pub fn load(&self, blocks: &Blocks) -> Result<Vec<(u64, u64)>, Damage> {
+    pub fn load(&self, blocks: &[Blocks]) -> Result<Vec<(u64, u64)>, Damage> {
         match self {
             BlockTable::Loaded(table) => Ok(table.clone()),
-            BlockTable::Stored { first, count, last } => {
-                let table = blocks.entries(*first, u64::from(*count))?;
+            BlockTable::Stored {
+                blocks_file,
+                first,
+                count,
+                last,
+            } => {
+                let table = stored_in(blocks, *blocks_file)?.entries(*first, u64::from(*count))?;
                 let ordered = table
                     .windows(2)
                     .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1);
@@ -192,7 +203,14 @@ impl BlockTable {
     }
 }
 
-/// The index's blocks file, as the manifest names it.
+/// Blocks file number `n` of `blocks`.
+fn stored_in(blocks: &[Blocks], n: u32) -> Result<&Blocks, Damage> {
+    blocks
+        .get(n as usize)
+        .ok_or_else(|| Damage("a block table names a blocks file the index lacks".to_string()))
+}
+
+/// One blocks file of the index, as the manifest names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlocksRef {
     pub name: String,
@@ -218,7 +236,9 @@ pub struct Manifest {
     pub built_secs: i64,
     pub updated_secs: i64,
     pub segments: Vec<SegmentRef>,
-    pub blocks: BlocksRef,
+    /// The blocks files: each update writes the tables of the files it read into one of its
+    /// own, and the other tables stay where they are.
+    pub blocks: Vec<BlocksRef>,
     pub files: Vec<FileEntry>,
 }
 
@@ -230,11 +250,7 @@ impl Manifest {
             built_secs: 0,
             updated_secs: 0,
             segments: Vec::new(),
-            blocks: BlocksRef {
-                name: String::new(),
-                len: 0,
-                table_crc: 0,
-            },
+            blocks: Vec::new(),
             files: Vec::new(),
         }
     }
@@ -252,9 +268,12 @@ impl Manifest {
             w.u64(s.len);
             w.u32(s.table_crc);
         }
-        w.bytes(self.blocks.name.as_bytes());
-        w.u64(self.blocks.len);
-        w.u32(self.blocks.table_crc);
+        w.varint(self.blocks.len() as u64);
+        for b in &self.blocks {
+            w.bytes(b.name.as_bytes());
+            w.u64(b.len);
+            w.u32(b.table_crc);
+        }
         w.varint(self.files.len() as u64);
         for f in &self.files {
             w.u32(f.id);
@@ -276,12 +295,19 @@ impl Manifest {
             w.u32(p.last_crc);
             w.u32(p.sample_crc);
             w.u64(p.sample_span);
-            let BlockTable::Stored { first, count, last } = f.blocks else {
+            let BlockTable::Stored {
+                blocks_file,
+                first,
+                count,
+                last,
+            } = f.blocks
+            else {
                 return Err(Damage(format!(
                     "the block table of {} was not stored",
                     f.path.display()
                 )));
             };
+            w.u32(blocks_file);
             w.u64(first);
             w.u32(count);
             w.u64(last.0);
@@ -336,11 +362,15 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
             table_crc: r.u32()?,
         });
     }
-    let blocks = BlocksRef {
-        name: sibling_name(r.bytes()?)?,
-        len: r.u64()?,
-        table_crc: r.u32()?,
-    };
+    let n = r.count(13)?;
+    let mut blocks = Vec::with_capacity(n);
+    for _ in 0..n {
+        blocks.push(BlocksRef {
+            name: sibling_name(r.bytes()?)?,
+            len: r.u64()?,
+            table_crc: r.u32()?,
+        });
+    }
     let n = r.count(100)?;
     let mut files = Vec::with_capacity(n);
     for _ in 0..n {
@@ -376,10 +406,12 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
             sample_crc: r.u32()?,
             sample_span: r.u64()?,
         };
+        let blocks_file = r.u32()?;
         let first = r.u64()?;
         let count = r.u32()?;
         let last = (r.u64()?, r.u64()?);
         if first.checked_add(u64::from(count)).is_none()
+            || blocks_file as usize >= blocks.len()
             || indexed > len
             || fingerprint.sample_span > len
             || fingerprint.last_start > indexed
@@ -387,7 +419,12 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
         {
             return Err(Damage(format!("file {id} is described inconsistently")));
         }
-        let blocks = BlockTable::Stored { first, count, last };
+        let table = BlockTable::Stored {
+            blocks_file,
+            first,
+            count,
+            last,
+        };
         files.push(FileEntry {
             id,
             path,
@@ -395,7 +432,7 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
             indexed,
             lines,
             fingerprint,
-            blocks,
+            blocks: table,
         });
     }
     if !r.at_end() {
@@ -460,11 +497,18 @@ mod tests {
                 len: 4096,
                 table_crc: 77,
             }],
-            blocks: BlocksRef {
-                name: "blocks-1-0".to_string(),
-                len: 80,
-                table_crc: 78,
-            },
+            blocks: vec![
+                BlocksRef {
+                    name: "blocks-1-0".to_string(),
+                    len: 80,
+                    table_crc: 78,
+                },
+                BlocksRef {
+                    name: "blocks-2-0".to_string(),
+                    len: 96,
+                    table_crc: 79,
+                },
+            ],
             files: vec![FileEntry {
                 id: 2,
                 path: PathBuf::from("/var/log/app/a.log"),
@@ -486,6 +530,7 @@ mod tests {
                     sample_span: 200_010,
                 },
                 blocks: BlockTable::Stored {
+                    blocks_file: 1,
                     first: 0,
                     count: 3,
                     last: (131_072, 800),
@@ -545,6 +590,16 @@ mod tests {
     }
 
     #[test]
+    fn a_table_in_a_blocks_file_the_manifest_does_not_name_is_refused() {
+        let mut m = sample();
+        m.blocks.pop();
+        let err = Manifest::decode(&m.encode().unwrap()).unwrap_err();
+        assert!(err.0.contains("inconsistently"), "{err}");
+        let blocks: [Blocks; 0] = [];
+        assert!(sample().files[0].blocks.load(&blocks).is_err());
+    }
+
+    #[test]
     fn a_table_not_stored_in_the_blocks_file_is_not_written() {
         let mut m = sample();
         m.files[0].blocks = BlockTable::Loaded(vec![(0, 1)]);
@@ -558,7 +613,14 @@ mod tests {
         let table = [(0, 1), (65_600, 400), (131_072, 800)];
         let w = super::super::blocks::write(&path, &table).unwrap();
         let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
-        let m = sample();
+        let mut m = sample();
+        m.files[0].blocks = BlockTable::Stored {
+            blocks_file: 0,
+            first: 0,
+            count: 3,
+            last: (131_072, 800),
+        };
+        let blocks = [blocks];
         let f = &m.files[0];
         let loaded = BlockTable::Loaded(table.to_vec());
         for t in [&f.blocks, &loaded] {
@@ -581,9 +643,10 @@ mod tests {
         let path = dir.path().join("blocks");
         let table: Vec<(u64, u64)> = (0..1000u64).map(|i| (i * 4100, i * 9 + 1)).collect();
         let w = super::super::blocks::write(&path, &table).unwrap();
-        let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
+        let blocks = [Blocks::open(&path, w.len, w.table_crc).unwrap()];
         let indexed = 1000 * 4100;
         let stored = BlockTable::Stored {
+            blocks_file: 0,
             first: 0,
             count: 1000,
             last: table[999],

@@ -7,8 +7,9 @@
 //! `$IDGREP_INDEX_DIR`, else `$XDG_CACHE_HOME/idgrep`, else `~/.cache/idgrep`), named after
 //! the canonical root it was built for. It holds:
 //! - `manifest` ([`manifest`]): the files, each with its fingerprint ([`fingerprint`]) and
-//!   where its block table is, and the segments; replaced whole by rename;
-//! - `blocks-*` ([`blocks`]): every file's block table, fixed-width, read by positional reads;
+//!   where its block table is, the segments and the blocks files; replaced whole by rename;
+//! - `blocks-*` ([`blocks`]): block tables, fixed-width, read by positional reads; each
+//!   update writes the tables of the files it read to one of its own;
 //! - `seg-*` ([`segment`]): immutable sorted postings, ID key -> (file, block), with chunk
 //!   checksums;
 //! - `lock`: held by a build ([`build`]) for its whole run.

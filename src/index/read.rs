@@ -24,12 +24,12 @@ use crate::search::BUFFER_SIZE;
 use crate::source::{self, Input};
 
 /// Target size of a block: a hit costs one read of about this much. An ID on 3,000 lines of
-/// a 10 GiB corpus hits about as many blocks, each a read of a random page-cache page: here
-/// 4 µs for 4 KiB, 3 µs for 1 KiB. 1 KiB blocks make that lookup a fifth faster, but the
-/// block tables four times larger, and an update rewrites and syncs them all: after 1% of a
-/// 1 GiB corpus is appended, an update took 0.075 of a build instead of 0.042 (the bar is
-/// 0.05, benches/index.sh).
-pub const BLOCK: u64 = 4 * 1024;
+/// a 10 GiB corpus hits about as many blocks, each a read of a random page-cache page. With
+/// 1 KiB blocks that lookup and `timeline --hops 2` took a sixth less time than with 4 KiB;
+/// 512 bytes gained nothing more. The block tables are four times larger than with 4 KiB
+/// blocks, which an update can afford because it writes only the tables of the files it
+/// reads ([`super::build`]).
+pub const BLOCK: u64 = 1024;
 const READ: usize = 1 << 20;
 
 /// Bytes read, for the progress bar.
