@@ -74,7 +74,7 @@ fn main() -> io::Result<()> {
                         };
                         match candidates.plan_path(path) {
                             Some((Plan::Skip, _)) => tally.skipped += 1,
-                            Some((Plan::Ranges(ranges), Some(file))) => {
+                            Some((Plan::Ranges(ranges), Some((file, _)))) => {
                                 tally.planned += 1;
                                 for range in ranges {
                                     let mut at = range.start;

@@ -63,9 +63,33 @@ pub fn scan_all<S: Send>(
     init: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, usize, &Input) -> Option<Notice> + Sync,
 ) -> (Vec<S>, Vec<(usize, Notice)>) {
-    // Largest first, so that no thread is left with a big file while the others wait.
-    let mut queue: Vec<usize> = (0..inputs.len()).collect();
-    queue.sort_by_cached_key(|&i| std::cmp::Reverse(source::size(&inputs[i])));
+    scan_in_order(&Ordered::largest_first(inputs), threads, init, work)
+}
+
+/// Inputs with the order a scan takes them in: largest file first, so that no thread is
+/// left with a big file while the others wait. Each size is a `stat`, so a caller that scans
+/// the same inputs again keeps this.
+pub struct Ordered<'a> {
+    pub inputs: &'a [Input],
+    order: Vec<usize>,
+}
+
+impl Ordered<'_> {
+    pub fn largest_first(inputs: &[Input]) -> Ordered<'_> {
+        let mut order: Vec<usize> = (0..inputs.len()).collect();
+        order.sort_by_cached_key(|&i| std::cmp::Reverse(source::size(&inputs[i])));
+        Ordered { inputs, order }
+    }
+}
+
+/// [`scan_all`], taking the inputs in their order.
+pub fn scan_in_order<S: Send>(
+    ordered: &Ordered,
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize, &Input) -> Option<Notice> + Sync,
+) -> (Vec<S>, Vec<(usize, Notice)>) {
+    let (inputs, queue) = (ordered.inputs, &ordered.order);
     let next = AtomicUsize::new(0);
     let threads = threads.min(inputs.len()).max(1);
     let results: Vec<(S, Vec<(usize, Notice)>)> = std::thread::scope(|scope| {

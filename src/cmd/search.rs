@@ -132,7 +132,9 @@ impl SearchJob<'_> {
         match candidates.plan_path(path)? {
             (Plan::Skip, _) => Some(Pruned::Skip),
             // Context lines may reach past a range; the whole file places them as a scan does.
-            (Plan::Ranges(ranges), Some(file)) if self.options.context == Context::default() => {
+            (Plan::Ranges(ranges), Some((file, _)))
+                if self.options.context == Context::default() =>
+            {
                 Some(Pruned::Ranges(file, ranges))
             }
             _ => None,

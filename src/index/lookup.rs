@@ -9,7 +9,7 @@
 //! reported once, and that file and every one planned after it are read whole.
 
 use std::collections::HashMap;
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -270,12 +270,12 @@ pub struct Candidates<'a> {
 }
 
 impl Candidates<'_> {
-    /// What to read of the file at `path`, with the file opened when ranges of it are to be
-    /// read; `None`: read it as without an index. A file with no candidate is judged by its
-    /// metadata alone, so a lookup costs no `open` for each file it skips. Only regular files
-    /// are judged: opening a FIFO would wait for a writer, and take data the search then
-    /// misses.
-    pub fn plan_path(&self, path: &Path) -> Option<(Plan, Option<File>)> {
+    /// What to read of the file at `path`, with the file opened (and its metadata) when
+    /// ranges of it are to be read; `None`: read it as without an index. A file with no
+    /// candidate is judged by its metadata alone, so a lookup costs no `open` for each file it
+    /// skips. Only regular files are judged: opening a FIFO would wait for a writer, and take
+    /// data the search then misses.
+    pub fn plan_path(&self, path: &Path) -> Option<(Plan, Option<(File, Metadata)>)> {
         let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
         let stat = fingerprint::stat_of(&meta);
         match self.plan(&stat, || File::open(path)) {
@@ -283,8 +283,9 @@ impl Candidates<'_> {
                 let file = File::open(path).ok()?;
                 // The ranges are those of the file stat'ed: one put in its place since is read
                 // whole.
-                let now = fingerprint::stat_of(&file.metadata().ok()?);
-                (now == stat).then_some((Plan::Ranges(ranges), Some(file)))
+                let meta = file.metadata().ok()?;
+                (fingerprint::stat_of(&meta) == stat)
+                    .then_some((Plan::Ranges(ranges), Some((file, meta))))
             }
             plan => Some((plan, None)),
         }

@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use crate::exit;
 use crate::id::{self, Id, Kind, Parsed, Shape, Written};
-use crate::par::ScanSettings;
+use crate::par::{Ordered, ScanSettings};
 use crate::source::Input;
 use crate::text::Name;
 
@@ -237,6 +237,7 @@ pub fn build(
     let mut frontier = vec![0usize];
     // Where each found line stands in time, worked out again after each pass.
     let mut placed = Vec::new();
+    let ordered = Ordered::largest_first(inputs);
     for hop in 0..=query.hops {
         if frontier.is_empty() {
             break;
@@ -275,7 +276,7 @@ pub fn build(
         };
         let pass = search_pass(
             settings,
-            inputs,
+            &ordered,
             stdin,
             &queries,
             &on_timeline,

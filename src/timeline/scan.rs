@@ -16,7 +16,7 @@ use memchr::{memchr, memrchr};
 
 use crate::id::{self, Id, Parsed, Shape};
 use crate::index::{Plan, Range, RangeReader, Walk, find_from_start, last_before, read_range};
-use crate::par::{self, Notice, ScanSettings};
+use crate::par::{self, Notice, Ordered, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
 use crate::scan::{self, Matcher, SubsetMatchers};
@@ -89,13 +89,14 @@ struct PassThread {
 /// Reads every input once for `ids`.
 pub(super) fn search_pass(
     settings: &ScanSettings,
-    inputs: &[Input],
+    ordered: &Ordered,
     stdin: Option<&Arc<[u8]>>,
     queries: &[Parsed],
     on_timeline: &FastSet<(usize, u64)>,
     max_fanout: u64,
     candidates: Option<&crate::index::Candidates>,
 ) -> Pass {
+    let inputs = ordered.inputs;
     let matcher = Matcher::for_queries(queries);
     let counts: Vec<AtomicU64> = queries.iter().map(|_| AtomicU64::new(0)).collect();
     // Each size is a `stat`: none is taken for a bar that is not drawn.
@@ -105,8 +106,8 @@ pub(super) fn search_pass(
         None
     };
     let progress = Progress::start(settings.progress, total);
-    let (threads, notices) = par::scan_all(
-        inputs,
+    let (threads, notices) = par::scan_in_order(
+        ordered,
         settings.threads,
         PassThread::default,
         |thread, index, input| {
@@ -114,12 +115,16 @@ pub(super) fn search_pass(
             if let (Some(candidates), Input::File(path)) = (candidates, input) {
                 match candidates.plan_path(path) {
                     Some((Plan::Skip, _)) => return None,
-                    Some((Plan::Ranges(r), Some(file))) => plan = Some((r, file)),
+                    Some((Plan::Ranges(r), Some(opened))) => plan = Some((r, opened)),
                     _ => {}
                 }
             }
-            let mut records = Records::new(settings.zone.clone(), source::modified(input));
-            let ranges = plan.and_then(|(r, file)| {
+            let modified = match &plan {
+                Some((_, (_, meta))) => meta.modified().ok(),
+                None => source::modified(input),
+            };
+            let mut records = Records::new(settings.zone.clone(), modified);
+            let ranges = plan.and_then(|(r, (file, _))| {
                 DatedRanges::new(file, r, &mut records, std::mem::take(&mut thread.held))
             });
             scan_one(
