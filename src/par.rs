@@ -63,7 +63,7 @@ pub fn scan_all<S: Send>(
     init: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, usize, &Input) -> Option<Notice> + Sync,
 ) -> (Vec<S>, Vec<(usize, Notice)>) {
-    scan_in_order(&Ordered::largest_first(inputs), threads, init, work)
+    scan_in_order(&Ordered::largest_first(inputs), threads, init, work, |_| {})
 }
 
 /// Inputs with the order a scan takes them in: largest file first, so that no thread is
@@ -82,12 +82,15 @@ impl Ordered<'_> {
     }
 }
 
-/// [`scan_all`], taking the inputs in their order.
+/// [`scan_all`], taking the inputs in their order; each thread calls `done` on its state once
+/// it has no input left, so that work on the states (a sort, freeing what the caller does
+/// not keep) runs on the threads rather than after them.
 pub fn scan_in_order<S: Send>(
     ordered: &Ordered,
     threads: usize,
     init: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, usize, &Input) -> Option<Notice> + Sync,
+    done: impl Fn(&mut S) + Sync,
 ) -> (Vec<S>, Vec<(usize, Notice)>) {
     let (inputs, queue) = (ordered.inputs, &ordered.order);
     let next = AtomicUsize::new(0);
@@ -103,6 +106,7 @@ pub fn scan_in_order<S: Send>(
                             notices.push((i, notice));
                         }
                     }
+                    done(&mut state);
                     (state, notices)
                 })
             })
