@@ -225,7 +225,7 @@ pub fn open_for(input: &InputConfig, using: &IndexUse) -> Option<Index> {
 
 /// The postings of `keys` ([`index::keys_of`]); a damaged index is reported in one line and
 /// left aside.
-pub fn candidates(index: &Index, keys: Vec<(u64, u32)>, threads: usize) -> Option<Candidates<'_>> {
+pub fn candidates(index: &Index, keys: Vec<u64>, threads: usize) -> Option<Candidates<'_>> {
     match index.candidates(keys, threads) {
         Ok(c) => Some(c),
         Err(warning) => {

@@ -9,11 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
-use crate::id::Parsed;
 use crate::index::{self, Candidates, Plan, Range, RangeReader};
 use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
-use crate::scan::{Matcher, SubsetMatchers};
+use crate::scan::Matcher;
 use crate::search::{self, Context, Scratch, SearchOptions};
 use crate::source::{self, Input};
 use crate::text::Name;
@@ -69,7 +68,6 @@ fn search(config: &SearchConfig, inputs: &[Input], candidates: Option<&Candidate
     }
     let job = SearchJob {
         matcher: &matcher,
-        queries: &config.queries,
         zone: config.input.zone.clone(),
         printer: &printer,
         options,
@@ -143,13 +141,9 @@ impl SearchJob<'_> {
 }
 
 /// Searches the `ranges` of `file`, which the index found not binary, as one input: the
-/// outcome is the one a search of the whole file would have had. `matcher` finds `queries`;
-/// `subsets` keeps the matchers of the ranges the index narrowed to a few of them.
-#[allow(clippy::too_many_arguments)]
+/// outcome is the one a search of the whole file would have had.
 fn search_ranges(
     matcher: &Matcher,
-    queries: &[Parsed],
-    subsets: &mut SubsetMatchers,
     options: SearchOptions,
     file: &File,
     ranges: &[Range],
@@ -165,7 +159,7 @@ fn search_ranges(
     for range in ranges {
         let mut part = RangeReader::new(file, range);
         let outcome = search::search_part(
-            subsets.get(matcher, queries, range.queries.as_deref()),
+            matcher,
             options,
             &mut part,
             scratch,
@@ -194,13 +188,10 @@ fn search_ranges(
 struct ThreadScratch {
     search: Scratch,
     analysis: Analysis,
-    subsets: SubsetMatchers,
 }
 
 struct SearchJob<'a> {
     matcher: &'a Matcher,
-    /// The IDs `matcher` finds, of which the index may name a few for a range.
-    queries: &'a [Parsed],
     /// `--tz`/`--local`, for the line times of JSON output.
     zone: Option<jiff::tz::TimeZone>,
     printer: &'a Printer,
@@ -256,7 +247,6 @@ impl writer::Job for SearchJob<'_> {
         let ThreadScratch {
             search: scratch,
             analysis,
-            subsets,
         } = scratch;
         let mut on_line = |m: &search::LineMatch| {
             if stop_at_first {
@@ -287,8 +277,6 @@ impl writer::Job for SearchJob<'_> {
             ),
             Parts::Ranges(file, ranges) => search_ranges(
                 self.matcher,
-                self.queries,
-                subsets,
                 self.options,
                 &file,
                 &ranges,

@@ -24,24 +24,24 @@ use crate::scan;
 use crate::search::BUFFER_SIZE;
 
 /// The keys the spellings of `queries` are filed under, as a search finds them
-/// ([`crate::scan::Matcher::for_queries`]), each with the index of its query: a ULID or UUID
-/// query's 128-bit value; a trace query's too, and its low 64 bits (16 hex digits or a
-/// decimal in a trace field); a span query's 64 bits; a 64-bit trace's 64 bits only, under
-/// which the 128-bit traces it is the low half of are filed too. `None` when the index cannot
-/// vouch for every block a search would find something in: a trace or span value whose
-/// decimal is shorter than the index files.
-pub fn keys_of(queries: &[Parsed]) -> Option<Vec<(u64, u32)>> {
+/// ([`crate::scan::Matcher::for_queries`]): a ULID or UUID query's 128-bit value; a trace
+/// query's too, and its low 64 bits (16 hex digits or a decimal in a trace field); a span
+/// query's 64 bits; a 64-bit trace's 64 bits only, under which the 128-bit traces it is the
+/// low half of are filed too. `None` when the index cannot vouch for every block a search
+/// would find something in: a trace or span value whose decimal is shorter than the index
+/// files.
+pub fn keys_of(queries: &[Parsed]) -> Option<Vec<u64>> {
     let mut keys = Vec::with_capacity(queries.len());
-    for (q, query) in (0u32..).zip(queries) {
-        let narrow = query.kind == Kind::Span || query.kind == Kind::Trace || query.may_be_trace();
-        if narrow && !scan::trace_tokens_cover(query.id.low64()) {
+    for q in queries {
+        let narrow = q.kind == Kind::Span || q.kind == Kind::Trace || q.may_be_trace();
+        if narrow && !scan::trace_tokens_cover(q.id.low64()) {
             return None;
         }
-        if query.kind != Kind::Span && !query.is_trace64() {
-            keys.push((key_of(query.id.0), q));
+        if q.kind != Kind::Span && !q.is_trace64() {
+            keys.push(key_of(q.id.0));
         }
         if narrow {
-            keys.push((narrow_key_of(query.id.low64()), q));
+            keys.push(narrow_key_of(q.id.low64()));
         }
     }
     Some(keys)
@@ -149,20 +149,16 @@ impl Index {
         self.damaged.load(Ordering::Relaxed)
     }
 
-    /// The blocks that may hold any of `keys` ([`keys_of`]), by file, each with the queries
-    /// whose keys name it, looked up on up to `threads` threads. `Err`: the index is damaged
-    /// where the lookup read it (the warning line).
-    pub fn candidates(
-        &self,
-        mut keys: Vec<(u64, u32)>,
-        threads: usize,
-    ) -> Result<Candidates<'_>, String> {
+    /// The blocks that may hold any of `keys` ([`keys_of`]), by file, looked up on up to
+    /// `threads` threads. `Err`: the index is damaged where the lookup read it (the warning
+    /// line).
+    pub fn candidates(&self, mut keys: Vec<u64>, threads: usize) -> Result<Candidates<'_>, String> {
         keys.sort_unstable();
         keys.dedup();
         // Each key's search reads pages of its own, mostly page faults: the second hop of a
         // timeline looks up thousands, which threads share.
         let per_thread = keys.len().div_ceil(threads.max(1)).max(KEYS_PER_THREAD);
-        let parts: Vec<Result<Vec<Posting>, String>> = if keys.len() <= per_thread {
+        let parts: Vec<Result<Vec<(u32, u32)>, String>> = if keys.len() <= per_thread {
             vec![self.postings_of(&keys)]
         } else {
             std::thread::scope(|scope| {
@@ -179,35 +175,26 @@ impl Index {
                     .collect()
             })
         };
-        let mut postings = Vec::new();
+        let mut pairs = Vec::new();
         for part in parts {
-            postings.extend(part?);
+            pairs.extend(part?);
         }
-        postings.sort_unstable();
-        postings.dedup();
-        let hits = postings
-            .chunk_by(|a, b| a.file == b.file)
-            .map(|file| {
-                let blocks = file.iter().map(|p| (p.block, p.query)).collect();
-                (file[0].file, blocks)
-            })
+        pairs.sort_unstable();
+        pairs.dedup();
+        let hits = pairs
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|file| (file[0].0, file.iter().map(|&(_, block)| block).collect()))
             .collect();
         Ok(Candidates { index: self, hits })
     }
 
-    /// Every posting of `keys` (sorted), each with every query of its key, in no order.
-    fn postings_of(&self, keys: &[(u64, u32)]) -> Result<Vec<Posting>, String> {
-        let mut postings = Vec::new();
+    /// Every (file, block) posting of `keys`, in no order.
+    fn postings_of(&self, keys: &[u64]) -> Result<Vec<(u32, u32)>, String> {
+        let mut pairs = Vec::new();
         for (segment, named) in self.segments.iter().zip(&self.manifest.segments) {
-            for same_key in keys.chunk_by(|a, b| a.0 == b.0) {
+            for &key in keys {
                 segment
-                    .lookup(same_key[0].0, &mut |file, block| {
-                        postings.extend(same_key.iter().map(|&(_, query)| Posting {
-                            file,
-                            block,
-                            query,
-                        }));
-                    })
+                    .lookup(key, &mut |file, block| pairs.push((file, block)))
                     .map_err(|d| {
                         format!(
                             "index {}: segment {}: {d}; searching without it",
@@ -217,7 +204,7 @@ impl Index {
                     })?;
             }
         }
-        Ok(postings)
+        Ok(pairs)
     }
 
     fn entry_for(&self, dev: u64, ino: u64) -> Option<&FileEntry> {
@@ -225,14 +212,6 @@ impl Index {
             .get(&(dev, ino))
             .map(|&i| &self.manifest.files[i])
     }
-}
-
-/// A block of a file that may hold a query's ID.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Posting {
-    file: u32,
-    block: u32,
-    query: u32,
 }
 
 /// The fewest keys worth a thread of their own: a lookup costs tens of microseconds, about as
@@ -252,21 +231,18 @@ pub enum Plan {
 
 /// Bytes of a file from `start` (a line start) to `end` (a line start, or the end of the
 /// file when `None`), whose first line is number `first_line`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Range {
     pub start: u64,
     pub end: Option<u64>,
     pub first_line: u64,
-    /// The queries (indices into the lookup's) whose keys name a block of the range, in
-    /// ascending order: no other query's ID is in it. `None`: any may be (new bytes).
-    pub queries: Option<Box<[u32]>>,
 }
 
 /// The postings of one query, ready to plan each file's reading.
 pub struct Candidates<'a> {
     index: &'a Index,
-    /// (block number, query) by file id, ascending.
-    hits: HashMap<u32, Vec<(u32, u32)>>,
+    /// Block numbers by file id, ascending.
+    hits: HashMap<u32, Vec<u32>>,
 }
 
 impl Candidates<'_> {
@@ -340,7 +316,6 @@ impl Candidates<'_> {
                         start: entry.indexed,
                         end: None,
                         first_line: entry.lines.saturating_add(1),
-                        queries: None,
                     });
                 }
                 if ranges.is_empty() {
@@ -368,48 +343,21 @@ pub(super) fn reads_whole(entry: &FileEntry, freshness: Freshness, len: u64) -> 
     }
 }
 
-/// The byte ranges of `hits` ((block number, query), ascending) in `entry`, neighbours
-/// joined, each with its blocks' queries; `Err` if its block table is damaged where they are.
-fn ranges_of(
-    entry: &FileEntry,
-    blocks: &[Blocks],
-    hits: &[(u32, u32)],
-) -> Result<Vec<Range>, Damage> {
-    let by_block: Vec<&[(u32, u32)]> = hits.chunk_by(|a, b| a.0 == b.0).collect();
-    let numbers: Vec<u32> = by_block.iter().map(|same| same[0].0).collect();
+/// The byte ranges of `hits` (block numbers, ascending) in `entry`, neighbours joined;
+/// `Err` if its block table is damaged where they are.
+fn ranges_of(entry: &FileEntry, blocks: &[Blocks], hits: &[u32]) -> Result<Vec<Range>, Damage> {
     let mut ranges: Vec<Range> = Vec::new();
-    let mut queries: Vec<u32> = Vec::new();
-    let placed = entry.blocks.blocks_of(blocks, entry.indexed, &numbers)?;
-    for ((start, end, line), same) in placed.into_iter().zip(by_block) {
+    for (start, end, line) in entry.blocks.blocks_of(blocks, entry.indexed, hits)? {
         match ranges.last_mut() {
             Some(last) if last.end == Some(start) => last.end = Some(end),
-            last => {
-                if let Some(last) = last {
-                    last.queries = Some(distinct(&mut queries));
-                }
-                ranges.push(Range {
-                    start,
-                    end: Some(end),
-                    first_line: line,
-                    queries: None,
-                });
-            }
+            _ => ranges.push(Range {
+                start,
+                end: Some(end),
+                first_line: line,
+            }),
         }
-        queries.extend(same.iter().map(|&(_, query)| query));
-    }
-    if let Some(last) = ranges.last_mut() {
-        last.queries = Some(distinct(&mut queries));
     }
     Ok(ranges)
-}
-
-/// `queries` sorted and deduplicated, leaving it empty.
-fn distinct(queries: &mut Vec<u32>) -> Box<[u32]> {
-    queries.sort_unstable();
-    queries.dedup();
-    let set = queries.as_slice().into();
-    queries.clear();
-    set
 }
 
 #[cfg(test)]
@@ -417,15 +365,13 @@ mod tests {
     use super::*;
 
     fn keys(query: &str) -> Option<Vec<u64>> {
-        let keys = keys_of(&[crate::id::parse(query).unwrap()])?;
-        assert!(keys.iter().all(|&(_, q)| q == 0));
-        Some(keys.into_iter().map(|(key, _)| key).collect())
+        keys_of(&[crate::id::parse(query).unwrap()])
     }
 
-    /// Joined neighbours carry the queries of all their blocks, once each and ascending; a
-    /// range after a gap carries only its own.
+    /// Touching blocks make one range, from the first's start to the last's end, numbered
+    /// from the first's first line; the last block ends at the indexed end.
     #[test]
-    fn a_range_names_the_queries_of_its_blocks() {
+    fn touching_blocks_make_one_range() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("blocks");
         let table: Vec<(u64, u64)> = (0..8u64).map(|i| (i * 100, i * 3 + 1)).collect();
@@ -440,19 +386,18 @@ mod tests {
             fingerprint: Default::default(),
             blocks: BlockTable::Loaded(table),
         };
-        // (block, query), ascending: blocks 1 and 2 touch, 5 stands alone, 7 is the last.
-        let hits = [(1, 4), (1, 9), (2, 0), (2, 4), (5, 2), (7, 7), (7, 8)];
-        let ranges = ranges_of(&entry, &[blocks], &hits).unwrap();
-        let got: Vec<(u64, Option<u64>, u64, Vec<u32>)> = ranges
+        // Blocks 1 and 2 touch, 5 stands alone, 7 is the last.
+        let ranges = ranges_of(&entry, &[blocks], &[1, 2, 5, 7]).unwrap();
+        let got: Vec<(u64, Option<u64>, u64)> = ranges
             .into_iter()
-            .map(|r| (r.start, r.end, r.first_line, r.queries.unwrap().into_vec()))
+            .map(|r| (r.start, r.end, r.first_line))
             .collect();
         assert_eq!(
             got,
             vec![
-                (100, Some(300), 4, vec![0, 4, 9]),
-                (500, Some(600), 16, vec![2]),
-                (700, Some(800), 22, vec![7, 8]),
+                (100, Some(300), 4),
+                (500, Some(600), 16),
+                (700, Some(800), 22)
             ]
         );
     }

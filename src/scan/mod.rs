@@ -12,9 +12,7 @@
 //!   (`SampledSearcher`); beyond that it walks every token and looks it up in a hash set.
 //!   Beyond a few queries of which some may be trace or span IDs (whose 16-hex and decimal
 //!   spellings no token walk sees), it walks the alphanumeric runs of 12 to 32 bytes and
-//!   looks their ends up among the needles' tails (`TailSearcher`). Where an index says which
-//!   few of many queries a range of a file can hold, [`SubsetMatchers`] gives the range a
-//!   pair searcher for those alone.
+//!   looks their ends up among the needles' tails (`TailSearcher`).
 //! - [`for_each_token`] finds every ID-shaped token, for `-f` with many IDs and the
 //!   inventory views. Vector compares turn each 64-byte block into bit masks, and bit
 //!   arithmetic on them leaves only the alphanumeric runs of an ID's lengths to decode.
@@ -84,57 +82,6 @@ const MAX_PAIR_QUERIES: usize = 4;
 /// false candidates, and the token walk is faster.
 const MAX_SAMPLED_QUERIES: usize = 16_384;
 
-/// The matchers of one search thread for the parts an index narrowed to some of its queries
-/// ([`Matcher::for_subset`]), each made once per set of queries. One set of queries for its
-/// whole life.
-#[derive(Default)]
-pub struct SubsetMatchers {
-    /// The matcher of each query alone, by its index: most ranges hold one query's ID.
-    single: Vec<Option<Matcher>>,
-    made: HashMap<Box<[u32]>, Matcher, foldhash::fast::RandomState>,
-}
-
-/// More sets of queries than this, and the matchers made are dropped and made again as
-/// needed: each holds tables of its own.
-const MAX_SUBSET_MATCHERS: usize = 4096;
-
-impl SubsetMatchers {
-    /// The matcher for the queries `subset` of `queries` (ascending indices; `None` for all
-    /// of them), `full` being the matcher of all of them.
-    pub fn get<'m>(
-        &'m mut self,
-        full: &'m Matcher,
-        queries: &[Parsed],
-        subset: Option<&[u32]>,
-    ) -> &'m Matcher {
-        // Beyond a pair searcher's few queries, a matcher costs more to make than the search
-        // of a range with the matcher of all of them.
-        let Some(subset) =
-            subset.filter(|s| s.len() < queries.len() && s.len() <= MAX_PAIR_QUERIES)
-        else {
-            return full;
-        };
-        let made = || Matcher {
-            simd: full.simd,
-            ..Matcher::for_subset(queries, subset)
-        };
-        if let &[query] = subset {
-            self.single.resize_with(queries.len(), || None);
-            return match self.single.get_mut(query as usize) {
-                Some(slot) => slot.get_or_insert_with(made),
-                None => full,
-            };
-        }
-        if !self.made.contains_key(subset) {
-            if self.made.len() >= MAX_SUBSET_MATCHERS {
-                self.made.clear();
-            }
-            self.made.insert(subset.into(), made());
-        }
-        &self.made[subset]
-    }
-}
-
 /// Finds every form of a set of known IDs.
 #[derive(Clone, Debug)]
 pub struct Matcher {
@@ -158,13 +105,8 @@ impl Matcher {
     /// `ids` are the query IDs; a hit reports the index of the first equal one. With none,
     /// nothing is found.
     pub fn new(ids: &[Id]) -> Matcher {
-        Matcher::numbered(ids.iter().copied().enumerate())
-    }
-
-    /// [`Matcher::new`] for IDs with the query indices their hits report, in ascending order.
-    fn numbered(ids: impl Iterator<Item = (usize, Id)>) -> Matcher {
         let mut first_index: HashMap<u128, usize, foldhash::fast::RandomState> = HashMap::default();
-        for (i, id) in ids {
+        for (i, id) in ids.iter().enumerate() {
             first_index.entry(id.0).or_insert(i);
         }
         let strategy = if first_index.is_empty() {
@@ -200,34 +142,16 @@ impl Matcher {
     /// the low 64 bits as 16 hex or a decimal in a trace field); a span ID as 16 hex and as a
     /// decimal in a trace or span field.
     pub fn for_queries(queries: &[Parsed]) -> Matcher {
-        Matcher::for_numbered_queries(queries.iter().enumerate())
-    }
-
-    /// [`Matcher::for_queries`] for the queries `subset` (ascending indices into `queries`)
-    /// alone, its hits reporting their index in `queries`: where an index says only these
-    /// may be in a range, a search of it asks for them alone, which for a few of many queries
-    /// takes a fraction of the time.
-    pub fn for_subset(queries: &[Parsed], subset: &[u32]) -> Matcher {
-        Matcher::for_numbered_queries(
-            subset
-                .iter()
-                .filter_map(|&q| Some((q as usize, queries.get(q as usize)?))),
-        )
-    }
-
-    /// [`Matcher::for_queries`] for queries with the indices their hits report, ascending.
-    fn for_numbered_queries<'q>(
-        queries: impl Iterator<Item = (usize, &'q Parsed)> + Clone,
-    ) -> Matcher {
         if !queries
-            .clone()
-            .any(|(_, q)| q.kind == Kind::Span || q.may_be_trace())
+            .iter()
+            .any(|q| q.kind == Kind::Span || q.may_be_trace())
         {
-            return Matcher::numbered(queries.map(|(i, q)| (i, q.id)));
+            let ids: Vec<Id> = queries.iter().map(|q| q.id).collect();
+            return Matcher::new(&ids);
         }
         let mut entries: Vec<Entry> = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        for (query, q) in queries {
+        for (query, q) in queries.iter().enumerate() {
             if !seen.insert((q.id, q.kind.is_64_bit(), q.may_be_trace())) {
                 continue;
             }

@@ -19,7 +19,7 @@ use crate::index::{Plan, Range, RangeReader, Walk, find_from_start, last_before,
 use crate::par::{self, Notice, Ordered, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
-use crate::scan::{self, Matcher, SubsetMatchers};
+use crate::scan::{self, Matcher};
 use crate::search::{self, Scratch, SearchOptions};
 use crate::source::{self, Input};
 
@@ -82,8 +82,6 @@ struct PassThread {
     names: FastMap<Box<[u8]>, Arc<str>>,
     /// Room for the bytes of a file's ranges, kept from file to file.
     held: Vec<u8>,
-    /// The matchers of ranges the index narrowed to some of the pass's IDs.
-    subsets: SubsetMatchers,
 }
 
 /// Reads every input once for `ids`.
@@ -135,7 +133,6 @@ pub(super) fn search_pass(
                 ranges,
                 records,
                 &matcher,
-                queries,
                 &counts,
                 on_timeline,
                 max_fanout,
@@ -143,8 +140,8 @@ pub(super) fn search_pass(
                 &progress,
             )
         },
-        // Each thread sorts its lines and frees the rest of its state (thousands of
-        // matchers on a hop's pass) itself: both took milliseconds after the scan.
+        // Each thread sorts its lines and frees the rest of its state itself: both took
+        // milliseconds after the scan.
         |thread| {
             let mut lines = std::mem::take(&mut thread.lines);
             lines.sort_unstable_by_key(walk_order);
@@ -352,7 +349,6 @@ fn scan_one(
     ranges: Option<DatedRanges>,
     records: Records,
     matcher: &Matcher,
-    pass_queries: &[Parsed],
     counts: &[AtomicU64],
     on_timeline: &FastSet<(usize, u64)>,
     max_fanout: u64,
@@ -387,7 +383,6 @@ fn scan_one(
         fields,
         names,
         held,
-        subsets,
     } = thread;
     let first_found = lines.len();
     let options = SearchOptions {
@@ -541,7 +536,6 @@ fn scan_one(
                     first_us: dated.first_us,
                     range_len: range.end.map(|end| end - range.start),
                 };
-                let matcher = subsets.get(matcher, pass_queries, range.queries.as_deref());
                 let outcome = match &part.held {
                     Some(span) => search::search_bytes(
                         matcher,
