@@ -385,19 +385,9 @@ fn store_tables(
     let mut all = Vec::new();
     let mut any_new = false;
     for f in files.iter_mut() {
-        match &f.blocks {
-            BlockTable::Stored {
-                blocks_file,
-                first,
-                count,
-                last,
-            } => {
-                f.blocks = BlockTable::Stored {
-                    blocks_file: kept[*blocks_file as usize].expect("marked above"),
-                    first: *first,
-                    count: *count,
-                    last: *last,
-                };
+        match &mut f.blocks {
+            BlockTable::Stored { blocks_file, .. } => {
+                *blocks_file = kept[*blocks_file as usize].expect("marked above");
             }
             BlockTable::Loaded(table) => {
                 let first = all.len() as u64;
