@@ -144,7 +144,7 @@ fn main() -> io::Result<()> {
     let inputs = source::walk(&paths, &WalkOptions::default()).map_err(io::Error::other)?;
     let matcher = Matcher::every_id();
     let (per_thread, notices) = par::scan_all(
-        &inputs,
+        &par::Ordered::largest_first(&inputs),
         threads,
         || (Counts::with_bits(16), Scratch::default(), 0u64),
         |(counts, scratch, occurrences), _, input| {
@@ -162,6 +162,7 @@ fn main() -> io::Result<()> {
             });
             Notice::after_scan(outcome, "not counted")
         },
+        |_| {},
     );
     if par::report_notices(&inputs, &notices) {
         return Err(io::Error::other("an input could not be read"));

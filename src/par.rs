@@ -55,37 +55,41 @@ impl Notice {
     }
 }
 
-/// Runs `work` on every input on `threads` threads, each thread with its own state made by
-/// `init`; returns the states, and the notices with their input's index, in input order.
-pub fn scan_all<S: Send>(
-    inputs: &[Input],
-    threads: usize,
-    init: impl Fn() -> S + Sync,
-    work: impl Fn(&mut S, usize, &Input) -> Option<Notice> + Sync,
-) -> (Vec<S>, Vec<(usize, Notice)>) {
-    scan_in_order(&Ordered::largest_first(inputs), threads, init, work, |_| {})
-}
-
 /// Inputs with the order a scan takes them in: largest file first, so that no thread is
-/// left with a big file while the others wait. Each size is a `stat`, so a caller that scans
-/// the same inputs again keeps this.
+/// left with a big file while the others wait. Each size is a `stat`, taken once: the sizes
+/// also give the progress bar its total, and a caller that scans the same inputs again keeps
+/// this.
 pub struct Ordered<'a> {
     pub inputs: &'a [Input],
     order: Vec<usize>,
+    total: Option<u64>,
 }
 
 impl Ordered<'_> {
     pub fn largest_first(inputs: &[Input]) -> Ordered<'_> {
+        let sizes: Vec<Option<u64>> = inputs.iter().map(source::size).collect();
         let mut order: Vec<usize> = (0..inputs.len()).collect();
-        order.sort_by_cached_key(|&i| std::cmp::Reverse(source::size(&inputs[i])));
-        Ordered { inputs, order }
+        order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+        Ordered {
+            inputs,
+            order,
+            total: sizes.into_iter().sum(),
+        }
+    }
+
+    /// The inputs' bytes when they were ordered; `None` when one has no size (standard input,
+    /// a file gone).
+    pub fn total(&self) -> Option<u64> {
+        self.total
     }
 }
 
-/// [`scan_all`], taking the inputs in their order; each thread calls `done` on its state once
-/// it has no input left, so that work on the states (a sort, freeing what the caller does
-/// not keep) runs on the threads rather than after them.
-pub fn scan_in_order<S: Send>(
+/// Runs `work` on every input on `threads` threads, in their order, each thread with its own
+/// state made by `init`; returns the states, and the notices with their input's index, in
+/// input order. Each thread calls `done` on its state once it has no input left, so that work
+/// on the states (a sort, freeing what the caller does not keep) runs on the threads rather
+/// than after them.
+pub fn scan_all<S: Send>(
     ordered: &Ordered,
     threads: usize,
     init: impl Fn() -> S + Sync,

@@ -46,7 +46,7 @@ use std::cell::RefCell;
 
 use crate::id::Form;
 use crate::inventory::FieldNames;
-use crate::par::{self, Notice, ScanSettings};
+use crate::par::{self, Notice, Ordered, ScanSettings};
 use crate::progress::Progress;
 use crate::record::{self, Analysis, PairBuffers};
 use crate::scan::Matcher;
@@ -79,8 +79,8 @@ pub fn audit(
     skew_ms: i64,
     clump: u64,
 ) -> (Report, Vec<(usize, Notice)>) {
-    let total = inputs.iter().map(source::size).sum::<Option<u64>>();
-    let progress = Progress::start(settings.progress, total);
+    let ordered = Ordered::largest_first(inputs);
+    let progress = Progress::start(settings.progress, ordered.total());
     let names = FieldNames::default();
     let matcher = Matcher::every_id();
     let now_ms = jiff::Timestamp::now().as_millisecond();
@@ -89,7 +89,7 @@ pub fn audit(
         future_after_ms: now_ms.saturating_add(skew_ms),
     };
     let (threads, notices) = par::scan_all(
-        inputs,
+        &ordered,
         settings.threads,
         || ScanThread {
             counts: AuditCounts::new(&names),
@@ -109,6 +109,7 @@ pub fn audit(
             };
             scan.one(thread, input)
         },
+        |_| {},
     );
     progress.finish();
     let opened = threads.iter().map(|t| t.opened).sum();

@@ -34,7 +34,7 @@ use traces::TraceLines;
 
 use crate::id::trace::ROLE_KEY_ENDS;
 use crate::id::{Form, Id, Kind, Shape};
-use crate::par::{self, Notice, ScanSettings};
+use crate::par::{self, Notice, Ordered, ScanSettings};
 use crate::progress::Progress;
 use crate::record::{self, Analysis, TimeContext};
 use crate::scan::Matcher;
@@ -49,8 +49,8 @@ pub fn build(
     settings: &ScanSettings,
     count_undashed: bool,
 ) -> (Inventory, Vec<(usize, Notice)>) {
-    let total = inputs.iter().map(source::size).sum::<Option<u64>>();
-    let progress = Progress::start(settings.progress, total);
+    let ordered = Ordered::largest_first(inputs);
+    let progress = Progress::start(settings.progress, ordered.total());
     let tallies = Tallies::new(count_undashed);
     let matcher = Matcher::every_id();
     let options = SearchOptions {
@@ -59,7 +59,7 @@ pub fn build(
         ..SearchOptions::default()
     };
     let (threads, notices) = par::scan_all(
-        inputs,
+        &ordered,
         settings.threads,
         || InventoryThread {
             tally: tallies.tally(),
@@ -79,6 +79,7 @@ pub fn build(
                 &progress,
             )
         },
+        |_| {},
     );
     progress.finish();
     for thread in threads {

@@ -94,17 +94,10 @@ pub(super) fn search_pass(
     max_fanout: u64,
     candidates: Option<&crate::index::Candidates>,
 ) -> Pass {
-    let inputs = ordered.inputs;
     let matcher = Matcher::for_queries(queries);
     let counts: Vec<AtomicU64> = queries.iter().map(|_| AtomicU64::new(0)).collect();
-    // Each size is a `stat`: none is taken for a bar that is not drawn.
-    let total = if settings.progress {
-        inputs.iter().map(source::size).sum::<Option<u64>>()
-    } else {
-        None
-    };
-    let progress = Progress::start(settings.progress, total);
-    let (threads, notices) = par::scan_in_order(
+    let progress = Progress::start(settings.progress, ordered.total());
+    let (threads, notices) = par::scan_all(
         ordered,
         settings.threads,
         PassThread::default,
