@@ -311,7 +311,7 @@ pub fn build(
         if !last_pass {
             on_timeline.reserve(pass_lines);
         }
-        for f in merge_sorted(pass.lines, scan::walk_order) {
+        for f in pass.lines.into_iter().flatten() {
             let via = f
                 .queries
                 .iter()

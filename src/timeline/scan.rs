@@ -61,9 +61,11 @@ pub(super) const UNLISTED: u32 = u32::MAX;
 
 /// What one pass found.
 pub(super) struct Pass {
-    /// The lines each scan thread found, each list in [`walk_order`]: their merge, taken as
-    /// the lines are used, is the pass's walk order (one list of them all would move each line
-    /// once more, into a list grown step by step).
+    /// The lines found in each input that has any, a list per input in line order, the lists
+    /// in input order: one after another they are the pass's walk order, whatever thread read
+    /// which input, so related IDs are found, numbered and dated the same way on every run.
+    /// (A list per thread, sorted and merged, moved every line twice more: the sort, and the
+    /// list growing step by step into fresh pages.)
     pub(super) lines: Vec<Vec<Found>>,
     /// Lines per query ID, every line counted, also those dropped.
     pub(super) counts: Vec<u64>,
@@ -74,7 +76,8 @@ pub(super) struct Pass {
 #[derive(Default)]
 struct PassThread {
     scratch: Scratch,
-    lines: Vec<Found>,
+    /// The found lines of each input read, a list per input.
+    lines: Vec<Vec<Found>>,
     tokens: Vec<scan::Hit>,
     spans: Vec<(usize, usize)>,
     fields: Vec<Option<Arc<str>>>,
@@ -133,30 +136,23 @@ pub(super) fn search_pass(
                 &progress,
             )
         },
-        // Each thread sorts its lines and frees the rest of its state itself: both took
-        // milliseconds after the scan.
+        // Each thread frees the rest of its state itself: that took milliseconds after the
+        // scan.
         |thread| {
-            let mut lines = std::mem::take(&mut thread.lines);
-            lines.sort_unstable_by_key(walk_order);
             *thread = PassThread {
-                lines,
+                lines: std::mem::take(&mut thread.lines),
                 ..PassThread::default()
             };
         },
     );
     progress.finish();
-    let lines: Vec<Vec<Found>> = threads.into_iter().map(|t| t.lines).collect();
+    let mut lines: Vec<Vec<Found>> = threads.into_iter().flat_map(|t| t.lines).collect();
+    lines.sort_unstable_by_key(|input| input[0].file);
     Pass {
         lines,
         counts: counts.iter().map(|c| c.load(Ordering::Relaxed)).collect(),
         notices,
     }
-}
-
-/// The walk order of found lines, whatever thread read which input: related IDs are then
-/// found, numbered and dated the same way on every run.
-pub(super) fn walk_order(found: &Found) -> (usize, u64) {
-    (found.file, found.line_no)
 }
 
 /// Where the nearest earlier timestamped line of the current file was seen.
@@ -377,7 +373,7 @@ fn scan_one(
         names,
         held,
     } = thread;
-    let first_found = lines.len();
+    let mut input_lines = Vec::new();
     let options = SearchOptions {
         line_numbers: true,
         text: settings.text,
@@ -479,7 +475,7 @@ fn scan_one(
             }
         };
         times.matched(m.line_no, m.before.len(), own_us.or(prev_us));
-        lines.push(Found {
+        input_lines.push(Found {
             file,
             line_no: m.line_no,
             text: m.line.into(),
@@ -565,8 +561,11 @@ fn scan_one(
         outcome.error = Some(e);
     }
     let file_first_us = times.borrow().first_us;
-    for found in &mut lines[first_found..] {
-        found.file_first_us = file_first_us;
+    for line in &mut input_lines {
+        line.file_first_us = file_first_us;
+    }
+    if !input_lines.is_empty() {
+        lines.push(input_lines);
     }
     Notice::after_scan(outcome, "left out")
 }
