@@ -107,9 +107,9 @@ pub(super) fn finish(
 /// each known ID among them (`usize::MAX` for one not listed).
 fn listed(query: &Query, known: &[Known]) -> (Vec<TimelineId>, Vec<usize>) {
     let mut remap = vec![usize::MAX; known.len()];
-    // Room for every known ID at once: grown step by step, the list was copied into fresh
-    // pages at each doubling (6 ms of the 10 this took for two hops' 48,000 IDs); the room
-    // past the listed ones is never written, so its pages are never faulted in.
+    // Room for every known ID at once: grown by doubling, the list would be copied into fresh
+    // pages at each step (about 6 ms for two hops' 48,000 IDs); the room past the listed ones
+    // is never written, so its pages are never faulted in.
     let mut ids = Vec::with_capacity(known.len());
     for (k, entry) in known.iter().enumerate() {
         if k == 0 || (entry.named && is_entity(entry.id)) {

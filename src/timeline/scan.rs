@@ -64,8 +64,8 @@ pub(super) struct Pass {
     /// The lines found in each input that has any, a list per input in line order, the lists
     /// in input order: one after another they are the pass's walk order, whatever thread read
     /// which input, so related IDs are found, numbered and dated the same way on every run.
-    /// (A list per thread, sorted and merged, moved every line twice more: the sort, and the
-    /// list growing step by step into fresh pages.)
+    /// Kept per input, the lines come in that order with no sort and no merge, and no list
+    /// of a whole thread's lines is grown step by step into fresh pages.
     pub(super) lines: Vec<Vec<Found>>,
     /// Lines per query ID, every line counted, also those dropped.
     pub(super) counts: Vec<u64>,
