@@ -87,8 +87,8 @@ impl Ordered<'_> {
 /// Runs `work` on every input on `threads` threads, in their order, each thread with its own
 /// state made by `init`; returns the states, and the notices with their input's index, in
 /// input order. Each thread calls `done` on its state once it has no input left, so that work
-/// on the states (a sort, freeing what the caller does not keep) runs on the threads rather
-/// than after them.
+/// on the states (freeing what the caller does not keep) runs on the threads rather than
+/// after them.
 pub fn scan_all<S: Send>(
     ordered: &Ordered,
     threads: usize,

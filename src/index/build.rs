@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use super::blocks::{self, Blocks};
 use super::fingerprint::{self, Freshness, Stat};
 use super::format::Damage;
-use super::manifest::{BlockTable, BlocksRef, FileEntry, Layout, Manifest, SegmentRef};
+use super::manifest::{BlockTable, FileEntry, FileRef, Layout, Manifest};
 use super::read::{self, Continuation};
 use super::segment::{self, Posting, Segment};
 use super::spill::{self, Merge, RunDir, Spiller};
@@ -238,7 +238,7 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
     let live: std::collections::HashSet<u32> = files.iter().map(|f| f.id).collect();
     let compact = old.segments.len() + 1 > MAX_SEGMENTS
         || (summary.bytes_read > 0 && summary.read_whole * 2 > summary.files.max(1));
-    let mut segments: Vec<SegmentRef> = Vec::new();
+    let mut segments: Vec<FileRef> = Vec::new();
     let stamp = unique_stamp();
     if compact {
         for s in &old.segments {
@@ -273,7 +273,7 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
         let written = segment::write(&dir.join(&name), dir, merge);
         spill::remove_runs(&runs);
         let written = written.map_err(|e| io_error(dir, &e))?;
-        segments.push(SegmentRef {
+        segments.push(FileRef {
             name,
             len: written.len,
             table_crc: written.table_crc,
@@ -335,9 +335,9 @@ fn store_tables(
     dir: &Path,
     name: &str,
     files: &mut [FileEntry],
-    old: (&[BlocksRef], &[Blocks]),
+    old: (&[FileRef], &[Blocks]),
     compact: bool,
-) -> io::Result<Vec<BlocksRef>> {
+) -> io::Result<Vec<FileRef>> {
     let (old_refs, old_blocks) = old;
     // Which old blocks files still hold a table, and how many entries those tables are.
     let mut named = vec![false; old_refs.len()];
@@ -407,7 +407,7 @@ fn store_tables(
     }
     if any_new {
         let written = blocks::write(&dir.join(name), &all)?;
-        refs.push(BlocksRef {
+        refs.push(FileRef {
             name: name.to_string(),
             len: written.len,
             table_crc: written.table_crc,

@@ -210,22 +210,37 @@ fn stored_in(blocks: &[Blocks], n: u32) -> Result<&Blocks, Damage> {
         .ok_or_else(|| Damage("a block table names a blocks file the index lacks".to_string()))
 }
 
-/// One blocks file of the index, as the manifest names it.
+/// One file of the index, a segment of postings or a blocks file, as the manifest names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlocksRef {
+pub struct FileRef {
     pub name: String,
     pub len: u64,
     /// CRC of the file's chunk checksum table: ties it to this manifest.
     pub table_crc: u32,
 }
 
-/// One segment file of postings.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SegmentRef {
-    pub name: String,
-    pub len: u64,
-    /// CRC of the segment's chunk checksum table: ties the segment to this manifest.
-    pub table_crc: u32,
+/// Writes a list of [`FileRef`]s as [`read_refs`] reads it.
+fn write_refs(w: &mut Writer, refs: &[FileRef]) {
+    w.varint(refs.len() as u64);
+    for f in refs {
+        w.bytes(f.name.as_bytes());
+        w.u64(f.len);
+        w.u32(f.table_crc);
+    }
+}
+
+/// Reads a list of [`FileRef`]s, each named as a sibling of the manifest.
+fn read_refs(r: &mut Reader) -> Result<Vec<FileRef>, Damage> {
+    let n = r.count(13)?;
+    let mut refs = Vec::with_capacity(n);
+    for _ in 0..n {
+        refs.push(FileRef {
+            name: sibling_name(r.bytes()?)?,
+            len: r.u64()?,
+            table_crc: r.u32()?,
+        });
+    }
+    Ok(refs)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -235,10 +250,10 @@ pub struct Manifest {
     pub next_file_id: u32,
     pub built_secs: i64,
     pub updated_secs: i64,
-    pub segments: Vec<SegmentRef>,
+    pub segments: Vec<FileRef>,
     /// The blocks files: each update writes the tables of the files it read into one of its
     /// own, and the other tables stay where they are.
-    pub blocks: Vec<BlocksRef>,
+    pub blocks: Vec<FileRef>,
     pub files: Vec<FileEntry>,
 }
 
@@ -262,18 +277,8 @@ impl Manifest {
         w.u32(self.next_file_id);
         w.i64(self.built_secs);
         w.i64(self.updated_secs);
-        w.varint(self.segments.len() as u64);
-        for s in &self.segments {
-            w.bytes(s.name.as_bytes());
-            w.u64(s.len);
-            w.u32(s.table_crc);
-        }
-        w.varint(self.blocks.len() as u64);
-        for b in &self.blocks {
-            w.bytes(b.name.as_bytes());
-            w.u64(b.len);
-            w.u32(b.table_crc);
-        }
+        write_refs(&mut w, &self.segments);
+        write_refs(&mut w, &self.blocks);
         w.varint(self.files.len() as u64);
         for f in &self.files {
             w.u32(f.id);
@@ -353,24 +358,8 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
     let next_file_id = r.u32()?;
     let built_secs = r.i64()?;
     let updated_secs = r.i64()?;
-    let n = r.count(13)?;
-    let mut segments = Vec::with_capacity(n);
-    for _ in 0..n {
-        segments.push(SegmentRef {
-            name: sibling_name(r.bytes()?)?,
-            len: r.u64()?,
-            table_crc: r.u32()?,
-        });
-    }
-    let n = r.count(13)?;
-    let mut blocks = Vec::with_capacity(n);
-    for _ in 0..n {
-        blocks.push(BlocksRef {
-            name: sibling_name(r.bytes()?)?,
-            len: r.u64()?,
-            table_crc: r.u32()?,
-        });
-    }
+    let segments = read_refs(&mut r)?;
+    let blocks = read_refs(&mut r)?;
     let n = r.count(100)?;
     let mut files = Vec::with_capacity(n);
     for _ in 0..n {
@@ -492,18 +481,18 @@ mod tests {
             next_file_id: 3,
             built_secs: 1_700_000_000,
             updated_secs: 1_700_000_100,
-            segments: vec![SegmentRef {
+            segments: vec![FileRef {
                 name: "seg-1-0".to_string(),
                 len: 4096,
                 table_crc: 77,
             }],
             blocks: vec![
-                BlocksRef {
+                FileRef {
                     name: "blocks-1-0".to_string(),
                     len: 80,
                     table_crc: 78,
                 },
-                BlocksRef {
+                FileRef {
                     name: "blocks-2-0".to_string(),
                     len: 96,
                     table_crc: 79,
