@@ -87,7 +87,7 @@ struct PassThread {
     held: Vec<u8>,
 }
 
-/// Reads every input once for `ids`.
+/// Reads every input once for the lines that hold any of `queries`: one pass of the timeline.
 pub(super) fn search_pass(
     settings: &ScanSettings,
     ordered: &Ordered,
