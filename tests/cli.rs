@@ -483,6 +483,9 @@ fn output_is_the_same_for_one_and_two_threads() {
         vec![HOT, "testdata"],
         vec!["--json", HOT, "testdata/logs"],
         vec!["-c", PAYMENT, "testdata/logs"],
+        // The tables are listed, and 64-bit traces joined to their 128-bit ones, on two
+        // threads.
+        vec!["ids", "--csv", "testdata"],
     ] {
         let one = run(&[&["-j1"], &args[..]].concat());
         let two = run(&[&["-j2"], &args[..]].concat());

@@ -254,6 +254,11 @@ impl Table {
         hot.count(p.file, p.field, p.form, p.occurrences, sides);
     }
 
+    /// How many IDs the table holds.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
     /// Every entry's number, as [`Table::get`] takes it, in the order they lie in memory:
     /// walking them this way reads the arenas from end to end instead of at random.
     pub(super) fn entries(&self) -> impl Iterator<Item = u32> + '_ {
