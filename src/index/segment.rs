@@ -499,6 +499,20 @@ mod tests {
         let _ = w;
     }
 
+    /// Lookups read the chunk table as they check chunks; an update's check of every byte
+    /// also holds the table to its CRC in the manifest.
+    #[test]
+    fn verify_holds_the_table_to_the_manifests_crc() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, w) = written(dir.path());
+        Segment::open(&path, w.len, w.table_crc)
+            .unwrap()
+            .verify()
+            .unwrap();
+        let named_otherwise = Segment::open(&path, w.len, w.table_crc ^ 1).unwrap();
+        assert!(named_otherwise.verify().is_err());
+    }
+
     #[test]
     fn a_damaged_byte_is_found_by_the_lookup_that_reads_it() {
         let dir = tempfile::tempdir().unwrap();
