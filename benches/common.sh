@@ -138,13 +138,7 @@ warm_corpus() {
     # of read(2) is a fifth smaller with those (the same for every tool). So the corpus is
     # synced and dropped from the cache, then read back.
     log "warming the page cache (drop, then read back)"
-    find "$CORPUS" -type f -exec python3 -c '
-import os, sys
-for path in sys.argv[1:]:
-    fd = os.open(path, os.O_RDONLY)
-    os.fsync(fd)
-    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    os.close(fd)' {} +
+    python3 benches/drop_cache.py "$CORPUS"
     find "$CORPUS" -type f -exec cat {} + >/dev/null
     BYTES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$QUERY_JSON")
 }

@@ -10,15 +10,19 @@
 #   - a full build vs `idgrep ids`: at most 1.5x;
 #   - an update after 1% of the bytes are appended vs a full build: at most 5%;
 #   - the index's size vs the log bytes: at most 10%;
-#   - `timeline --hops 2` with vs without the index: at most 1/20.
+#   - `timeline --hops 2` with vs without the index: at most 1/20;
+#   - beside the bars, the two one-ID queries with the corpus and the index on disk (dropped
+#     from the page cache before every run), as on an archive no search has read lately.
 #
 # usage: benches/index.sh
 #
 # Environment: as benches/compare.sh (CORPUS, SIZE, SEED, RUNS, IDGREP, RESULTS; the shared
 # setup in benches/common.sh builds idgrep and makes or reuses the corpus), and
 #   THREADS=2   -j for every command
-#   PARTS="lookup build update"   which measures to take (lookup: one ID, -f, timeline and
-#               the size; build: build vs ids; update: the 1% update, on a copy of the corpus)
+#   PARTS="lookup build update cold"   which measures to take (lookup: one ID, -f, timeline
+#               and the size; build: build vs ids; update: the 1% update, on a copy of the
+#               corpus; cold: the one-ID queries from disk, taken last, as they leave the
+#               corpus out of the page cache)
 # The update is measured on a copy of the corpus in $RESULTS/index-work (the corpus itself
 # is never written), restored before every timed run.
 set -euo pipefail
@@ -27,7 +31,7 @@ cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-5}
 THREADS=${THREADS:-2}
-PARTS=${PARTS:-lookup build update}
+PARTS=${PARTS:-lookup build update cold}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 # shellcheck source=benches/common.sh
 source benches/common.sh
@@ -135,13 +139,27 @@ APPENDED=$(stat -c %s "$RESULTS/index-append.txt")
 rm -rf "$WORK"
 fi
 
+if has cold; then
+log "the one-ID queries with the corpus and the index dropped from the page cache"
+hyperfine --style basic --runs "$RUNS" --export-json "$RESULTS/index-cold.json" \
+    --prepare "python3 benches/drop_cache.py $CORPUS $CACHE" \
+    -n "ulid, index, cold" "$IDGREP -j$THREADS --index-dir $CACHE $ULID $CORPUS > $RESULTS/out.ulid.index" \
+    -n "ulid, scan, cold" "$IDGREP -j$THREADS --no-index $ULID $CORPUS > $RESULTS/out.ulid.scan" \
+    -n "uuid, index, cold" "$IDGREP -j$THREADS --index-dir $CACHE $UUID $CORPUS > $RESULTS/out.uuid.index" \
+    -n "uuid, scan, cold" "$IDGREP -j$THREADS --no-index $UUID $CORPUS > $RESULTS/out.uuid.scan" >&2
+for what in ulid uuid; do
+    cmp "$RESULTS/out.$what.index" "$RESULTS/out.$what.scan" ||
+        { log "OUTPUT DIFFERS for $what from disk"; exit 1; }
+done
+fi
+
 python3 - "$RESULTS" "$BYTES" "$INDEX_BYTES" "$APPENDED" "$THREADS" <<'PY' | tee "$RESULTS/index.md"
 import json, statistics, sys
 results, logs, index, appended, threads = sys.argv[1:]
 logs, index, appended = int(logs), int(index), int(appended)
 import os
 med = {}
-for name in ("lookup", "build", "update"):
+for name in ("lookup", "build", "update", "cold"):
     path = f"{results}/index-{name}.json"
     if os.path.exists(path):
         for r in json.load(open(path))["results"]:
@@ -165,6 +183,8 @@ row("1,000 IDs, -c -f (scan)", "1000 IDs, index", "1000 IDs, scan", "0.1")
 row("timeline --hops 2, UUID query (scan)", "timeline --hops 2, index", "timeline --hops 2, scan", "0.05")
 row("full build (`idgrep ids`)", "index (full build)", "ids", "1.5", ms=False)
 row(f"update after {appended / logs:.1%} appended (full build)", "index (update after 1%)", "index (full build)", "0.05", ms=False)
+row("one ID, ULID query from disk (scan from disk)", "ulid, index, cold", "ulid, scan, cold", "-")
+row("one ID, UUID query from disk (scan from disk)", "uuid, index, cold", "uuid, scan, cold", "-")
 print(f"| index size (log bytes) | {index / 2**20:.1f} MiB | {logs / 2**20:.0f} MiB | {index / logs:.4f} | 0.10 |")
 if os.path.exists(f"{results}/index-build.rss"):
     rss = int(open(f"{results}/index-build.rss").read().split()[-1])
