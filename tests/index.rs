@@ -19,6 +19,8 @@ struct Tree {
     cache: PathBuf,
     ids: Vec<u128>,
     rng: Rng,
+    /// Each search with the index starts with the logs and the index out of the page cache.
+    from_disk: bool,
 }
 
 /// One written form of `id`, chosen by `rng`.
@@ -56,7 +58,22 @@ fn span_of(id: u128) -> u64 {
 
 impl Tree {
     fn new(seed: u64) -> Tree {
-        let dir = tempfile::tempdir().unwrap();
+        Tree::new_in(seed, tempfile::tempdir().unwrap())
+    }
+
+    /// A tree whose searches with the index read the logs and the index from disk: made where
+    /// the build puts its own files (a temporary directory may be in memory, where nothing
+    /// can be dropped from the page cache).
+    #[cfg(target_os = "linux")]
+    fn on_disk(seed: u64) -> Tree {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        Tree {
+            from_disk: true,
+            ..Tree::new_in(seed, dir)
+        }
+    }
+
+    fn new_in(seed: u64, dir: tempfile::TempDir) -> Tree {
         let logs = dir.path().join("logs");
         let cache = dir.path().join("cache");
         fs::create_dir_all(logs.join("api")).unwrap();
@@ -69,6 +86,7 @@ impl Tree {
             cache,
             ids,
             rng,
+            from_disk: false,
         };
         for (name, lines) in [
             ("api/app.log", 4000),
@@ -255,6 +273,18 @@ impl Tree {
     }
 
     fn agree(&self, args: &[&str], what: &str, warning_allowed: bool) {
+        #[cfg(target_os = "linux")]
+        if self.from_disk {
+            drop_from_page_cache(&self.logs);
+            drop_from_page_cache(&self.cache);
+            let log = self.path("api/app.log");
+            assert!(
+                !in_page_cache(&log),
+                "{what}: {} stayed in the page cache: this file system keeps what \
+                 posix_fadvise(DONTNEED) drops, so nothing here is read from disk",
+                log.display()
+            );
+        }
         let with = self.run(args);
         let mut scan_args = vec!["--no-index"];
         if args[0] == "timeline" {
@@ -371,12 +401,53 @@ impl Tree {
     }
 }
 
+/// Drops every file under `dir` from the page cache (synced first, so that every page can go).
+#[cfg(target_os = "linux")]
+fn drop_from_page_cache(dir: &Path) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            drop_from_page_cache(&path);
+        } else if let Ok(file) = fs::File::open(&path) {
+            file.sync_all().unwrap();
+            rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed).unwrap();
+        }
+    }
+}
+
+/// Whether the first page of the file at `path` is in the page cache: a read from memory
+/// only finds it.
+#[cfg(target_os = "linux")]
+fn in_page_cache(path: &Path) -> bool {
+    let file = fs::File::open(path).unwrap();
+    let mut byte = [0u8; 1];
+    let read = rustix::io::preadv2(
+        &file,
+        &mut [std::io::IoSliceMut::new(&mut byte)],
+        0,
+        rustix::io::ReadWriteFlags::NOWAIT,
+    );
+    read.is_ok()
+}
+
 #[test]
 fn a_fresh_index_agrees_with_a_scan() {
     let mut tree = Tree::new(1);
     tree.assert_same_as_scan("no index");
     tree.build();
     tree.assert_same_as_scan("fresh index");
+}
+
+/// From disk, where a lookup asks for each file's candidate blocks and block-table entries at
+/// once (src/index/readahead.rs), before and after an append.
+#[cfg(target_os = "linux")]
+#[test]
+fn logs_and_an_index_on_disk_agree_with_a_scan() {
+    let mut tree = Tree::on_disk(11);
+    tree.build();
+    tree.assert_same_as_scan("on disk, fresh index");
+    tree.append("api/app.log", 500);
+    tree.assert_same_as_scan("on disk, after an append");
 }
 
 #[test]

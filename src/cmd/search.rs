@@ -156,8 +156,12 @@ fn search_ranges(
     };
     let mut total = search::Outcome::default();
     let mut stopped = false;
-    for range in ranges {
-        let mut part = RangeReader::new(file, range);
+    for (i, range) in ranges.iter().enumerate() {
+        let mut part = if i == 0 {
+            RangeReader::first_of(file, ranges)
+        } else {
+            RangeReader::new(file, range)
+        };
         let outcome = search::search_part(
             matcher,
             options,

@@ -115,8 +115,15 @@ impl Blocks {
     }
 
     /// Entries `first..first + count`, each a block's start offset and first line, read at
-    /// once with every chunk they touch checked.
-    pub fn entries(&self, first: u64, count: u64) -> Result<Vec<(u64, u64)>, Damage> {
+    /// once with every chunk they touch checked. `first_of`: the runs of entries (first,
+    /// count) the caller reads one after another, when this is the first of them; if they are
+    /// on disk, they are asked for at once ([`CheckedFile::read_first`]).
+    pub fn entries(
+        &self,
+        first: u64,
+        count: u64,
+        first_of: Option<&[(u64, u64)]>,
+    ) -> Result<Vec<(u64, u64)>, Damage> {
         if first
             .checked_add(count)
             .is_none_or(|end| end > self.entries)
@@ -129,11 +136,19 @@ impl Blocks {
             return Ok(Vec::new());
         }
         let mut bytes = Vec::new();
-        let range = self.file.read(
-            first * ENTRY as u64,
-            (first + count) * ENTRY as u64,
-            &mut bytes,
-        )?;
+        let (start, end) = (first * ENTRY as u64, (first + count) * ENTRY as u64);
+        let range = match first_of {
+            None => self.file.read(start, end, &mut bytes)?,
+            Some(runs) => {
+                // Runs out of bounds are left to their own reads to report.
+                let spans: Vec<(u64, u64)> = runs
+                    .iter()
+                    .filter(|&&(f, n)| f.checked_add(n).is_some_and(|e| e <= self.entries))
+                    .map(|&(f, n)| (f * ENTRY as u64, (f + n) * ENTRY as u64))
+                    .collect();
+                self.file.read_first(start, end, &mut bytes, &spans)?
+            }
+        };
         Ok(bytes[range]
             .chunks_exact(ENTRY)
             .map(|e| {
@@ -163,11 +178,11 @@ mod tests {
         let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
         assert_eq!(blocks.len(), all.len() as u64);
         for (i, &e) in all.iter().enumerate().rev() {
-            assert_eq!(blocks.entries(i as u64, 1), Ok(vec![e]));
+            assert_eq!(blocks.entries(i as u64, 1, None), Ok(vec![e]));
         }
-        assert!(blocks.entries(all.len() as u64, 1).is_err());
-        assert_eq!(blocks.entries(0, all.len() as u64), Ok(all.clone()));
-        assert_eq!(blocks.entries(70, 3), Ok(all[70..73].to_vec()));
+        assert!(blocks.entries(all.len() as u64, 1, None).is_err());
+        assert_eq!(blocks.entries(0, all.len() as u64, None), Ok(all.clone()));
+        assert_eq!(blocks.entries(70, 3, None), Ok(all[70..73].to_vec()));
     }
 
     #[test]
@@ -177,8 +192,8 @@ mod tests {
         let w = write(&path, &[]).unwrap();
         let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
         assert_eq!(blocks.len(), 0);
-        assert!(blocks.entries(0, 1).is_err());
-        assert_eq!(blocks.entries(0, 0), Ok(vec![]));
+        assert!(blocks.entries(0, 1, None).is_err());
+        assert_eq!(blocks.entries(0, 0, None), Ok(vec![]));
     }
 
     #[test]
@@ -194,7 +209,7 @@ mod tests {
             std::fs::write(&path, &bad).unwrap();
             let damaged = match Blocks::open(&path, w.len, w.table_crc) {
                 Err(_) => true,
-                Ok(blocks) => (0..all.len() as u64).any(|i| blocks.entries(i, 1).is_err()),
+                Ok(blocks) => (0..all.len() as u64).any(|i| blocks.entries(i, 1, None).is_err()),
             };
             assert!(damaged, "a flip at byte {at} went unnoticed");
         }

@@ -149,21 +149,34 @@ impl BlockTable {
         let count = self.count();
         let hits = &hits[..hits.partition_point(|&b| b < count)];
         let mut found = Vec::with_capacity(hits.len());
+        // The runs of nearby hits, each read at once: (its first hit, its hits, the entry
+        // after its last).
+        let mut runs = Vec::new();
         let mut rest = hits;
         while let Some(&lo) = rest.first() {
             let run = 1 + rest.windows(2).take_while(|w| w[1] - w[0] <= NEAR).count();
             let (group, after) = rest.split_at(run);
             rest = after;
-            let hi = group[run - 1];
             // The entry after the last hit closes it, when there is one.
-            let upto = (hi + 2).min(count);
+            runs.push((lo, group, (group[run - 1] + 2).min(count)));
+        }
+        let stored_runs: Vec<(u64, u64)> = match self {
+            BlockTable::Stored { first, .. } => runs
+                .iter()
+                .map(|&(lo, _, upto)| (first + u64::from(lo), u64::from(upto - lo)))
+                .collect(),
+            BlockTable::Loaded(_) => Vec::new(),
+        };
+        for (i, &(lo, group, upto)) in runs.iter().enumerate() {
             let loaded;
             let table: &[(u64, u64)] = match self {
-                BlockTable::Stored {
-                    blocks_file, first, ..
-                } => {
-                    loaded = stored_in(blocks, *blocks_file)?
-                        .entries(first + u64::from(lo), u64::from(upto - lo))?;
+                BlockTable::Stored { blocks_file, .. } => {
+                    let (at, len) = stored_runs[i];
+                    loaded = stored_in(blocks, *blocks_file)?.entries(
+                        at,
+                        len,
+                        (i == 0).then_some(&stored_runs[..]),
+                    )?;
                     &loaded
                 }
                 BlockTable::Loaded(table) => &table[lo as usize..upto as usize],
@@ -190,7 +203,8 @@ impl BlockTable {
                 count,
                 last,
             } => {
-                let table = stored_in(blocks, *blocks_file)?.entries(*first, u64::from(*count))?;
+                let table =
+                    stored_in(blocks, *blocks_file)?.entries(*first, u64::from(*count), None)?;
                 let ordered = table
                     .windows(2)
                     .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1);

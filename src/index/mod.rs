@@ -15,8 +15,8 @@
 //! - `lock`: held by a build ([`build`]) for its whole run.
 //!
 //! [`read`] reads one log into postings, [`spill`] keeps a build's memory bounded, and
-//! [`lookup`] answers a search, and [`ranges`] reads what it names; [`status`] tells how fresh
-//! an index is.
+//! [`lookup`] answers a search, and [`ranges`] reads what it names, with [`readahead`] asking
+//! for a file's parts at once when they are on disk; [`status`] tells how fresh an index is.
 
 mod blocks;
 mod build;
@@ -27,6 +27,7 @@ mod lookup;
 mod manifest;
 mod ranges;
 mod read;
+mod readahead;
 mod segment;
 mod spill;
 mod status;

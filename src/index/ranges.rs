@@ -11,6 +11,8 @@ use std::io::{self, Read};
 
 use memchr::{memchr, memrchr};
 
+use super::readahead;
+
 /// How far back (or, for the first line, forward) a walk reads before giving up.
 pub const WALK_LIMIT: u64 = 1 << 20;
 
@@ -129,20 +131,28 @@ fn last_from_start<T>(
 /// Reads bytes `start..end` of a file into `out` from `at` on (growing it as needed,
 /// overwriting what it held there), with the byte before them, which must end a line: one
 /// read checks that the index's offsets still describe the file. Returns where the range's
-/// bytes are in `out`, or `None` when `start` is not a line start.
+/// bytes are in `out`, or `None` when `start` is not a line start. `first_of`: the file's
+/// ranges, when this is the first read of them (see [`RangeReader::first_of`]).
 pub fn read_range(
     file: &File,
     start: u64,
     end: u64,
     out: &mut Vec<u8>,
     at: usize,
+    first_of: Option<&[super::Range]>,
 ) -> io::Result<Option<std::ops::Range<usize>>> {
     let from = start.saturating_sub(1);
     let (before, len) = ((start - from) as usize, (end - from) as usize);
     if out.len() < at + len {
         out.resize(at + len, 0);
     }
-    read_exact_at(file, &mut out[at..at + len], from)?;
+    let buf = &mut out[at..at + len];
+    if first_of.is_none() || readahead::read_cached(file, buf, from).is_none() {
+        if let Some(ranges) = first_of {
+            will_need(file, ranges);
+        }
+        read_exact_at(file, buf, from)?;
+    }
     let line_start = before == 0 || out[at] == b'\n';
     Ok(line_start.then_some(at + before..at + len))
 }
@@ -182,6 +192,9 @@ pub struct RangeReader<'a> {
     file: &'a File,
     pos: u64,
     end: Option<u64>,
+    /// The file's ranges, when this is the first: its first read tells whether they are on
+    /// disk, and asks for them all at once if so ([`super::readahead`]).
+    first_of: Option<&'a [super::Range]>,
 }
 
 impl<'a> RangeReader<'a> {
@@ -190,6 +203,16 @@ impl<'a> RangeReader<'a> {
             file,
             pos: range.start,
             end: range.end,
+            first_of: None,
+        }
+    }
+
+    /// The reader of the first of `ranges` (not empty), the ranges of `file` that a search
+    /// reads one after another.
+    pub fn first_of(file: &'a File, ranges: &'a [super::Range]) -> RangeReader<'a> {
+        RangeReader {
+            first_of: Some(ranges),
+            ..RangeReader::new(file, &ranges[0])
         }
     }
 }
@@ -203,10 +226,28 @@ impl Read for RangeReader<'_> {
         if want == 0 {
             return Ok(0);
         }
+        if let Some(ranges) = self.first_of.take() {
+            if readahead::read_cached(self.file, &mut buf[..want], self.pos).is_some() {
+                self.pos += want as u64;
+                return Ok(want);
+            }
+            will_need(self.file, ranges);
+        }
         let n = read_at(self.file, &mut buf[..want], self.pos)?;
         self.pos += n as u64;
         Ok(n)
     }
+}
+
+/// Asks for the bytes of `ranges` of `file` at once ([`super::readahead`]); a range to the
+/// file's end (the bytes it grew by since it was indexed) is left to the reads.
+fn will_need(file: &File, ranges: &[super::Range]) {
+    readahead::will_need(
+        file,
+        ranges
+            .iter()
+            .filter_map(|r| r.end.map(|end| (r.start, end.saturating_sub(r.start)))),
+    );
 }
 
 /// Fills `buf` from `at`, short only at the end of the file; returns how much was read.
@@ -322,7 +363,7 @@ mod tests {
             let mut out = b"kept".to_vec();
             out.resize(rng.below(20_000), b'x');
             let at = out.len().min(4);
-            let span = read_range(&file, start, end, &mut out, at)
+            let span = read_range(&file, start, end, &mut out, at, None)
                 .unwrap()
                 .unwrap();
             assert_eq!(&out[..at], &b"kept"[..at]);
@@ -331,7 +372,7 @@ mod tests {
         // Inside a line: the index is out of step with the file.
         let mut out = Vec::new();
         assert_eq!(
-            read_range(&file, starts[7] + 1, starts[8], &mut out, 0).unwrap(),
+            read_range(&file, starts[7] + 1, starts[8], &mut out, 0, None).unwrap(),
             None
         );
     }

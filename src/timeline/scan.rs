@@ -305,10 +305,12 @@ impl DatedRanges {
             held = vec![0; room as usize];
         }
         let mut read = Vec::with_capacity(ranges.len());
-        for (range, place) in ranges.into_iter().zip(places) {
+        // The first range read tells whether the file is on disk, and then asks for them all.
+        let mut first_of = Some(&ranges[..]);
+        for (&range, place) in ranges.iter().zip(places) {
             let span = match place {
                 Some((end, at)) => Some(
-                    read_range(&file, range.start, end, &mut held, at)
+                    read_range(&file, range.start, end, &mut held, at, first_of.take())
                         .ok()
                         .flatten()?,
                 ),
