@@ -1,14 +1,13 @@
-//! The shape segments and the block tables file share: a header, a body, then a CRC-32 for
-//! every chunk of the body, the whole file written once. Writing keeps a CRC per chunk as the
-//! body goes out ([`ChunkSums`]). Reading takes whole chunks and checks each against its CRC
+//! The shape of a segment: a header, a body, then a CRC-32 for every chunk of the body, the
+//! whole file written once. Writing keeps a CRC per chunk as the body goes out
+//! ([`ChunkSums`]). Reading takes whole chunks and checks each against its CRC
 //! ([`CheckedFile::read`]), so a lookup checks the few KiB it reads, not the file, and still
 //! finds any damaged byte it relies on. The chunk table itself is read a page at a time, as
-//! the chunks it vouches for are checked: reading and checking the two tables of a 10 GiB
+//! the chunks it vouches for are checked: reading and checking the chunk tables of a 10 GiB
 //! index whole (1.2 MB) took 0.8-1.0 ms of opening it, most of what a lookup that finds
 //! nothing spends beyond the walk. The manifest holds the CRC of the chunk table, which
 //! [`CheckedFile::verify`] checks with every byte (an update does): with the file's unique
-//! name, its length and its header's CRC, it ties each such file to the manifest that names
-//! it.
+//! name, its length and its header's CRC, it ties a segment to the manifest that names it.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -18,7 +17,6 @@ use std::sync::OnceLock;
 
 use super::format::{Damage, crc};
 use super::ranges::read_exact_at;
-use super::readahead;
 
 /// A writer that keeps a CRC of every `chunk` bytes written through it.
 pub struct ChunkSums<W> {
@@ -222,56 +220,16 @@ impl CheckedFile {
     /// Reads the chunks that hold the body bytes `start..end` into `buf` and checks each
     /// against its CRC; returns where those bytes lie in `buf`.
     pub fn read(&self, start: u64, end: u64, buf: &mut Vec<u8>) -> Result<Range<usize>, Damage> {
-        self.read_checked(start, end, buf, |c| self.crc_of(c), None)
+        self.read_checked(start, end, buf, |c| self.crc_of(c))
     }
 
-    /// [`CheckedFile::read`] of the first of the body spans `all` (start, end) that the caller
-    /// reads one after another: when its chunks are on disk, not in memory, every span's
-    /// chunks and their CRCs are asked for at once ([`super::readahead`]).
-    pub fn read_first(
-        &self,
-        start: u64,
-        end: u64,
-        buf: &mut Vec<u8>,
-        all: &[(u64, u64)],
-    ) -> Result<Range<usize>, Damage> {
-        self.read_checked(start, end, buf, |c| self.crc_of(c), Some(all))
-    }
-
-    /// Asks for the chunks that hold the body spans `all`, and the pages of the chunk table
-    /// that hold their CRCs.
-    fn will_need(&self, all: &[(u64, u64)]) {
-        let chunks = all
-            .iter()
-            .filter(|&&(start, end)| start < end && end <= self.body_len)
-            .map(|&(start, end)| (start / self.chunk, (end - 1) / self.chunk));
-        let bodies = chunks.clone().map(|(first, last)| {
-            let from = first * self.chunk;
-            let to = ((last + 1) * self.chunk).min(self.body_len);
-            (self.header_len + from, to - from)
-        });
-        let table_len = self.chunks() * 4;
-        // Nearby spans share a page of CRCs: it is asked for once.
-        let mut crcs: Vec<(u64, u64)> = chunks
-            .map(|(first, last)| {
-                let from = first * 4 / TABLE_PAGE * TABLE_PAGE;
-                let to = ((last * 4 / TABLE_PAGE + 1) * TABLE_PAGE).min(table_len);
-                (self.table_at() + from, to - from)
-            })
-            .collect();
-        crcs.dedup();
-        readahead::will_need(&self.file, bodies.chain(crcs));
-    }
-
-    /// [`CheckedFile::read`], each chunk `c` checked against `crc_of(c)`; `first_of`: as
-    /// [`CheckedFile::read_first`].
+    /// [`CheckedFile::read`], each chunk `c` checked against `crc_of(c)`.
     fn read_checked(
         &self,
         start: u64,
         end: u64,
         buf: &mut Vec<u8>,
         crc_of: impl Fn(u64) -> Result<u32, Damage>,
-        first_of: Option<&[(u64, u64)]>,
     ) -> Result<Range<usize>, Damage> {
         if start > end || end > self.body_len {
             return Err(Damage("an offset points outside the file".to_string()));
@@ -286,13 +244,7 @@ impl CheckedFile {
             .saturating_mul(self.chunk)
             .min(self.body_len);
         buf.resize((to - from) as usize, 0);
-        let at = self.header_len + from;
-        if first_of.is_none() || readahead::read_cached(&self.file, buf, at).is_none() {
-            if let Some(all) = first_of {
-                self.will_need(all);
-            }
-            read_exact_at(&self.file, buf, at).map_err(unreadable)?;
-        }
+        read_exact_at(&self.file, buf, self.header_len + from).map_err(unreadable)?;
         for (c, bytes) in (first..).zip(buf.chunks(self.chunk as usize)) {
             check_chunk(crc_of(c)?, bytes)?;
         }
@@ -310,7 +262,7 @@ impl CheckedFile {
         let mut at = 0;
         while at < self.body_len {
             let end = (at + step).min(self.body_len);
-            self.read_checked(at, end, &mut buf, |c| Ok(crc_in(&table, 0, c)), None)?;
+            self.read_checked(at, end, &mut buf, |c| Ok(crc_in(&table, 0, c)))?;
             at = end;
         }
         Ok(())
