@@ -7,12 +7,12 @@
 //! then the entries in chunks of [`CHUNK`] bytes: [`PER_CHUNK`] entries of 12 bytes (start
 //! and first line, 48 bits each, little-endian; the last chunk padded with zeros) and the
 //! CRC-32 of those 60 bytes. A chunk is a cache line that vouches for itself, so turning a
-//! posting into bytes is one read of 64 or 128 bytes, checked as it arrives: with a table
-//! of CRCs apart from the entries, each posting cost a read of a KiB of entries (the span
-//! one CRC covered) and, per file, one of a page of CRCs, and copying those bytes out of the
-//! page cache was a fifth of a lookup's time. The manifest holds the CRC of the chunks' CRCs,
-//! checked with every byte by [`Blocks::verify`] (an update does): with the file's unique
-//! name, its length and its header's CRC, it ties the file to the manifest that names it.
+//! posting into bytes is one read of 64 or 128 bytes, checked as it arrives. A CRC per KiB
+//! of entries kept in a table apart would cost each posting a read of a KiB and each file
+//! one of a page of CRCs: copying those bytes out of the page cache was a fifth of a
+//! lookup's time. The manifest holds the CRC of the chunks' CRCs, checked with every byte by
+//! [`Blocks::verify`] (an update does): with the file's unique name, its length and its
+//! header's CRC, it ties the file to the manifest that names it.
 //!
 //! The file is read with positional reads, not mapped: a hot ID's entries lie in thousands
 //! of pages of a file of 150 MB (10 GiB of logs), and mapping them cost a page fault per
@@ -172,8 +172,7 @@ impl Blocks {
                     .map(|&(f, u)| (HEADER_LEN + f * CHUNK, (u - f) * CHUNK));
                 readahead::will_need(&self.file, bytes);
             }
-            read_exact_at(&self.file, buf, at)
-                .map_err(|e| Damage(crate::source::io_reason(&e)))?;
+            read_exact_at(&self.file, buf, at).map_err(|e| Damage(crate::source::io_reason(&e)))?;
         }
         for chunk in buf.chunks_exact(CHUNK as usize) {
             let want = u32::from_le_bytes(chunk[ENTRIES_LEN..].try_into().expect("4 bytes"));
@@ -255,6 +254,33 @@ mod tests {
         assert!(blocks.entries(all.len() as u64, 1, None).is_err());
         assert_eq!(blocks.entries(0, all.len() as u64, None), Ok(all.clone()));
         assert_eq!(blocks.entries(70, 3, None), Ok(all[70..73].to_vec()));
+        // Runs that cross chunks (five entries each) and end in the last, padded one.
+        assert_eq!(blocks.entries(4, 2, None), Ok(all[4..6].to_vec()));
+        assert_eq!(blocks.entries(9, 7, None), Ok(all[9..16].to_vec()));
+        let spans = [(9, 7), (500, 3)];
+        assert_eq!(blocks.entries(9, 7, Some(&spans)), Ok(all[9..16].to_vec()));
+        let odd = &all[..998];
+        let w = write(&path, odd).unwrap();
+        let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
+        assert_eq!(blocks.entries(990, 8, None), Ok(odd[990..].to_vec()));
+        assert!(blocks.entries(990, 9, None).is_err());
+        assert_eq!(blocks.verify(), Ok(()));
+        // Tables from another index: their chunks are sound, their CRCs are not the manifest's.
+        let other = Blocks::open(&path, w.len, w.table_crc ^ 1).unwrap();
+        assert!(other.verify().is_err());
+    }
+
+    /// A table whose values do not fit the entries' 48 bits is refused, not written wrong.
+    #[test]
+    fn values_past_48_bits_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blocks");
+        let top = (1u64 << 48) - 1;
+        let w = write(&path, &[(top, top)]).unwrap();
+        let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
+        assert_eq!(blocks.entries(0, 1, None), Ok(vec![(top, top)]));
+        assert!(write(&path, &[(top + 1, 1)]).is_err());
+        assert!(write(&path, &[(1, top + 1)]).is_err());
     }
 
     #[test]
