@@ -29,7 +29,7 @@ use std::path::Path;
 use super::checked;
 use super::format::{Damage, crc};
 use super::manifest::FORMAT_VERSION;
-use super::ranges::read_exact_at;
+use super::ranges::{read_exact_at, read_exact_first};
 use super::readahead;
 
 const MAGIC: &[u8; 8] = b"IDGRPBLK";
@@ -44,6 +44,14 @@ const ENTRIES_LEN: usize = PER_CHUNK as usize * ENTRY;
 const MAX_VALUE: u64 = (1 << 48) - 1;
 /// Chunks checked at a time by [`Blocks::verify`] (1 MiB).
 const VERIFY_CHUNKS: u64 = 16 * 1024;
+
+/// The chunks `first..upto` that hold entries `first_entry..first_entry + count`.
+fn chunks_of(first_entry: u64, count: u64) -> (u64, u64) {
+    (
+        first_entry / PER_CHUNK,
+        (first_entry + count).div_ceil(PER_CHUNK),
+    )
+}
 
 /// The length and the CRC of the chunks' CRCs of a written blocks file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,8 +162,8 @@ impl Blocks {
         Ok(())
     }
 
-    /// Reads chunks `first..upto` into `buf` and checks each against its CRC. `first_of`:
-    /// as for [`Blocks::entries`], the chunk spans (first, upto) read one after another.
+    /// Reads chunks `first..upto` into `buf` and checks each against its CRC. `first_of`: as
+    /// for [`Blocks::entries`], the runs of entries read one after another.
     fn read_chunks(
         &self,
         first: u64,
@@ -165,15 +173,11 @@ impl Blocks {
     ) -> Result<(), Damage> {
         buf.resize(((upto - first) * CHUNK) as usize, 0);
         let at = HEADER_LEN + first * CHUNK;
-        if first_of.is_none() || readahead::read_cached(&self.file, buf, at).is_none() {
-            if let Some(spans) = first_of {
-                let bytes = spans
-                    .iter()
-                    .map(|&(f, u)| (HEADER_LEN + f * CHUNK, (u - f) * CHUNK));
-                readahead::will_need(&self.file, bytes);
-            }
-            read_exact_at(&self.file, buf, at).map_err(|e| Damage(crate::source::io_reason(&e)))?;
+        match first_of {
+            Some(runs) => read_exact_first(&self.file, buf, at, || self.will_need(runs)),
+            None => read_exact_at(&self.file, buf, at),
         }
+        .map_err(checked::unreadable)?;
         for chunk in buf.chunks_exact(CHUNK as usize) {
             let want = u32::from_le_bytes(chunk[ENTRIES_LEN..].try_into().expect("4 bytes"));
             if crc(&chunk[..ENTRIES_LEN]) != want {
@@ -181,6 +185,19 @@ impl Blocks {
             }
         }
         Ok(())
+    }
+
+    /// Asks for the chunks that hold the runs of entries (first, count); runs out of bounds
+    /// are left to their own reads to report.
+    fn will_need(&self, runs: &[(u64, u64)]) {
+        let spans = runs
+            .iter()
+            .filter(|&&(f, n)| n > 0 && f.checked_add(n).is_some_and(|e| e <= self.entries))
+            .map(|&(f, n)| {
+                let (from, upto) = chunks_of(f, n);
+                (HEADER_LEN + from * CHUNK, (upto - from) * CHUNK)
+            });
+        readahead::will_need(&self.file, spans);
     }
 
     /// Entries `first..first + count`, each a block's start offset and first line, read at
@@ -204,17 +221,9 @@ impl Blocks {
         if count == 0 {
             return Ok(Vec::new());
         }
-        let chunks_of = |f: u64, n: u64| (f / PER_CHUNK, (f + n).div_ceil(PER_CHUNK));
         let (from, upto) = chunks_of(first, count);
-        // Runs out of bounds are left to their own reads to report.
-        let spans: Option<Vec<(u64, u64)>> = first_of.map(|runs| {
-            runs.iter()
-                .filter(|&&(f, n)| n > 0 && f.checked_add(n).is_some_and(|e| e <= self.entries))
-                .map(|&(f, n)| chunks_of(f, n))
-                .collect()
-        });
         let mut bytes = Vec::new();
-        self.read_chunks(from, upto, &mut bytes, spans.as_deref())?;
+        self.read_chunks(from, upto, &mut bytes, first_of)?;
         let skip = (first - from * PER_CHUNK) as usize;
         Ok(bytes
             .chunks_exact(CHUNK as usize)

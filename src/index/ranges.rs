@@ -147,11 +147,9 @@ pub fn read_range(
         out.resize(at + len, 0);
     }
     let buf = &mut out[at..at + len];
-    if first_of.is_none() || readahead::read_cached(file, buf, from).is_none() {
-        if let Some(ranges) = first_of {
-            will_need(file, ranges);
-        }
-        read_exact_at(file, buf, from)?;
+    match first_of {
+        Some(ranges) => read_exact_first(file, buf, from, || will_need(file, ranges))?,
+        None => read_exact_at(file, buf, from)?,
     }
     let line_start = before == 0 || out[at] == b'\n';
     Ok(line_start.then_some(at + before..at + len))
@@ -273,6 +271,22 @@ pub(super) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<
         ));
     }
     Ok(())
+}
+
+/// [`read_exact_at`] as the first of several reads of `file`: from memory when every byte is
+/// there ([`readahead::read_cached`]); otherwise `ask_for_all` first asks for the parts the
+/// reads to come need ([`readahead::will_need`]), then the bytes are read as usual.
+pub(super) fn read_exact_first(
+    file: &File,
+    buf: &mut [u8],
+    at: u64,
+    ask_for_all: impl FnOnce(),
+) -> io::Result<()> {
+    if readahead::read_cached(file, buf, at).is_some() {
+        return Ok(());
+    }
+    ask_for_all();
+    read_exact_at(file, buf, at)
 }
 
 #[cfg(unix)]
