@@ -1,8 +1,8 @@
 //! The reads an indexed lookup of one ID cannot do without, timed by `benches/index.sh`
 //! beside the real lookup: the walk (beside the index's opening, as a search does), the
 //! postings looked up, then on each thread, file by file in walk order, what the index asks
-//! of each file (a `statx`, and for a file with candidates its block table's entries, an
-//! `open` and the reads of its candidate ranges), through idgrep's own planning code. No
+//! of each file (a `statx`, and for a file with candidates an `open` and the read of each
+//! candidate range's lines), through idgrep's own planning and reading code. No
 //! byte read is searched, no line printed. A search does all of this and more, so on the
 //! same machine in the same hour it has no way under this program's time: the floor of the
 //! design (one read per candidate block) on that machine.
@@ -13,7 +13,6 @@
 //! floor is only meaningful with a fresh index.
 
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -67,7 +66,7 @@ fn main() -> io::Result<()> {
             .map(|_| {
                 scope.spawn(|| {
                     let mut tally = Tally::default();
-                    let mut buf = vec![0u8; 256 * 1024];
+                    let mut buf = Vec::new();
                     while let Some(input) = inputs.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let Input::File(path) = input else {
                             continue;
@@ -76,19 +75,16 @@ fn main() -> io::Result<()> {
                             Some((Plan::Skip, _)) => tally.skipped += 1,
                             Some((Plan::Ranges(ranges), Some((file, _)))) => {
                                 tally.planned += 1;
-                                for range in ranges {
-                                    let mut at = range.start;
-                                    let end = range.end.unwrap_or(u64::MAX);
-                                    while at < end {
-                                        let want = (end - at).min(buf.len() as u64) as usize;
-                                        let n = file.read_at(&mut buf[..want], at)?;
-                                        tally.reads += 1;
-                                        if n == 0 {
-                                            break;
-                                        }
-                                        tally.bytes += n as u64;
-                                        at += n as u64;
+                                for range in &ranges {
+                                    if range.end.is_none() {
+                                        // Bytes written since the index was built.
+                                        tally.whole += 1;
+                                        continue;
                                     }
+                                    let (span, _) =
+                                        index::read_lines(&file, range, &mut buf, 0, None)?;
+                                    tally.reads += 1;
+                                    tally.bytes += span.len() as u64;
                                 }
                             }
                             _ => tally.whole += 1,

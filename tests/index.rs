@@ -341,17 +341,6 @@ impl Tree {
         entries.into_iter().next().unwrap()
     }
 
-    /// The one file of the index whose name starts with `prefix`.
-    fn file_named(&self, prefix: &str) -> PathBuf {
-        let found: Vec<PathBuf> = fs::read_dir(self.index_dir())
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(prefix))
-            .collect();
-        assert_eq!(found.len(), 1, "one {prefix} file: {found:?}");
-        found.into_iter().next().unwrap()
-    }
-
     /// The files of the index whose names start with `prefix`, sorted.
     fn files_named(&self, prefix: &str) -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> = fs::read_dir(self.index_dir())
@@ -438,8 +427,8 @@ fn a_fresh_index_agrees_with_a_scan() {
     tree.assert_same_as_scan("fresh index");
 }
 
-/// From disk, where a lookup asks for each file's candidate blocks and block-table entries at
-/// once (src/index/readahead.rs), before and after an append.
+/// From disk, where a lookup asks for each file's candidate blocks at once
+/// (src/index/readahead.rs), before and after an append.
 #[cfg(target_os = "linux")]
 #[test]
 fn logs_and_an_index_on_disk_agree_with_a_scan() {
@@ -454,7 +443,7 @@ fn logs_and_an_index_on_disk_agree_with_a_scan() {
 fn an_append_is_found_before_and_after_the_update() {
     let mut tree = Tree::new(2);
     tree.build();
-    let first_tables = tree.file_named("blocks-");
+    let first_segment = tree.segments().remove(0);
     tree.append("api/app.log", 300);
     tree.append("worker/small.log", 3);
     tree.append("worker/partial.log", 2);
@@ -466,27 +455,27 @@ fn an_append_is_found_before_and_after_the_update() {
         "{summary}"
     );
     tree.assert_same_as_scan("appended, updated index");
-    // The untouched files' block tables stay where they were; the three continued tables
-    // are in a blocks file of the update's own, smaller than the first.
-    let tables = tree.files_named("blocks-");
-    assert_eq!(tables.len(), 2, "{tables:?}");
-    assert!(tables.contains(&first_tables), "{tables:?}");
-    let added = tables.iter().find(|t| **t != first_tables).unwrap();
+    // The first segment stays; the three files' new lines are in a segment of the update's
+    // own, smaller than the first.
+    let segments = tree.segments();
+    assert_eq!(segments.len(), 2, "{segments:?}");
+    assert!(segments.contains(&first_segment), "{segments:?}");
+    let added = segments.iter().find(|s| **s != first_segment).unwrap();
     let len = |p: &PathBuf| fs::metadata(p).unwrap().len();
-    assert!(len(added) < len(&first_tables), "{tables:?}");
-    // Update after update, the blocks files are merged before they pass eight, and searches
-    // agree with a scan throughout.
+    assert!(len(added) < len(&first_segment), "{segments:?}");
+    // Update after update, the segments are merged before they pass eight, and searches
+    // agree with a scan throughout. The block tables an index of an earlier format kept
+    // beside its segments are removed by the first update.
+    let earlier = tree.index_dir().join("blocks-18ee46abccef2a77-23658");
+    fs::write(&earlier, b"IDGRPBLK").unwrap();
     for round in 0..9 {
         tree.append("api/app.log", 5);
         tree.build();
-        let count = tree.files_named("blocks-").len();
-        assert!(
-            (1..=8).contains(&count),
-            "round {round}: {count} blocks files"
-        );
+        let count = tree.segments().len();
+        assert!((1..=8).contains(&count), "round {round}: {count} segments");
     }
+    assert!(!earlier.exists());
     tree.assert_same_as_scan("appended ten times, updated ten times");
-    assert!(tree.files_named("blocks-").len() < 8);
 }
 
 #[test]
@@ -620,25 +609,6 @@ fn damaged_truncated_and_future_indexes_warn_once_and_scan() {
     tree.assert_warns_once_and_scans("segment truncated");
     fs::write(&segment, &good).unwrap();
 
-    // The block tables likewise: a flipped byte is found by the lookup that reads its chunk.
-    let blocks = tree.file_named("blocks-");
-    let good = fs::read(&blocks).unwrap();
-    for at in (0..good.len()).step_by(good.len() / 7 + 1) {
-        let mut bad = good.clone();
-        bad[at] ^= 0x10;
-        fs::write(&blocks, &bad).unwrap();
-        tree.assert_same_as_scan_or_warned(&format!("block tables byte {at} flipped"));
-    }
-    let mut bad = good.clone();
-    bad[9] ^= 0x10; // the header's version
-    fs::write(&blocks, &bad).unwrap();
-    tree.assert_warns_once_and_scans("block tables header damaged");
-    fs::write(&blocks, &good[..good.len() - 3]).unwrap();
-    tree.assert_warns_once_and_scans("block tables truncated");
-    fs::remove_file(&blocks).unwrap();
-    tree.assert_warns_once_and_scans("block tables removed");
-    fs::write(&blocks, &good).unwrap();
-
     let manifest = tree.index_dir().join("manifest");
     let good_manifest = fs::read(&manifest).unwrap();
     fs::write(&manifest, &good_manifest[..good_manifest.len() - 7]).unwrap();
@@ -662,29 +632,6 @@ fn damaged_truncated_and_future_indexes_warn_once_and_scan() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("built anew"));
     tree.assert_same_as_scan("rebuilt");
-}
-
-/// A byte flipped in a blocks file an update keeps is found by that update, which builds the
-/// index anew rather than keep tables a search would warn of every time.
-#[test]
-fn an_update_builds_damaged_block_tables_anew() {
-    let mut tree = Tree::new(11);
-    tree.build();
-    let tables = tree.file_named("blocks-");
-    let mut bytes = fs::read(&tables).unwrap();
-    let middle = bytes.len() / 2;
-    bytes[middle] ^= 0x55;
-    fs::write(&tables, &bytes).unwrap();
-    tree.append("api/app.log", 3);
-    let out = tree.run(&["index", tree.logs.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("blocks-") && stderr.contains("built anew"),
-        "{stderr}"
-    );
-    assert!(!tree.files_named("blocks-").contains(&tables));
-    tree.assert_same_as_scan("damaged block tables, updated index");
 }
 
 /// A damaged segment is warned of by a search that reads the damaged part, which then scans;

@@ -2,8 +2,7 @@
 //! happened to the index or the logs since it was built. Over a small tree made from fuzzer
 //! bytes (files repeated to span several 4 KiB blocks, IDs from a pool of three planted in
 //! any form), an index is built, then damaged as the input says: the manifest replaced by
-//! fuzzer bytes, bytes of the manifest, of a segment or of the block tables flipped, one of
-//! them cut short, a log grown or rewritten in place. Each pool ID is then searched with the index and with
+//! fuzzer bytes, bytes of the manifest or of a segment flipped, one of them cut short, a log grown or rewritten in place. Each pool ID is then searched with the index and with
 //! `--no-index`: the same output and status, byte for byte, no panic, and nothing on standard
 //! error but the one warning that the index is not used. With the damage byte's high bit set,
 //! each file also writes the pool's trace spellings (X-Ray, 16 hex under a trace key, the
@@ -73,10 +72,9 @@ pub fn check(data: &[u8], run: Run) {
                     .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
             })
     };
-    let target = match damage % 3 {
+    let target = match damage % 2 {
         0 => Some(manifest.clone()),
-        1 => named("seg-"),
-        _ => named("blocks-"),
+        _ => named("seg-"),
     };
     match (damage / 3) % 6 {
         0 => {}

@@ -2,7 +2,7 @@
 //!
 //! Each file the walk finds is matched to its entry by device and inode, so a renamed file
 //! keeps its postings. A file not written since is kept as it is; a file whose indexed bytes
-//! are unchanged has only its new bytes read, into blocks that continue its table; any other
+//! are unchanged has only its last block and its new bytes read; any other
 //! file is read whole under a new file id (the old id's postings are then dead, and dropped
 //! at the next merge). The new postings become one new segment; when there are too many
 //! segments, or most of the index was read again, all live postings are merged into one.
@@ -16,11 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use super::blocks::{self, Blocks};
 use super::fingerprint::{self, Freshness, Stat};
 use super::format::Damage;
-use super::manifest::{BlockTable, FileEntry, FileRef, Layout, Manifest};
-use super::read::{self, Continuation};
+use super::manifest::{FileEntry, FileRef, Layout, Manifest};
+use super::read;
 use super::segment::{self, Posting, Segment};
 use super::spill::{self, Merge, RunDir, Spiller};
 use super::{MANIFEST, load_manifest, lock};
@@ -59,20 +58,19 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
     fs::create_dir_all(dir).map_err(|e| format!("{}: {}", dir.display(), source::io_reason(&e)))?;
     let _lock = lock(dir, true)?;
     let mut summary = Summary::default();
-    let fresh = || (Manifest::empty(root.to_path_buf()), Vec::new());
-    let (old, old_blocks) =
-        match load_manifest(dir).and_then(|m| m.map(|m| open_sound(dir, m)).transpose()) {
-            Ok(Some((m, _))) if m.root != root => {
-                summary.rebuilt_because = Some(format!("it was built for {}", m.root.display()));
-                fresh()
-            }
-            Ok(Some(sound)) => sound,
-            Ok(None) => fresh(),
-            Err(damage) => {
-                summary.rebuilt_because = Some(damage.to_string());
-                fresh()
-            }
-        };
+    let fresh = || Manifest::empty(root.to_path_buf());
+    let old = match load_manifest(dir).and_then(|m| m.map(|m| open_sound(dir, m)).transpose()) {
+        Ok(Some(m)) if m.root != root => {
+            summary.rebuilt_because = Some(format!("it was built for {}", m.root.display()));
+            fresh()
+        }
+        Ok(Some(sound)) => sound,
+        Ok(None) => fresh(),
+        Err(damage) => {
+            summary.rebuilt_because = Some(damage.to_string());
+            fresh()
+        }
+    };
     let inputs = source::walk(&[root.to_path_buf()], &WalkOptions::default())?;
     let by_inode: HashMap<(u64, u64), &FileEntry> = old
         .files
@@ -122,14 +120,7 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
                 entry.path = path.clone();
                 match (freshness, entry.layout) {
                     (Freshness::Untouched, _) => Task::Keep(entry),
-                    // The table continues: it is read, and written whole with its new blocks.
-                    (Freshness::Kept, Layout::Blocks) => match entry.blocks.load(&old_blocks) {
-                        Ok(table) => {
-                            entry.blocks = BlockTable::Loaded(table);
-                            Task::Append(entry, stat)
-                        }
-                        Err(_) => Task::Read(path, stat),
-                    },
+                    (Freshness::Kept, Layout::Blocks) => Task::Append(entry, stat),
                     _ => Task::Read(path, stat),
                 }
             }
@@ -280,14 +271,6 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
         });
     }
     summary.segments = segments.len();
-    let blocks = store_tables(
-        dir,
-        &format!("blocks-{stamp}"),
-        &mut files,
-        (&old.blocks, &old_blocks),
-        compact,
-    )
-    .map_err(|e| io_error(dir, &e))?;
     let now = now_secs();
     let manifest = Manifest {
         root: root.to_path_buf(),
@@ -299,7 +282,6 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
         },
         updated_secs: now,
         segments,
-        blocks,
         files,
     };
     write_manifest(dir, &manifest).map_err(|e| io_error(dir, &e))?;
@@ -307,113 +289,15 @@ pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result
     Ok(summary)
 }
 
-/// `manifest` and its blocks files, opened, once every segment and blocks file it names is
-/// found sound: a damaged one, which a search warns of and scans past, is built anew here
-/// rather than kept.
-fn open_sound(dir: &Path, manifest: Manifest) -> Result<(Manifest, Vec<Blocks>), Damage> {
+/// `manifest`, once every segment it names is found sound: a damaged one, which a search
+/// warns of and scans past, is built anew here rather than kept.
+fn open_sound(dir: &Path, manifest: Manifest) -> Result<Manifest, Damage> {
     for s in &manifest.segments {
         Segment::open(&dir.join(&s.name), s.len, s.table_crc)
             .and_then(|segment| segment.verify())
             .map_err(|d| Damage(format!("segment {}: {d}", s.name)))?;
     }
-    let mut blocks = Vec::with_capacity(manifest.blocks.len());
-    for named in &manifest.blocks {
-        let opened = Blocks::open(&dir.join(&named.name), named.len, named.table_crc)
-            .and_then(|b| b.verify().map(|()| b))
-            .map_err(|d| Damage(format!("{}: {d}", named.name)))?;
-        blocks.push(opened);
-    }
-    Ok((manifest, blocks))
-}
-
-/// Stores the block tables of `files` and returns the blocks files they are then in. The
-/// tables read by this update (new, or continued) go to a new blocks file `name` in `dir`;
-/// the others stay in the `old` blocks files (as named, and as opened) that still hold one,
-/// unless `compact` or the blocks files are too many or mostly dead: then every table goes
-/// to the new file.
-fn store_tables(
-    dir: &Path,
-    name: &str,
-    files: &mut [FileEntry],
-    old: (&[FileRef], &[Blocks]),
-    compact: bool,
-) -> io::Result<Vec<FileRef>> {
-    let (old_refs, old_blocks) = old;
-    // Which old blocks files still hold a table, and how many entries those tables are.
-    let mut named = vec![false; old_refs.len()];
-    let mut live = 0u64;
-    for f in files.iter() {
-        if let BlockTable::Stored {
-            blocks_file, count, ..
-        } = f.blocks
-        {
-            let Some(place) = named.get_mut(blocks_file as usize) else {
-                return Err(io::Error::other(
-                    "a block table names a blocks file the index lacks",
-                ));
-            };
-            *place = true;
-            live += u64::from(count);
-        }
-    }
-    let stored: u64 = (old_blocks.iter().zip(&named))
-        .filter(|(_, named)| **named)
-        .map(|(b, _)| b.len())
-        .sum();
-    let kept_files = named.iter().filter(|n| **n).count();
-    if compact || kept_files + 1 > MAX_SEGMENTS || stored > live.saturating_mul(2) {
-        for f in files.iter_mut() {
-            let table = f.blocks.load(old_blocks).map_err(|d| {
-                io::Error::other(format!(
-                    "{d}; remove the index directory and run idgrep index again"
-                ))
-            })?;
-            f.blocks = BlockTable::Loaded(table);
-        }
-        named.fill(false);
-    }
-    // The old files still named, renumbered in order.
-    let mut kept: Vec<Option<u32>> = vec![None; old_refs.len()];
-    let mut refs = Vec::new();
-    for ((place, old_ref), named) in kept.iter_mut().zip(old_refs).zip(named) {
-        if named {
-            *place = Some(refs.len() as u32);
-            refs.push(old_ref.clone());
-        }
-    }
-    let new_file = refs.len() as u32;
-    let mut all = Vec::new();
-    let mut any_new = false;
-    for f in files.iter_mut() {
-        match &mut f.blocks {
-            BlockTable::Stored { blocks_file, .. } => {
-                *blocks_file = kept[*blocks_file as usize].expect("marked above");
-            }
-            BlockTable::Loaded(table) => {
-                let first = all.len() as u64;
-                all.extend_from_slice(table);
-                let count = u32::try_from(table.len())
-                    .map_err(|_| io::Error::other("a file has more than 2^32 blocks"))?;
-                let last = table.last().copied().unwrap_or((0, 0));
-                any_new = true;
-                f.blocks = BlockTable::Stored {
-                    blocks_file: new_file,
-                    first,
-                    count,
-                    last,
-                };
-            }
-        }
-    }
-    if any_new {
-        let written = blocks::write(&dir.join(name), &all)?;
-        refs.push(FileRef {
-            name: name.to_string(),
-            len: written.len,
-            table_crc: written.table_crc,
-        });
-    }
-    Ok(refs)
+    Ok(manifest)
 }
 
 fn run_task(
@@ -430,18 +314,12 @@ fn run_task(
         Task::Keep(_) => None,
         Task::Append(entry, stat) => {
             bytes_read.fetch_add(stat.len - entry.indexed, Ordering::Relaxed);
-            let start = Continuation {
-                offset: entry.indexed,
-                line: entry.lines.saturating_add(1),
-                first_block: entry.blocks.count(),
-            };
             let result = File::open(&entry.path).and_then(|mut file| {
                 read::blocks(
                     &entry.path,
                     &mut file,
                     id,
                     stat,
-                    &start,
                     Some(entry),
                     spiller,
                     counter,
@@ -487,7 +365,7 @@ fn write_manifest(dir: &Path, manifest: &Manifest) -> io::Result<()> {
     let tmp = dir.join(format!(".manifest-{}", unique_stamp()));
     let result = (|| {
         let mut file = File::create(&tmp)?;
-        file.write_all(&manifest.encode().map_err(|d| io::Error::other(d.0))?)?;
+        file.write_all(&manifest.encode())?;
         file.sync_all()?;
         fs::rename(&tmp, dir.join(MANIFEST))?;
         if let Ok(d) = File::open(dir) {
@@ -501,7 +379,8 @@ fn write_manifest(dir: &Path, manifest: &Manifest) -> io::Result<()> {
     result
 }
 
-/// Removes segments the manifest does not name, and what a build that stopped half way left.
+/// Removes segments the manifest does not name, what a build that stopped half way left, and
+/// the block tables (`blocks-*`) of indexes of an earlier format.
 fn remove_unnamed(dir: &Path, manifest: &Manifest) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -510,7 +389,7 @@ fn remove_unnamed(dir: &Path, manifest: &Manifest) {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let stray = (name.starts_with("seg-") && !manifest.segments.iter().any(|s| s.name == name))
-            || (name.starts_with("blocks-") && !manifest.blocks.iter().any(|b| b.name == name))
+            || name.starts_with("blocks-")
             || name.starts_with(".manifest-")
             || spill::is_run(&entry.path());
         if stray {

@@ -87,7 +87,7 @@ pub fn open(path: &Path, len: u64, header: &mut [u8]) -> Result<File, Damage> {
 
 /// A file that could not be opened or read. The damage messages need not name the file: the
 /// warning line does.
-pub(super) fn unreadable(e: io::Error) -> Damage {
+fn unreadable(e: io::Error) -> Damage {
     Damage(crate::source::io_reason(&e))
 }
 

@@ -4,20 +4,19 @@
 //! Every decision errs toward reading: a file the index does not know, or whose fingerprint
 //! no longer holds, is read whole; a file that grew has its new bytes read after the ranges
 //! its postings name. The postings of every query ID are looked up before anything is
-//! read, so a damaged segment is found then and the caller falls back to a scan. Each file's
-//! block table is read when that file is planned, on the search threads: a damaged one is
-//! reported once, and that file and every one planned after it are read whole.
+//! read, so a damaged segment is found then and the caller falls back to a scan. A posting
+//! names its block's bytes (a KiB of the file, [`super::read::BLOCK`]) and first line, so
+//! a file is planned from its postings and its fingerprint alone.
 
 use std::collections::HashMap;
 use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::blocks::Blocks;
 use super::fingerprint::{self, Freshness};
-use super::format::{Damage, key_of, narrow_key_of};
-use super::manifest::{BlockTable, FileEntry, Layout, Manifest};
-use super::segment::Segment;
+use super::format::{key_of, narrow_key_of};
+use super::manifest::{FileEntry, Layout, Manifest};
+use super::read::BLOCK;
+use super::segment::{Hit, Segment};
 use super::{covering, load_manifest};
 use crate::id::{Kind, Parsed};
 use crate::scan;
@@ -52,10 +51,7 @@ pub struct Index {
     pub dir: PathBuf,
     manifest: Manifest,
     segments: Vec<Segment>,
-    blocks: Vec<Blocks>,
     by_inode: HashMap<(u64, u64), usize>,
-    /// A block table was found damaged: it was reported, and nothing more is pruned.
-    damaged: AtomicBool,
 }
 
 impl Index {
@@ -104,29 +100,6 @@ impl Index {
                 .map_err(|d| unusable(format!("segment {}: {d}", s.name)))?;
             segments.push(segment);
         }
-        let mut blocks = Vec::with_capacity(manifest.blocks.len());
-        for named in &manifest.blocks {
-            let opened = Blocks::open(&dir.join(&named.name), named.len, named.table_crc)
-                .map_err(|d| unusable(format!("{}: {d}", named.name)))?;
-            blocks.push(opened);
-        }
-        let outside = manifest.files.iter().find(|f| match f.blocks {
-            BlockTable::Stored {
-                blocks_file,
-                first,
-                count,
-                ..
-            } => blocks
-                .get(blocks_file as usize)
-                .is_none_or(|b| first + u64::from(count) > b.len()),
-            BlockTable::Loaded(_) => false,
-        });
-        if let Some(f) = outside {
-            return Err(unusable(format!(
-                "the block table of {} lies outside its blocks file",
-                f.path.display()
-            )));
-        }
         let by_inode = manifest
             .files
             .iter()
@@ -137,16 +110,8 @@ impl Index {
             dir: dir.to_path_buf(),
             manifest,
             segments,
-            blocks,
             by_inode,
-            damaged: AtomicBool::new(false),
         })
-    }
-
-    /// Whether a lookup found a block table damaged (and reported it): what is read since is
-    /// read whole.
-    pub fn is_damaged(&self) -> bool {
-        self.damaged.load(Ordering::Relaxed)
     }
 
     /// The blocks that may hold any of `keys` ([`keys_of`]), by file, looked up on up to
@@ -158,7 +123,7 @@ impl Index {
         // Each key's search reads pages of its own, mostly page faults: the second hop of a
         // timeline looks up thousands, which threads share.
         let per_thread = keys.len().div_ceil(threads.max(1)).max(KEYS_PER_THREAD);
-        let parts: Vec<Result<Vec<(u32, u32)>, String>> = if keys.len() <= per_thread {
+        let parts: Vec<Result<Vec<Hit>, String>> = if keys.len() <= per_thread {
             vec![self.postings_of(&keys)]
         } else {
             std::thread::scope(|scope| {
@@ -175,26 +140,30 @@ impl Index {
                     .collect()
             })
         };
-        let mut pairs = Vec::new();
+        let mut found = Vec::new();
         for part in parts {
-            pairs.extend(part?);
+            found.extend(part?);
         }
-        pairs.sort_unstable();
-        pairs.dedup();
-        let hits = pairs
-            .chunk_by(|a, b| a.0 == b.0)
-            .map(|file| (file[0].0, file.iter().map(|&(_, block)| block).collect()))
+        found.sort_unstable();
+        // A block is found once for each key and segment that names it, with one first line.
+        found.dedup_by_key(|h| (h.file, h.block));
+        let hits = found
+            .chunk_by(|a, b| a.file == b.file)
+            .map(|file| {
+                let blocks = file.iter().map(|h| (h.block, h.line)).collect();
+                (file[0].file, blocks)
+            })
             .collect();
         Ok(Candidates { index: self, hits })
     }
 
-    /// Every (file, block) posting of `keys`, in no order.
-    fn postings_of(&self, keys: &[u64]) -> Result<Vec<(u32, u32)>, String> {
-        let mut pairs = Vec::new();
+    /// Every posting of `keys`, in no order.
+    fn postings_of(&self, keys: &[u64]) -> Result<Vec<Hit>, String> {
+        let mut found = Vec::new();
         for (segment, named) in self.segments.iter().zip(&self.manifest.segments) {
             for &key in keys {
                 segment
-                    .lookup(key, &mut |file, block| pairs.push((file, block)))
+                    .lookup(key, &mut |hit| found.push(hit))
                     .map_err(|d| {
                         format!(
                             "index {}: segment {}: {d}; searching without it",
@@ -204,7 +173,7 @@ impl Index {
                     })?;
             }
         }
-        Ok(pairs)
+        Ok(found)
     }
 
     fn entry_for(&self, dev: u64, ino: u64) -> Option<&FileEntry> {
@@ -229,8 +198,10 @@ pub enum Plan {
     Ranges(Vec<Range>),
 }
 
-/// Bytes of a file from `start` (a line start) to `end` (a line start, or the end of the
-/// file when `None`), whose first line is number `first_line`.
+/// The lines of a file that start in `start..end` (to the end of the file when `None`), the
+/// first of them line number `first_line`. The index gives the edges of blocks, which are
+/// rarely line starts: a reader moves each to the first line start at or after it
+/// ([`super::ranges::read_lines`]), so the bytes read are whole lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Range {
     pub start: u64,
@@ -241,8 +212,8 @@ pub struct Range {
 /// The postings of one query, ready to plan each file's reading.
 pub struct Candidates<'a> {
     index: &'a Index,
-    /// Block numbers by file id, ascending.
-    hits: HashMap<u32, Vec<u32>>,
+    /// Blocks (number, first line) by file id, ascending.
+    hits: HashMap<u32, Vec<(u32, u64)>>,
 }
 
 impl Candidates<'_> {
@@ -274,9 +245,6 @@ impl Candidates<'_> {
         let Some(entry) = index.entry_for(stat.dev, stat.ino) else {
             return Plan::Whole;
         };
-        if index.is_damaged() {
-            return Plan::Whole;
-        }
         let freshness = fingerprint::check(&entry.fingerprint, entry.indexed, stat, open);
         if reads_whole(entry, freshness, stat.len) {
             return Plan::Whole;
@@ -291,26 +259,7 @@ impl Candidates<'_> {
             },
             Layout::Blocks => {
                 let grown = stat.len > entry.indexed;
-                let mut ranges = match blocks.map(|b| ranges_of(entry, &index.blocks, b)) {
-                    None => Vec::new(),
-                    Some(Ok(ranges)) => ranges,
-                    Some(Err(damage)) => {
-                        if !index.damaged.swap(true, Ordering::Relaxed) {
-                            let named = match entry.blocks {
-                                BlockTable::Stored { blocks_file, .. } => {
-                                    index.manifest.blocks.get(blocks_file as usize)
-                                }
-                                BlockTable::Loaded(_) => None,
-                            };
-                            crate::exit::report(&format!(
-                                "index {}: {}: {damage}; searching without it",
-                                index.dir.display(),
-                                named.map_or("block tables", |b| b.name.as_str())
-                            ));
-                        }
-                        return Plan::Whole;
-                    }
-                };
+                let mut ranges = blocks.map_or_else(Vec::new, |b| ranges_of(entry, b));
                 if grown {
                     ranges.push(Range {
                         start: entry.indexed,
@@ -343,21 +292,25 @@ pub(super) fn reads_whole(entry: &FileEntry, freshness: Freshness, len: u64) -> 
     }
 }
 
-/// The byte ranges of `hits` (block numbers, ascending) in `entry`, neighbours joined;
-/// `Err` if its block table is damaged where they are.
-fn ranges_of(entry: &FileEntry, blocks: &[Blocks], hits: &[u32]) -> Result<Vec<Range>, Damage> {
+/// The ranges of `hits` (blocks, ascending) in `entry`'s indexed bytes, neighbours joined.
+fn ranges_of(entry: &FileEntry, hits: &[(u32, u64)]) -> Vec<Range> {
     let mut ranges: Vec<Range> = Vec::new();
-    for (start, end, line) in entry.blocks.blocks_of(blocks, entry.indexed, hits)? {
+    for &(block, first_line) in hits {
+        let start = u64::from(block) * BLOCK;
+        if start >= entry.indexed {
+            break;
+        }
+        let end = (start + BLOCK).min(entry.indexed);
         match ranges.last_mut() {
             Some(last) if last.end == Some(start) => last.end = Some(end),
             _ => ranges.push(Range {
                 start,
                 end: Some(end),
-                first_line: line,
+                first_line,
             }),
         }
     }
-    Ok(ranges)
+    ranges
 }
 
 #[cfg(test)]
@@ -369,35 +322,31 @@ mod tests {
     }
 
     /// Touching blocks make one range, from the first's start to the last's end, numbered
-    /// from the first's first line; the last block ends at the indexed end.
+    /// from the first's first line; the last block ends at the indexed end, and a block past
+    /// it (a posting of a file since cut short) is not read.
     #[test]
     fn touching_blocks_make_one_range() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("blocks");
-        let table: Vec<(u64, u64)> = (0..8u64).map(|i| (i * 100, i * 3 + 1)).collect();
-        let written = super::super::blocks::write(&path, &table).unwrap();
-        let blocks = Blocks::open(&path, written.len, written.table_crc).unwrap();
         let entry = FileEntry {
             id: 1,
             path: PathBuf::from("a.log"),
             layout: Layout::Blocks,
-            indexed: 800,
+            indexed: 7 * BLOCK + 300,
             lines: 24,
             fingerprint: Default::default(),
-            blocks: BlockTable::Loaded(table),
+            last_line: 22,
         };
-        // Blocks 1 and 2 touch, 5 stands alone, 7 is the last.
-        let ranges = ranges_of(&entry, &[blocks], &[1, 2, 5, 7]).unwrap();
-        let got: Vec<(u64, Option<u64>, u64)> = ranges
+        // Blocks 1 and 2 touch, 5 stands alone, 7 is the last, 9 is past the end.
+        let hits = [(1, 4), (2, 7), (5, 16), (7, 22), (9, 30)];
+        let got: Vec<(u64, Option<u64>, u64)> = ranges_of(&entry, &hits)
             .into_iter()
             .map(|r| (r.start, r.end, r.first_line))
             .collect();
         assert_eq!(
             got,
             vec![
-                (100, Some(300), 4),
-                (500, Some(600), 16),
-                (700, Some(800), 22)
+                (BLOCK, Some(3 * BLOCK), 4),
+                (5 * BLOCK, Some(6 * BLOCK), 16),
+                (7 * BLOCK, Some(7 * BLOCK + 300), 22)
             ]
         );
     }

@@ -1,8 +1,7 @@
 //! The manifest: the one small file that says what an index holds. Its root, its segments
-//! and blocks files (name, length, checksum of their chunk table) and, for every indexed
-//! file, the fingerprint that decides at search time whether the file's postings still hold,
-//! and where in the blocks files its block table lies, which turns a posting into bytes and
-//! a line number.
+//! (name, length, checksum of their chunk table) and, for every indexed file, the
+//! fingerprint that decides at search time whether the file's postings still hold, and where
+//! an update reads on from when the file grows.
 //!
 //! It is written whole to a temporary file and renamed over the old one, so a reader sees
 //! the old manifest or the new, never half of one; a header with magic, format version,
@@ -10,12 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::blocks::Blocks;
 use super::format::{Damage, Reader, Writer, crc};
 
 const MAGIC: &[u8; 8] = b"IDGRPMAN";
 /// Bumped whenever any index file changes shape or meaning; another value is refused.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 const HEADER_LEN: usize = 8 + 4 + 8 + 4;
 
 /// How an indexed file's postings point into it.
@@ -91,141 +89,13 @@ pub struct FileEntry {
     /// Newlines in the indexed bytes: the line after them is number `lines + 1`.
     pub lines: u64,
     pub fingerprint: Fingerprint,
-    /// Each block's start offset and the number of its first line ([`Layout::Blocks`] only).
-    pub blocks: BlockTable,
+    /// The number of the first line of the last block, which starts at the fingerprint's
+    /// `last_start` ([`Layout::Blocks`] only): an update that finds the file grown reads on
+    /// from that block, so that the lines added to it are filed under that line.
+    pub last_line: u64,
 }
 
-/// A file's block table: each block's start offset and the number of its first line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BlockTable {
-    /// Entries `first..first + count` of blocks file number `blocks_file` of the index
-    /// ([`Manifest::blocks`], [`super::blocks`]), as a manifest read from disk names them;
-    /// `last` is the last block's start and first line.
-    Stored {
-        blocks_file: u32,
-        first: u64,
-        count: u32,
-        last: (u64, u64),
-    },
-    /// Every block in order: a table being built, or one loaded for an update.
-    Loaded(Vec<(u64, u64)>),
-}
-
-impl Default for BlockTable {
-    fn default() -> Self {
-        BlockTable::Loaded(Vec::new())
-    }
-}
-
-impl BlockTable {
-    pub fn count(&self) -> u32 {
-        match self {
-            BlockTable::Stored { count, .. } => *count,
-            BlockTable::Loaded(blocks) => blocks.len() as u32,
-        }
-    }
-
-    /// The last block's start offset, if there is a block.
-    pub fn last_start(&self) -> Option<u64> {
-        match self {
-            BlockTable::Stored { count: 0, .. } => None,
-            BlockTable::Stored { last, .. } => Some(last.0),
-            BlockTable::Loaded(blocks) => blocks.last().map(|b| b.0),
-        }
-    }
-
-    /// The bytes and first line number of each block of `hits` (ascending) that the table
-    /// has, as (start, end, first line); `Err` if the table is damaged where they are.
-    /// `blocks`: the index's blocks files, for a stored table, whose entries are read a run
-    /// of nearby hits at a time: a read costs about as much for a KiB as for 64 bytes.
-    pub fn blocks_of(
-        &self,
-        blocks: &[Blocks],
-        indexed: u64,
-        hits: &[u32],
-    ) -> Result<Vec<(u64, u64, u64)>, Damage> {
-        /// Hits this many entries apart or closer share a read (13 chunks of entries, 832
-        /// bytes): copying those costs about what one more read would.
-        const NEAR: u32 = 64;
-        let count = self.count();
-        let hits = &hits[..hits.partition_point(|&b| b < count)];
-        let mut found = Vec::with_capacity(hits.len());
-        // The runs of nearby hits, each read at once: (its first hit, its hits, the entry
-        // after its last).
-        let mut runs = Vec::new();
-        let mut rest = hits;
-        while let Some(&lo) = rest.first() {
-            let run = 1 + rest.windows(2).take_while(|w| w[1] - w[0] <= NEAR).count();
-            let (group, after) = rest.split_at(run);
-            rest = after;
-            // The entry after the last hit closes it, when there is one.
-            runs.push((lo, group, (group[run - 1] + 2).min(count)));
-        }
-        let stored_runs: Vec<(u64, u64)> = match self {
-            BlockTable::Stored { first, .. } => runs
-                .iter()
-                .map(|&(lo, _, upto)| (first + u64::from(lo), u64::from(upto - lo)))
-                .collect(),
-            BlockTable::Loaded(_) => Vec::new(),
-        };
-        for (i, &(lo, group, upto)) in runs.iter().enumerate() {
-            let loaded;
-            let table: &[(u64, u64)] = match self {
-                BlockTable::Stored { blocks_file, .. } => {
-                    let (at, len) = stored_runs[i];
-                    loaded = stored_in(blocks, *blocks_file)?.entries(
-                        at,
-                        len,
-                        (i == 0).then_some(&stored_runs[..]),
-                    )?;
-                    &loaded
-                }
-                BlockTable::Loaded(table) => &table[lo as usize..upto as usize],
-            };
-            for &b in group {
-                let (start, line) = table[(b - lo) as usize];
-                let end = table.get((b - lo) as usize + 1).map_or(indexed, |e| e.0);
-                if start >= end || end > indexed {
-                    return Err(Damage("a block table is inconsistent".to_string()));
-                }
-                found.push((start, end, line));
-            }
-        }
-        Ok(found)
-    }
-
-    /// The table as a list, reading a stored one from `blocks` (checked as it is read).
-    pub fn load(&self, blocks: &[Blocks]) -> Result<Vec<(u64, u64)>, Damage> {
-        match self {
-            BlockTable::Loaded(table) => Ok(table.clone()),
-            BlockTable::Stored {
-                blocks_file,
-                first,
-                count,
-                last,
-            } => {
-                let table =
-                    stored_in(blocks, *blocks_file)?.entries(*first, u64::from(*count), None)?;
-                let ordered = table
-                    .windows(2)
-                    .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1);
-                if !ordered || table.last().is_some_and(|l| l != last) {
-                    return Err(Damage("a block table is inconsistent".to_string()));
-                }
-                Ok(table)
-            }
-        }
-    }
-}
-
-/// Blocks file number `n` of `blocks`.
-fn stored_in(blocks: &[Blocks], n: u32) -> Result<&Blocks, Damage> {
-    blocks
-        .get(n as usize)
-        .ok_or_else(|| Damage("a block table names a blocks file the index lacks".to_string()))
-}
-
-/// One file of the index, a segment of postings or a blocks file, as the manifest names it.
+/// A segment of the index, as the manifest names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileRef {
     pub name: String,
@@ -266,9 +136,6 @@ pub struct Manifest {
     pub built_secs: i64,
     pub updated_secs: i64,
     pub segments: Vec<FileRef>,
-    /// The blocks files: each update writes the tables of the files it read into one of its
-    /// own, and the other tables stay where they are.
-    pub blocks: Vec<FileRef>,
     pub files: Vec<FileEntry>,
 }
 
@@ -280,20 +147,18 @@ impl Manifest {
             built_secs: 0,
             updated_secs: 0,
             segments: Vec::new(),
-            blocks: Vec::new(),
             files: Vec::new(),
         }
     }
 
-    /// The manifest's bytes. `Err`: a block table was not stored in the blocks file first.
-    pub fn encode(&self) -> Result<Vec<u8>, Damage> {
+    /// The manifest's bytes.
+    pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
         w.bytes(path_bytes(&self.root));
         w.u32(self.next_file_id);
         w.i64(self.built_secs);
         w.i64(self.updated_secs);
         write_refs(&mut w, &self.segments);
-        write_refs(&mut w, &self.blocks);
         w.varint(self.files.len() as u64);
         for f in &self.files {
             w.u32(f.id);
@@ -315,23 +180,7 @@ impl Manifest {
             w.u32(p.last_crc);
             w.u32(p.sample_crc);
             w.u64(p.sample_span);
-            let BlockTable::Stored {
-                blocks_file,
-                first,
-                count,
-                last,
-            } = f.blocks
-            else {
-                return Err(Damage(format!(
-                    "the block table of {} was not stored",
-                    f.path.display()
-                )));
-            };
-            w.u32(blocks_file);
-            w.u64(first);
-            w.u32(count);
-            w.u64(last.0);
-            w.u64(last.1);
+            w.u64(f.last_line);
         }
         let body = w.bytes;
         let mut out = Vec::with_capacity(HEADER_LEN + body.len());
@@ -340,7 +189,7 @@ impl Manifest {
         out.extend_from_slice(&(body.len() as u64).to_le_bytes());
         out.extend_from_slice(&crc(&body).to_le_bytes());
         out.extend_from_slice(&body);
-        Ok(out)
+        out
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Manifest, Damage> {
@@ -374,7 +223,6 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
     let built_secs = r.i64()?;
     let updated_secs = r.i64()?;
     let segments = read_refs(&mut r)?;
-    let blocks = read_refs(&mut r)?;
     let n = r.count(100)?;
     let mut files = Vec::with_capacity(n);
     for _ in 0..n {
@@ -410,25 +258,14 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
             sample_crc: r.u32()?,
             sample_span: r.u64()?,
         };
-        let blocks_file = r.u32()?;
-        let first = r.u64()?;
-        let count = r.u32()?;
-        let last = (r.u64()?, r.u64()?);
-        if first.checked_add(u64::from(count)).is_none()
-            || blocks_file as usize >= blocks.len()
-            || indexed > len
+        let last_line = r.u64()?;
+        if indexed > len
             || fingerprint.sample_span > len
             || fingerprint.last_start > indexed
-            || (count > 0 && last.0 >= indexed)
+            || last_line > lines.saturating_add(1)
         {
             return Err(Damage(format!("file {id} is described inconsistently")));
         }
-        let table = BlockTable::Stored {
-            blocks_file,
-            first,
-            count,
-            last,
-        };
         files.push(FileEntry {
             id,
             path,
@@ -436,7 +273,7 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
             indexed,
             lines,
             fingerprint,
-            blocks: table,
+            last_line,
         });
     }
     if !r.at_end() {
@@ -448,7 +285,6 @@ fn decode_body(body: &[u8]) -> Result<Manifest, Damage> {
         built_secs,
         updated_secs,
         segments,
-        blocks,
         files,
     })
 }
@@ -501,18 +337,6 @@ mod tests {
                 len: 4096,
                 table_crc: 77,
             }],
-            blocks: vec![
-                FileRef {
-                    name: "blocks-1-0".to_string(),
-                    len: 80,
-                    table_crc: 78,
-                },
-                FileRef {
-                    name: "blocks-2-0".to_string(),
-                    len: 96,
-                    table_crc: 79,
-                },
-            ],
             files: vec![FileEntry {
                 id: 2,
                 path: PathBuf::from("/var/log/app/a.log"),
@@ -533,12 +357,7 @@ mod tests {
                     sample_crc: 11,
                     sample_span: 200_010,
                 },
-                blocks: BlockTable::Stored {
-                    blocks_file: 1,
-                    first: 0,
-                    count: 3,
-                    last: (131_072, 800),
-                },
+                last_line: 800,
             }],
         }
     }
@@ -546,12 +365,12 @@ mod tests {
     #[test]
     fn a_manifest_reads_back_as_written() {
         let m = sample();
-        assert_eq!(Manifest::decode(&m.encode().unwrap()), Ok(m));
+        assert_eq!(Manifest::decode(&m.encode()), Ok(m));
     }
 
     #[test]
     fn every_cut_and_every_flipped_byte_is_refused_without_panic() {
-        let bytes = sample().encode().unwrap();
+        let bytes = sample().encode();
         for cut in 0..bytes.len() {
             assert!(Manifest::decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }
@@ -567,7 +386,7 @@ mod tests {
         // What a fuzz target would feed the reader: garbage, and a good manifest with random
         // bytes overwritten and its checksum made right again, so the body parser itself
         // meets damaged counts, lengths and offsets.
-        let good = sample().encode().unwrap();
+        let good = sample().encode();
         let mut rng = Rng(0x1234_5678);
         let mut next = move || rng.next();
         for _ in 0..20_000 {
@@ -587,88 +406,17 @@ mod tests {
 
     #[test]
     fn another_version_is_named_in_the_refusal() {
-        let mut bytes = sample().encode().unwrap();
+        let mut bytes = sample().encode();
         bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
         let err = Manifest::decode(&bytes).unwrap_err();
         assert!(err.0.contains("another idgrep version"), "{err}");
     }
 
     #[test]
-    fn a_table_in_a_blocks_file_the_manifest_does_not_name_is_refused() {
+    fn a_last_block_past_the_indexed_lines_is_refused() {
         let mut m = sample();
-        m.blocks.pop();
-        let err = Manifest::decode(&m.encode().unwrap()).unwrap_err();
+        m.files[0].last_line = m.files[0].lines + 2;
+        let err = Manifest::decode(&m.encode()).unwrap_err();
         assert!(err.0.contains("inconsistently"), "{err}");
-        let blocks: [Blocks; 0] = [];
-        assert!(sample().files[0].blocks.load(&blocks).is_err());
-    }
-
-    #[test]
-    fn a_table_not_stored_in_the_blocks_file_is_not_written() {
-        let mut m = sample();
-        m.files[0].blocks = BlockTable::Loaded(vec![(0, 1)]);
-        assert!(m.encode().is_err());
-    }
-
-    #[test]
-    fn a_block_spans_to_the_next_or_to_the_indexed_end() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("blocks");
-        let table = [(0, 1), (65_600, 400), (131_072, 800)];
-        let w = super::super::blocks::write(&path, &table).unwrap();
-        let blocks = Blocks::open(&path, w.len, w.table_crc).unwrap();
-        let mut m = sample();
-        m.files[0].blocks = BlockTable::Stored {
-            blocks_file: 0,
-            first: 0,
-            count: 3,
-            last: (131_072, 800),
-        };
-        let blocks = [blocks];
-        let f = &m.files[0];
-        let loaded = BlockTable::Loaded(table.to_vec());
-        for t in [&f.blocks, &loaded] {
-            assert_eq!(t.load(&blocks), Ok(table.to_vec()));
-            assert_eq!(
-                t.blocks_of(&blocks, f.indexed, &[0, 2, 3]),
-                Ok(vec![(0, 65_600, 1), (131_072, 200_000, 800)]),
-                "block 3 is past the table"
-            );
-            assert!(
-                t.blocks_of(&blocks, 100_000, &[2]).is_err(),
-                "a block past the indexed end"
-            );
-        }
-    }
-
-    #[test]
-    fn hits_near_and_far_apart_read_their_own_entries() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("blocks");
-        let table: Vec<(u64, u64)> = (0..1000u64).map(|i| (i * 4100, i * 9 + 1)).collect();
-        let w = super::super::blocks::write(&path, &table).unwrap();
-        let blocks = [Blocks::open(&path, w.len, w.table_crc).unwrap()];
-        let indexed = 1000 * 4100;
-        let stored = BlockTable::Stored {
-            blocks_file: 0,
-            first: 0,
-            count: 1000,
-            last: table[999],
-        };
-        let loaded = BlockTable::Loaded(table.clone());
-        // Neighbours, a run with a gap of 256, one far off, the last block.
-        let hits = [0, 1, 5, 261, 600, 999];
-        let want: Vec<(u64, u64, u64)> = hits
-            .iter()
-            .map(|&b| {
-                let (start, line) = table[b];
-                let end = table.get(b + 1).map_or(indexed, |e| e.0);
-                (start, end, line)
-            })
-            .collect();
-        let hits: Vec<u32> = hits.iter().map(|&b| b as u32).collect();
-        for t in [&stored, &loaded] {
-            assert_eq!(t.blocks_of(&blocks, indexed, &hits), Ok(want.clone()));
-        }
     }
 }

@@ -6,19 +6,16 @@
 //! An index lives in a directory of its own, under the cache directory (`--index-dir`, else
 //! `$IDGREP_INDEX_DIR`, else `$XDG_CACHE_HOME/idgrep`, else `~/.cache/idgrep`), named after
 //! the canonical root it was built for. It holds:
-//! - `manifest` ([`manifest`]): the files, each with its fingerprint ([`fingerprint`]) and
-//!   where its block table is, the segments and the blocks files; replaced whole by rename;
-//! - `blocks-*` ([`blocks`]): block tables, fixed-width, read by positional reads; each
-//!   update writes the tables of the files it read to one of its own;
-//! - `seg-*` ([`segment`]): immutable sorted postings, ID key -> (file, block), with chunk
-//!   checksums;
+//! - `manifest` ([`manifest`]): the files, each with its fingerprint ([`fingerprint`]), and
+//!   the segments; replaced whole by rename;
+//! - `seg-*` ([`segment`]): immutable sorted postings, ID key -> (file, block, the block's
+//!   first line), with chunk checksums;
 //! - `lock`: held by a build ([`build`]) for its whole run.
 //!
 //! [`read`] reads one log into postings, [`spill`] keeps a build's memory bounded, and
 //! [`lookup`] answers a search, and [`ranges`] reads what it names, with [`readahead`] asking
 //! for a file's parts at once when they are on disk; [`status`] tells how fresh an index is.
 
-mod blocks;
 mod build;
 mod checked;
 mod fingerprint;
@@ -38,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::{Summary, update};
 pub use lookup::{Candidates, Index, Plan, Range, keys_of};
-pub use ranges::{RangeReader, Walk, find_from_start, last_before, read_range};
+pub use ranges::{RangeReader, Walk, find_from_start, last_before, read_lines, snap};
 pub use status::{Status, status};
 
 use format::Damage;

@@ -128,31 +128,137 @@ fn last_from_start<T>(
     }
 }
 
-/// Reads bytes `start..end` of a file into `out` from `at` on (growing it as needed,
-/// overwriting what it held there), with the byte before them, which must end a line: one
-/// read checks that the index's offsets still describe the file. Returns where the range's
-/// bytes are in `out`, or `None` when `start` is not a line start. `first_of`: the file's
-/// ranges, when this is the first read of them (see [`RangeReader::first_of`]).
-pub fn read_range(
+/// Bytes read past a range's end in the same read: its last line goes on past its end, by a
+/// line's length (a few hundred bytes in most logs).
+const TAIL_SLACK: u64 = 2 << 10;
+
+/// Reads the lines of a file that start in `range` ([`super::Range`]) into `out` from `at`
+/// on (growing it as needed, overwriting what it held there), in one read with the byte
+/// before them and the rest of the last one in all but files of very long lines. Returns
+/// where they are in `out` and the range they span exactly; empty when no line starts in
+/// it. `first_of`: the file's ranges, when this is the first read of them (see
+/// [`RangeReader::first_of`]). A file that ends inside the last line is shorter than its
+/// index says: an error.
+pub fn read_lines(
     file: &File,
-    start: u64,
-    end: u64,
+    range: &super::Range,
     out: &mut Vec<u8>,
     at: usize,
-    first_of: Option<&[super::Range]>,
-) -> io::Result<Option<std::ops::Range<usize>>> {
-    let from = start.saturating_sub(1);
-    let (before, len) = ((start - from) as usize, (end - from) as usize);
-    if out.len() < at + len {
-        out.resize(at + len, 0);
+    mut first_of: Option<&[super::Range]>,
+) -> io::Result<(std::ops::Range<usize>, super::Range)> {
+    let end = range.end.unwrap_or(u64::MAX);
+    let from = range.start.saturating_sub(1);
+    let mut want = end.saturating_sub(from).saturating_add(TAIL_SLACK);
+    loop {
+        let len =
+            usize::try_from(want).map_err(|_| io::Error::other("a range too long to hold"))?;
+        if out.len() < at + len {
+            out.resize(at + len, 0);
+        }
+        let buf = &mut out[at..at + len];
+        let n = match first_of.take() {
+            Some(ranges) => match readahead::read_cached(file, buf, from) {
+                Some(()) => len,
+                None => {
+                    will_need(file, ranges);
+                    read_up_to_at(file, buf, from)?
+                }
+            },
+            None => read_up_to_at(file, buf, from)?,
+        };
+        let bytes = &out[at..at + n];
+        let whole = n < len;
+        let head = if range.start == 0 {
+            Some(0)
+        } else {
+            memchr(b'\n', bytes).map(|i| i + 1)
+        };
+        let empty = |start: u64| {
+            (
+                at..at,
+                super::Range {
+                    start,
+                    end: Some(start),
+                    ..*range
+                },
+            )
+        };
+        let Some(head) = head else {
+            if whole {
+                return Ok(empty(from + n as u64));
+            }
+            want = want.saturating_mul(2);
+            continue;
+        };
+        let start = from + head as u64;
+        if start >= end {
+            return Ok(empty(start));
+        }
+        let last = (end - 1 - from) as usize;
+        let tail = if last < n {
+            memchr(b'\n', &bytes[last..]).map(|i| last + i + 1)
+        } else {
+            None
+        };
+        match tail {
+            Some(tail) => {
+                let exact = super::Range {
+                    start,
+                    end: Some(from + tail as u64),
+                    first_line: range.first_line,
+                };
+                return Ok((at + head..at + tail, exact));
+            }
+            None if whole => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the file is shorter than its index says",
+                ));
+            }
+            None => want = want.saturating_mul(2),
+        }
     }
-    let buf = &mut out[at..at + len];
-    match first_of {
-        Some(ranges) => read_exact_first(file, buf, from, || will_need(file, ranges))?,
-        None => read_exact_at(file, buf, from)?,
+}
+
+/// Where the first line that starts at or after `offset` starts (the file's end when none
+/// does), read in pieces: for the ends of a range too long to hold.
+fn line_start_from(file: &File, offset: u64) -> io::Result<u64> {
+    if offset == 0 {
+        return Ok(0);
     }
-    let line_start = before == 0 || out[at] == b'\n';
-    Ok(line_start.then_some(at + before..at + len))
+    let mut buf = vec![0u8; 4 << 10];
+    let mut at = offset - 1;
+    loop {
+        let n = read_up_to_at(file, &mut buf, at)?;
+        if let Some(i) = memchr(b'\n', &buf[..n]) {
+            return Ok(at + i as u64 + 1);
+        }
+        if n < buf.len() {
+            return Ok(at + n as u64);
+        }
+        at += n as u64;
+    }
+}
+
+/// `range` ([`super::Range`]) with its ends moved to the lines that start in it, found with
+/// a few small reads; `None` when no line starts in it.
+pub fn snap(file: &File, range: &super::Range) -> io::Result<Option<super::Range>> {
+    let start = line_start_from(file, range.start)?;
+    let end = match range.end {
+        Some(end) => {
+            let end = line_start_from(file, end)?;
+            if start >= end {
+                return Ok(None);
+            }
+            Some(end)
+        }
+        None => None,
+    };
+    Ok(Some(super::Range {
+        start,
+        end,
+        ..*range
+    }))
 }
 
 /// Offers the file's lines to `find` from its first, until it gives a value.
@@ -184,24 +290,37 @@ pub fn find_from_start<T>(
     Ok(Walk::TooFar)
 }
 
-/// Bytes `pos..end` of a file (to its end when `end` is `None`), read with positioned
-/// reads: a range costs no seek, and threads never share a file offset.
+/// The ranges at most this long are read at once by a [`RangeReader`]; longer ones are
+/// read as they are searched.
+const HOLD_MAX: u64 = 256 << 10;
+
+/// The lines of a file that start in a range ([`super::Range`]), read with positioned reads:
+/// a range costs no seek, and threads never share a file offset.
 pub struct RangeReader<'a> {
     file: &'a File,
-    pos: u64,
-    end: Option<u64>,
+    range: super::Range,
     /// The file's ranges, when this is the first: its first read tells whether they are on
     /// disk, and asks for them all at once if so ([`super::readahead`]).
     first_of: Option<&'a [super::Range]>,
+    state: Reading,
+}
+
+enum Reading {
+    /// Nothing read yet.
+    Unread,
+    /// The range's lines, read at once, and how many of them were given.
+    Held(Vec<u8>, std::ops::Range<usize>),
+    /// A long range's lines, `pos..end` (to the file's end when `None`), read as asked.
+    Streamed { pos: u64, end: Option<u64> },
 }
 
 impl<'a> RangeReader<'a> {
     pub fn new(file: &'a File, range: &super::Range) -> RangeReader<'a> {
         RangeReader {
             file,
-            pos: range.start,
-            end: range.end,
+            range: *range,
             first_of: None,
+            state: Reading::Unread,
         }
     }
 
@@ -213,38 +332,70 @@ impl<'a> RangeReader<'a> {
             ..RangeReader::new(file, &ranges[0])
         }
     }
+
+    fn start(&mut self) -> io::Result<Reading> {
+        let range = self.range;
+        match range.end {
+            Some(end) if end.saturating_sub(range.start) <= HOLD_MAX => {
+                let mut held = Vec::new();
+                let (span, _) = read_lines(self.file, &range, &mut held, 0, self.first_of.take())?;
+                Ok(Reading::Held(held, span))
+            }
+            _ => {
+                if let Some(ranges) = self.first_of.take() {
+                    will_need(self.file, ranges);
+                }
+                Ok(match snap(self.file, &range)? {
+                    Some(exact) => Reading::Streamed {
+                        pos: exact.start,
+                        end: exact.end,
+                    },
+                    None => Reading::Held(Vec::new(), 0..0),
+                })
+            }
+        }
+    }
 }
 
 impl Read for RangeReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let want = match self.end {
-            Some(end) => end.saturating_sub(self.pos).min(buf.len() as u64) as usize,
-            None => buf.len(),
-        };
-        if want == 0 {
-            return Ok(0);
+        if matches!(self.state, Reading::Unread) {
+            self.state = self.start()?;
         }
-        if let Some(ranges) = self.first_of.take() {
-            if readahead::read_cached(self.file, &mut buf[..want], self.pos).is_some() {
-                self.pos += want as u64;
-                return Ok(want);
+        match &mut self.state {
+            Reading::Unread => unreachable!("started above"),
+            Reading::Held(held, span) => {
+                let n = span.len().min(buf.len());
+                buf[..n].copy_from_slice(&held[span.start..span.start + n]);
+                span.start += n;
+                Ok(n)
             }
-            will_need(self.file, ranges);
+            Reading::Streamed { pos, end } => {
+                let want = match *end {
+                    Some(end) => end.saturating_sub(*pos).min(buf.len() as u64) as usize,
+                    None => buf.len(),
+                };
+                if want == 0 {
+                    return Ok(0);
+                }
+                let n = read_at(self.file, &mut buf[..want], *pos)?;
+                *pos += n as u64;
+                Ok(n)
+            }
         }
-        let n = read_at(self.file, &mut buf[..want], self.pos)?;
-        self.pos += n as u64;
-        Ok(n)
     }
 }
 
-/// Asks for the bytes of `ranges` of `file` at once ([`super::readahead`]); a range to the
-/// file's end (the bytes it grew by since it was indexed) is left to the reads.
+/// Asks for the bytes of `ranges` of `file` at once ([`super::readahead`]), with the rest of
+/// each one's last line; a range to the file's end (the bytes it grew by since it was
+/// indexed) is left to the reads.
 fn will_need(file: &File, ranges: &[super::Range]) {
     readahead::will_need(
         file,
-        ranges
-            .iter()
-            .filter_map(|r| r.end.map(|end| (r.start, end.saturating_sub(r.start)))),
+        ranges.iter().filter_map(|r| {
+            let from = r.start.saturating_sub(1);
+            r.end.map(|end| (from, end - from + TAIL_SLACK))
+        }),
     );
 }
 
@@ -271,22 +422,6 @@ pub(super) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<
         ));
     }
     Ok(())
-}
-
-/// [`read_exact_at`] as the first of several reads of `file`: from memory when every byte is
-/// there ([`readahead::read_cached`]); otherwise `ask_for_all` first asks for the parts the
-/// reads to come need ([`readahead::will_need`]), then the bytes are read as usual.
-pub(super) fn read_exact_first(
-    file: &File,
-    buf: &mut [u8],
-    at: u64,
-    ask_for_all: impl FnOnce(),
-) -> io::Result<()> {
-    if readahead::read_cached(file, buf, at).is_some() {
-        return Ok(());
-    }
-    ask_for_all();
-    read_exact_at(file, buf, at)
 }
 
 #[cfg(unix)]
@@ -358,37 +493,86 @@ mod tests {
         );
     }
 
+    /// The lines that start in a range, as a plain walk of the text finds them: from the
+    /// first line start at or after its start to the first at or after its end.
+    fn lines_in(starts: &[u64], start: u64, end: u64) -> Option<(u64, u64)> {
+        let first = *starts.iter().find(|&&s| s >= start)?;
+        let after = *starts.iter().find(|&&s| s >= end)?;
+        (first < after).then_some((first, after))
+    }
+
     #[test]
-    fn a_range_read_gives_its_bytes_and_checks_the_line_start() {
+    fn a_range_read_gives_the_lines_that_start_in_it() {
         let mut rng = crate::testing::Rng(0xda7e);
         let mut text = Vec::new();
         let mut starts = vec![0u64];
         for n in 0..3000 {
-            let len = [3, 40, 300, 5000][rng.below(4)];
+            // Lines shorter and longer than the read past a range's end, and than a range.
+            let len = [0, 3, 40, 300, 5000][rng.below(5)];
             text.extend(std::iter::repeat_n(b'a' + (n % 26) as u8, len));
             text.push(b'\n');
             starts.push(text.len() as u64);
         }
+        let size = text.len() as u64;
         let (_keep, file) = file_of(&text);
-        for _ in 0..2000 {
-            let (a, b) = (rng.below(starts.len()), rng.below(starts.len()));
-            let (start, end) = (starts[a.min(b)], starts[a.max(b)]);
+        for round in 0..3000 {
+            // Ranges of one block or many, at line starts or not, up to the file's end.
+            let start = if round % 7 == 0 {
+                0
+            } else {
+                rng.below(text.len()) as u64
+            };
+            let end = (start + 1 + rng.below(if round % 2 == 0 { 1024 } else { 60_000 }) as u64)
+                .min(size);
+            let range = super::super::Range {
+                start,
+                end: Some(end),
+                first_line: 9,
+            };
             // Bytes before `at` stay; longer ones after it are overwritten.
             let mut out = b"kept".to_vec();
             out.resize(rng.below(20_000), b'x');
             let at = out.len().min(4);
-            let span = read_range(&file, start, end, &mut out, at, None)
-                .unwrap()
-                .unwrap();
+            let (span, exact) = read_lines(&file, &range, &mut out, at, None).unwrap();
             assert_eq!(&out[..at], &b"kept"[..at]);
-            assert_eq!(&out[span], &text[start as usize..end as usize]);
+            let snapped = snap(&file, &range).unwrap();
+            match lines_in(&starts, start, end) {
+                Some((from, to)) => {
+                    assert_eq!(
+                        &out[span],
+                        &text[from as usize..to as usize],
+                        "{start}..{end}"
+                    );
+                    let want = super::super::Range {
+                        start: from,
+                        end: Some(to),
+                        first_line: 9,
+                    };
+                    assert_eq!(exact, want);
+                    assert_eq!(snapped, Some(want));
+                }
+                None => {
+                    assert!(span.is_empty(), "{start}..{end}");
+                    assert_eq!(snapped, None);
+                }
+            }
+            // A reader gives the same bytes, held or streamed.
+            let mut read = Vec::new();
+            RangeReader::new(&file, &range)
+                .read_to_end(&mut read)
+                .unwrap();
+            let want = lines_in(&starts, start, end)
+                .map_or(&[][..], |(from, to)| &text[from as usize..to as usize]);
+            assert!(read == want, "{start}..{end}");
         }
-        // Inside a line: the index is out of step with the file.
-        let mut out = Vec::new();
-        assert_eq!(
-            read_range(&file, starts[7] + 1, starts[8], &mut out, 0, None).unwrap(),
-            None
-        );
+        // A file cut short inside the range's last line is shorter than its index says.
+        let (_keep, short) = file_of(&text[..starts[100] as usize - 1]);
+        let range = super::super::Range {
+            start: starts[99] - 1,
+            end: Some(starts[99] + 1),
+            first_line: 1,
+        };
+        assert!(read_lines(&short, &range, &mut Vec::new(), 0, None).is_err());
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! Reading one log for the index: its ID keys by block of whole lines, with the block table
-//! and the fingerprint taken from the bytes as they pass, so the fingerprint describes
-//! exactly the bytes that were indexed.
+//! Reading one log for the index: its ID keys by block (the lines that start in one KiB of
+//! the file), each with the block's first line number, and the fingerprint taken from the
+//! bytes as they pass, so the fingerprint describes exactly the bytes that were indexed.
 //!
 //! The IDs are found by the scanner's token walk ([`crate::scan::for_each_token`]), which
 //! reports every ID-shaped token of every form, and its walk of trace tokens
@@ -15,7 +15,7 @@ use memchr::{memchr, memrchr};
 
 use super::fingerprint::{self, HEAD, Samples, Stat};
 use super::format::{key_of, narrow_key_of};
-use super::manifest::{BlockTable, FileEntry, Fingerprint, Layout};
+use super::manifest::{FileEntry, Fingerprint, Layout};
 use super::segment::Posting;
 use super::spill::Spiller;
 use crate::id::Shape;
@@ -23,12 +23,11 @@ use crate::scan::{TraceToken, for_each_token, for_each_trace_token};
 use crate::search::BUFFER_SIZE;
 use crate::source::{self, Input};
 
-/// Target size of a block: a hit costs one read of about this much. An ID on 3,000 lines of
-/// a 10 GiB corpus hits about as many blocks, each a read of a random page-cache page. With
-/// 1 KiB blocks that lookup and `timeline --hops 2` took a sixth less time than with 4 KiB;
-/// 512 bytes gained nothing more. The block tables are four times larger than with 4 KiB
-/// blocks, which an update can afford because it writes only the tables of the files it
-/// reads ([`super::build`]).
+/// The span of a block: block `b` is the lines that start in bytes `b * BLOCK..(b + 1) *
+/// BLOCK`, so a posting's block number is where to read, and a hit costs one read of about
+/// this much. An ID on 3,000 lines of a 10 GiB corpus hits about as many blocks, each a read
+/// of a random page-cache page. With 1 KiB blocks that lookup and `timeline --hops 2` took a
+/// sixth less time than with 4 KiB; 512 bytes gained nothing more.
 pub const BLOCK: u64 = 1024;
 const READ: usize = 1 << 20;
 
@@ -67,12 +66,7 @@ pub fn whole_file(
     let n = read_up_to(&mut file, &mut head)?;
     if is_verbatim(&head[..n]) {
         file.seek(SeekFrom::Start(0))?;
-        let start = Continuation {
-            offset: 0,
-            line: 1,
-            first_block: 0,
-        };
-        return blocks(path, &mut file, id, stat, &start, None, spill, counter);
+        return blocks(path, &mut file, id, stat, None, spill, counter);
     }
     decoded(path, id, stat, spill, counter)
 }
@@ -110,54 +104,52 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
-/// Where reading starts: the whole file, or after the indexed part of an entry.
-pub struct Continuation {
-    pub offset: u64,
-    pub line: u64,
-    pub first_block: u32,
-}
-
-/// Reads the bytes of a file stored as searched, from `start` up to the length in `stat`,
-/// into blocks of whole lines. `previous`: the entry whose indexed part this continues.
-#[allow(clippy::too_many_arguments)]
+/// Reads the bytes of a file stored as searched, from its start or, when `previous` is the
+/// entry of its indexed part, from that part's last block on, up to the length in `stat`,
+/// into blocks: the lines that start in one [`BLOCK`] of the file. The last block is read
+/// again so that the lines added to it are filed under its first line, and its bytes are
+/// the last block's of the fingerprint.
 pub fn blocks(
     path: &std::path::Path,
     file: &mut File,
     id: u32,
     stat: &Stat,
-    start: &Continuation,
     previous: Option<&FileEntry>,
     spill: &mut Spiller,
     counter: Counter,
 ) -> io::Result<FileEntry> {
-    file.seek(SeekFrom::Start(start.offset))?;
-    let mut reader = file.take(stat.len - start.offset);
+    // Where reading starts: the file's start, or the last block's start and first line.
+    let (offset, mut line) = previous.map_or((0, 1), |p| (p.fingerprint.last_start, p.last_line));
+    // The last block read: its start and first line.
+    let mut last = previous.map(|p| (p.fingerprint.last_start, p.last_line));
+    file.seek(SeekFrom::Start(offset))?;
+    let mut reader = file.take(stat.len - offset);
     let mut buf = vec![0u8; READ];
     let mut len = 0;
     // Absolute offset of buf[0].
-    let mut base = start.offset;
-    let mut line = start.line;
-    let mut table: Vec<(u64, u64)> = Vec::new();
-    let mut block_len = BLOCK; // no block open yet
+    let mut base = offset;
+    // The block being read: its number and first line.
+    let mut open: Option<(u32, u64)> = None;
     let mut block_keys: Vec<u64> = Vec::new();
     let mut last_hasher = crc32fast::Hasher::new();
     let mut head = Vec::new();
     let mut samples = previous.map_or_else(|| Samples::new(stat.len), |_| Samples::new(0));
     let mut binary = false;
-    let mut block_id = start.first_block;
-    let flush_block = |keys: &mut Vec<u64>, block: u32, spill: &mut Spiller| -> io::Result<()> {
-        keys.sort_unstable();
-        keys.dedup();
-        for &key in keys.iter() {
-            spill.push(Posting {
-                key,
-                file: id,
-                block,
-            })?;
-        }
-        keys.clear();
-        Ok(())
-    };
+    let flush_block =
+        |keys: &mut Vec<u64>, (block, line): (u32, u64), spill: &mut Spiller| -> io::Result<()> {
+            keys.sort_unstable();
+            keys.dedup();
+            for &key in keys.iter() {
+                spill.push(Posting {
+                    key,
+                    file: id,
+                    block,
+                    line,
+                })?;
+            }
+            keys.clear();
+            Ok(())
+        };
     loop {
         if len == buf.len() {
             buf.resize(buf.len() * 2, 0);
@@ -194,28 +186,28 @@ pub fn blocks(
         let whole = &buf[..=last_newline];
         let mut at = 0;
         while at < whole.len() {
-            if block_len >= BLOCK {
-                if !table.is_empty() {
-                    flush_block(&mut block_keys, block_id - 1, spill)?;
+            let start = base + at as u64;
+            let block = u32::try_from(start / BLOCK)
+                .map_err(|_| io::Error::other("a file of 4 TiB or more is not indexed"))?;
+            if open.map(|(b, _)| b) != Some(block) {
+                if let Some(done) = open {
+                    flush_block(&mut block_keys, done, spill)?;
                 }
-                table.push((base + at as u64, line));
-                block_id += 1;
-                block_len = 0;
+                last = Some((start, line));
+                open = Some((block, line));
                 last_hasher = crc32fast::Hasher::new();
             }
-            let want = (BLOCK - block_len) as usize;
-            let end = if whole.len() - at <= want {
+            // The block's lines run to the end of the one holding its last byte.
+            let last_byte = ((u64::from(block) + 1) * BLOCK - 1 - base) as usize;
+            let end = if last_byte >= whole.len() {
                 whole.len()
             } else {
-                at + want - 1
-                    + memchr(b'\n', &whole[at + want - 1..]).expect("ends in a newline")
-                    + 1
+                last_byte + memchr(b'\n', &whole[last_byte..]).expect("ends in a newline") + 1
             };
             let piece = &whole[at..end];
             push_keys(piece, &mut block_keys);
             line += bytecount::count(piece, b'\n') as u64;
             last_hasher.update(piece);
-            block_len += piece.len() as u64;
             at = end;
         }
         buf.copy_within(last_newline + 1..len, 0);
@@ -231,32 +223,19 @@ pub fn blocks(
         // Read whole by every search; nothing to index.
         return whole_entry(path, id, stat, Layout::Binary);
     }
-    if !table.is_empty() {
-        flush_block(&mut block_keys, block_id - 1, spill)?;
+    if let Some(done) = open {
+        flush_block(&mut block_keys, done, spill)?;
     }
     let indexed = base;
-    let mut blocks = match previous.map(|p| &p.blocks) {
-        None => Vec::new(),
-        Some(BlockTable::Loaded(earlier)) => earlier.clone(),
-        Some(BlockTable::Stored { .. }) => {
-            return Err(io::Error::other(
-                "the block table to continue was not loaded",
-            ));
-        }
-    };
-    let had_blocks = !table.is_empty();
-    blocks.extend_from_slice(&table);
-    let blocks = BlockTable::Loaded(blocks);
+    let (last_start, last_line) = last.unwrap_or((0, 1));
     let fingerprint = match previous {
         Some(p) => {
             let mut fp = p.fingerprint.clone();
             fp.len = stat.len;
             fp.mtime = stat.mtime;
             fp.ctime = stat.ctime;
-            if had_blocks {
-                fp.last_start = blocks.last_start().unwrap_or(0);
-                fp.last_crc = last_hasher.finalize();
-            }
+            fp.last_start = last_start;
+            fp.last_crc = last_hasher.finalize();
             fp
         }
         None => {
@@ -273,7 +252,7 @@ pub fn blocks(
                 birth: stat.birth,
                 head_len: head_len as u32,
                 head_crc: fingerprint_crc(&head[..head_len.min(head.len())]),
-                last_start: blocks.last_start().unwrap_or(0),
+                last_start,
                 last_crc: last_hasher.finalize(),
                 sample_crc,
                 sample_span: stat.len,
@@ -287,7 +266,7 @@ pub fn blocks(
         indexed,
         lines: line - 1,
         fingerprint,
-        blocks,
+        last_line,
     })
 }
 
@@ -311,7 +290,7 @@ fn whole_entry(
         indexed: stat.len,
         lines: 0,
         fingerprint,
-        blocks: BlockTable::default(),
+        last_line: 0,
     })
 }
 
@@ -385,6 +364,7 @@ fn decoded(
                 key,
                 file: id,
                 block: 0,
+                line: 0,
             })?;
         }
     }

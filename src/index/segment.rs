@@ -1,9 +1,11 @@
-//! Segments: immutable files of postings, ID key -> (file, block) pairs, read by positional
-//! reads and searched by guessing from the keys' values (they are hashes, evenly spread).
+//! Segments: immutable files of postings, ID key -> (file, block, the block's first line)
+//! triples, read by positional reads and searched by guessing from the keys' values (they are
+//! hashes, evenly spread).
 //!
 //! Layout: a 48-byte header (magic, format version, chunk size, counts, header CRC); the
-//! body: the postings of every key as LEB128 varints (file id delta, then block, or block
-//! delta within the same file), the sorted 8-byte keys, and for each key the offset of its
+//! body: the postings of every key as LEB128 varints (file id delta, then block and first
+//! line, or, within the same file, the block delta and the first line's, zigzagged), the
+//! sorted 8-byte keys, and for each key the offset of its
 //! postings (one more offset closes the last); then a CRC-32 for every 4 KiB chunk of the
 //! body. The manifest holds the CRC of that table, so a segment is tied to the manifest that
 //! names it. A lookup verifies only the chunks it reads, the first time it reads them: a
@@ -26,32 +28,54 @@ const CHUNK: u64 = 4 * 1024;
 /// How many probes of a lookup guess by the keys' values before it halves.
 const GUESSES: u32 = 6;
 
-/// One posting: an ID key is on a block (or, for files read whole, block 0) of a file.
+/// One posting: an ID key is on a block of a file, whose first line is `line` (for files
+/// read whole, block 0 and line 0). A block is the lines that start in one KiB of the file
+/// ([`super::read::BLOCK`]), so its number gives its bytes and the posting its line numbers:
+/// a lookup needs nothing else to read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Posting {
     pub key: u64,
     pub file: u32,
     pub block: u32,
+    pub line: u64,
 }
 
 impl Posting {
-    pub const BYTES: usize = 16;
+    pub const BYTES: usize = 24;
 
-    pub fn to_bytes(self) -> [u8; 16] {
-        let mut b = [0; 16];
+    pub fn to_bytes(self) -> [u8; Self::BYTES] {
+        let mut b = [0; Self::BYTES];
         b[..8].copy_from_slice(&self.key.to_le_bytes());
         b[8..12].copy_from_slice(&self.file.to_le_bytes());
-        b[12..].copy_from_slice(&self.block.to_le_bytes());
+        b[12..16].copy_from_slice(&self.block.to_le_bytes());
+        b[16..].copy_from_slice(&self.line.to_le_bytes());
         b
     }
 
-    pub fn from_bytes(b: &[u8; 16]) -> Posting {
+    pub fn from_bytes(b: &[u8; Self::BYTES]) -> Posting {
         Posting {
             key: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
             file: u32::from_le_bytes(b[8..12].try_into().expect("4 bytes")),
-            block: u32::from_le_bytes(b[12..].try_into().expect("4 bytes")),
+            block: u32::from_le_bytes(b[12..16].try_into().expect("4 bytes")),
+            line: u64::from_le_bytes(b[16..].try_into().expect("8 bytes")),
         }
     }
+}
+
+/// A block's place in a postings list: its file, number and first line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Hit {
+    pub file: u32,
+    pub block: u32,
+    pub line: u64,
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
 /// The length and the chunk table's CRC of a written segment.
@@ -105,9 +129,12 @@ fn write_with(
                 if q.file == p.file {
                     push_varint(&mut encoded, 0);
                     push_varint(&mut encoded, u64::from(p.block - q.block));
+                    let step = p.line.wrapping_sub(q.line) as i64;
+                    push_varint(&mut encoded, zigzag(step));
                 } else {
                     push_varint(&mut encoded, u64::from(p.file - q.file));
                     push_varint(&mut encoded, u64::from(p.block));
+                    push_varint(&mut encoded, p.line);
                 }
             }
             _ => {
@@ -116,6 +143,7 @@ fn write_with(
                 n_keys += 1;
                 push_varint(&mut encoded, u64::from(p.file));
                 push_varint(&mut encoded, u64::from(p.block));
+                push_varint(&mut encoded, p.line);
             }
         }
         body.write_all(&encoded)?;
@@ -204,13 +232,13 @@ impl Segment {
         self.file.verify()
     }
 
-    /// Calls `found(file, block)` for every posting of `key`.
+    /// Calls `found` with every posting of `key`.
     ///
     /// Keys are hashes, spread evenly over the 64-bit range, so a probe can guess where `key`
     /// stands from the keys bounding the part still searched: a lookup then reads two or three
     /// pages of the key table, where halving read about twenty (a timeline's hops look up
     /// thousands of keys). A few guesses, then halving, bound the steps whatever the keys are.
-    pub fn lookup(&self, key: u64, found: &mut dyn FnMut(u32, u32)) -> Result<(), Damage> {
+    pub fn lookup(&self, key: u64, found: &mut dyn FnMut(Hit)) -> Result<(), Damage> {
         let mut held = Held::default();
         // Every key before `lo` is below `key`, every key from `hi` on above it; `below` and
         // `above` bound the keys in between.
@@ -287,7 +315,14 @@ impl Segment {
                     return Err(Damage("a postings list runs outside it".to_string()));
                 }
                 let list = &all[(from - start) as usize..(to - start) as usize];
-                decode_postings(list, &mut |file, block| found(Posting { key, file, block }))?;
+                decode_postings(list, &mut |hit| {
+                    found(Posting {
+                        key,
+                        file: hit.file,
+                        block: hit.block,
+                        line: hit.line,
+                    })
+                })?;
             }
             first += count;
         }
@@ -315,22 +350,29 @@ impl Segment {
     }
 }
 
-fn decode_postings(bytes: &[u8], found: &mut dyn FnMut(u32, u32)) -> Result<(), Damage> {
+fn decode_postings(bytes: &[u8], found: &mut dyn FnMut(Hit)) -> Result<(), Damage> {
     let mut r = super::format::Reader::new(bytes);
-    let (mut file, mut block) = (0u32, 0u32);
+    let mut hit = Hit {
+        file: 0,
+        block: 0,
+        line: 0,
+    };
     let mut first = true;
     let bad = || Damage("a postings list is damaged".to_string());
     while !r.at_end() {
         let file_delta = u32::try_from(r.varint()?).map_err(|_| bad())?;
         let value = u32::try_from(r.varint()?).map_err(|_| bad())?;
+        let line = r.varint()?;
         if first || file_delta > 0 {
-            file = file.checked_add(file_delta).ok_or_else(bad)?;
-            block = value;
+            hit.file = hit.file.checked_add(file_delta).ok_or_else(bad)?;
+            hit.block = value;
+            hit.line = line;
         } else {
-            block = block.checked_add(value).ok_or_else(bad)?;
+            hit.block = hit.block.checked_add(value).ok_or_else(bad)?;
+            hit.line = hit.line.wrapping_add(unzigzag(line) as u64);
         }
         first = false;
-        found(file, block);
+        found(hit);
     }
     Ok(())
 }
@@ -346,10 +388,13 @@ mod tests {
             let key = k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
             for f in 0..(k % 4) as u32 {
                 for b in [0, 3, 90_000] {
+                    // Lines that rise with the blocks, and one that falls (a damaged file's
+                    // table must still read back as written).
                     v.push(Posting {
                         key,
                         file: f * 7,
                         block: b + f,
+                        line: if b == 3 { 1 } else { u64::from(b) * 5 + k },
                     });
                 }
             }
@@ -375,16 +420,17 @@ mod tests {
         assert_eq!(seen, all);
         for p in all.iter().step_by(97) {
             let mut got = Vec::new();
-            seg.lookup(p.key, &mut |f, b| got.push((f, b))).unwrap();
+            seg.lookup(p.key, &mut |h| got.push((h.file, h.block, h.line)))
+                .unwrap();
             let want: Vec<_> = all
                 .iter()
                 .filter(|q| q.key == p.key)
-                .map(|q| (q.file, q.block))
+                .map(|q| (q.file, q.block, q.line))
                 .collect();
             assert_eq!(got, want);
         }
         let mut none = 0;
-        seg.lookup(12345, &mut |_, _| none += 1).unwrap();
+        seg.lookup(12345, &mut |_| none += 1).unwrap();
         assert_eq!(none, 0);
     }
 
@@ -419,6 +465,7 @@ mod tests {
                 key,
                 file: (key % 5) as u32,
                 block: (key % 11) as u32,
+                line: key % 13,
             })
             .collect();
         let dir = tempfile::tempdir().unwrap();
@@ -427,12 +474,13 @@ mod tests {
         let seg = Segment::open(&path, w.len, w.table_crc).unwrap();
         for p in &all {
             let mut got = Vec::new();
-            seg.lookup(p.key, &mut |f, b| got.push((f, b))).unwrap();
-            assert_eq!(got, [(p.file, p.block)], "key {}", p.key);
+            seg.lookup(p.key, &mut |h| got.push((h.file, h.block, h.line)))
+                .unwrap();
+            assert_eq!(got, [(p.file, p.block, p.line)], "key {}", p.key);
             let mut none = 0;
             for absent in [p.key.wrapping_add(1), p.key.wrapping_sub(1)] {
                 if keys.binary_search(&absent).is_err() {
-                    seg.lookup(absent, &mut |_, _| none += 1).unwrap();
+                    seg.lookup(absent, &mut |_| none += 1).unwrap();
                 }
             }
             assert_eq!(none, 0, "near {}", p.key);
@@ -464,6 +512,7 @@ mod tests {
                 key: k * 31,
                 file: (k % 7) as u32,
                 block: (k % 5) as u32,
+                line: k % 5 * 3,
             })
             .collect();
         v.sort();
@@ -489,7 +538,7 @@ mod tests {
             if let Ok(seg) = Segment::open(&path, bad.len() as u64, table_crc) {
                 let _ = seg.for_each(&mut |_| {});
                 for k in 0..200u64 {
-                    let _ = seg.lookup(k * 31 + next() % 2, &mut |_, _| {});
+                    let _ = seg.lookup(k * 31 + next() % 2, &mut |_| {});
                 }
             }
             let garbage: Vec<u8> = (0..next() % 200).map(|_| next() as u8).collect();
@@ -526,7 +575,7 @@ mod tests {
             let result = Segment::open(&path, w.len, w.table_crc).and_then(|seg| {
                 seg.for_each(&mut |_| {})?;
                 for p in &all {
-                    seg.lookup(p.key, &mut |_, _| {})?;
+                    seg.lookup(p.key, &mut |_| {})?;
                 }
                 Ok(())
             });

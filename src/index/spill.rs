@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::segment::Posting;
 
-/// Postings kept in memory by one building thread before a run is written: 16 bytes each.
+/// Postings kept in memory by one building thread before a run is written: 24 bytes each.
 pub const BUFFER_POSTINGS: usize = 4 << 20;
 
 /// Where runs go, shared by the threads.
@@ -199,6 +199,7 @@ mod tests {
                 key: (i * 7919) % 4000,
                 file: (i % 5) as u32,
                 block: (i % 3) as u32,
+                line: i % 3 * 4 + 1,
             };
             want.push(p);
             if i % 2 == 0 { a.push(p) } else { b.push(p) }.unwrap();

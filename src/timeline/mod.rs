@@ -262,8 +262,6 @@ pub fn build(
                 })
                 .collect()
         };
-        // A block table found damaged by an earlier pass was reported then: this one scans.
-        ids_index = ids_index.filter(|i| !i.is_damaged());
         let lookup = ids_index.zip(crate::index::keys_of(&queries));
         let candidates = match lookup.map(|(i, keys)| i.candidates(keys, settings.threads)) {
             Some(Err(warning)) => {

@@ -15,7 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memchr::{memchr, memrchr};
 
 use crate::id::{self, Id, Parsed, Shape};
-use crate::index::{Plan, Range, RangeReader, Walk, find_from_start, last_before, read_range};
+use crate::index::{
+    Plan, Range, RangeReader, Walk, find_from_start, last_before, read_lines, snap,
+};
 use crate::par::{self, Notice, Ordered, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
@@ -270,9 +272,9 @@ struct HeldRange {
 const HELD_MAX: u64 = 8 << 20;
 
 impl DatedRanges {
-    /// `None` when the walk for the file's first time gives up (a long run of undated lines),
-    /// a read fails, or a range does not start a line: the file is then read whole.
-    /// `held`: room for the ranges' bytes.
+    /// `None` when the walk for the file's first time gives up (a long run of undated lines)
+    /// or a read fails: the file is then read whole. Each range is held with the edges of the
+    /// lines it reads. `held`: room for the ranges' bytes.
     fn new(
         file: std::fs::File,
         ranges: Vec<Range>,
@@ -284,39 +286,35 @@ impl DatedRanges {
             Ok(Walk::Nothing) => None,
             Ok(Walk::TooFar) | Err(_) => return None,
         };
-        // Where each range read ahead goes in `held`: its bytes and the one before it, while
-        // they fit.
-        let mut room = 0;
-        let places: Vec<Option<(u64, usize)>> = ranges
-            .iter()
-            .map(|range| {
-                let end = range.end?;
-                let len = end - range.start.saturating_sub(1);
-                (room + len <= HELD_MAX).then(|| {
-                    room += len;
-                    (end, (room - len) as usize)
-                })
-            })
-            .collect();
-        // `held` keeps its length from file to file. It grows by a fresh zeroed allocation,
-        // to the room this file needs: a reallocation would copy the old bytes, and growing
-        // range by range wrote zeros over every new page before the read filled it.
-        if (held.len() as u64) < room {
-            held = vec![0; room as usize];
-        }
         let mut read = Vec::with_capacity(ranges.len());
+        let mut used = 0;
         // The first range read tells whether the file is on disk, and then asks for them all.
         let mut first_of = Some(&ranges[..]);
-        for (&range, place) in ranges.iter().zip(places) {
-            let span = match place {
-                Some((end, at)) => Some(
-                    read_range(&file, range.start, end, &mut held, at, first_of.take())
-                        .ok()
-                        .flatten()?,
-                ),
-                None => None,
+        for range in &ranges {
+            // Ranges are read ahead while they fit; the rest are read as they are searched.
+            let fits = range
+                .end
+                .is_some_and(|end| used as u64 + (end - range.start) <= HELD_MAX);
+            let part = if fits {
+                let (span, exact) =
+                    read_lines(&file, range, &mut held, used, first_of.take()).ok()?;
+                used = span.end;
+                HeldRange {
+                    range: exact,
+                    held: Some(span),
+                }
+            } else {
+                match snap(&file, range).ok()? {
+                    Some(exact) => HeldRange {
+                        range: exact,
+                        held: None,
+                    },
+                    None => continue,
+                }
             };
-            read.push(HeldRange { range, held: span });
+            if part.held.as_ref().is_none_or(|span| !span.is_empty()) {
+                read.push(part);
+            }
         }
         Some(DatedRanges {
             file,
