@@ -130,7 +130,7 @@ fn last_from_start<T>(
 
 /// Bytes read past a range's end in the same read: its last line goes on past its end, by a
 /// line's length (a few hundred bytes in most logs).
-const TAIL_SLACK: u64 = 2 << 10;
+const TAIL_SLACK: u64 = 512;
 
 /// Reads the lines of a file that start in `range` ([`super::Range`]) into `out` from `at`
 /// on (growing it as needed, overwriting what it held there), in one read with the byte
