@@ -427,6 +427,41 @@ fn a_fresh_index_agrees_with_a_scan() {
     tree.assert_same_as_scan("fresh index");
 }
 
+/// A posting names a KiB of a file, and a search reads the lines that start in it: lines
+/// far longer than a block or than the read past its end, an ID on every line of more than
+/// 256 KiB (one range, read as it is searched rather than at once), and an ID on lines that
+/// cross a block's edge all print as a scan prints them, numbered alike.
+#[test]
+fn lines_longer_than_blocks_and_long_runs_of_blocks_agree_with_a_scan() {
+    let tree = Tree::new(21);
+    let id = form(&mut Rng(5), tree.ids[7]);
+    let other = form(&mut Rng(6), tree.ids[8]);
+    let mut text = String::new();
+    for n in 0..4000 {
+        let pad = "x".repeat([0, 30, 700, 1500, 5000, 20_000][n % 6]);
+        let at = if n % 3 == 0 { &id } else { &other };
+        text.push_str(&format!(
+            "2026-01-01T00:00:{:02}Z line {n} {pad} id={at} {pad}\n",
+            n % 60
+        ));
+    }
+    fs::write(tree.path("api/long.log"), &text).unwrap();
+    let every: String = (0..6000)
+        .map(|n| format!("2026-01-01T00:01:{:02}Z every line {n} id={id}\n", n % 60))
+        .collect();
+    fs::write(tree.path("worker/every.log"), every).unwrap();
+    tree.build();
+    let logs = tree.logs.to_str().unwrap();
+    for args in [
+        vec!["-n", id.as_str(), logs],
+        vec!["-c", other.as_str(), logs],
+        vec!["--json", id.as_str(), logs],
+        vec!["timeline", id.as_str(), logs],
+    ] {
+        tree.assert_agree(&args, "long lines and long runs");
+    }
+}
+
 /// From disk, where a lookup asks for each file's candidate blocks at once
 /// (src/index/readahead.rs), before and after an append.
 #[cfg(target_os = "linux")]

@@ -141,13 +141,15 @@ impl SearchJob<'_> {
 }
 
 /// Searches the `ranges` of `file`, which the index found not binary, as one input: the
-/// outcome is the one a search of the whole file would have had.
+/// outcome is the one a search of the whole file would have had. Each range of a few
+/// blocks is read at once into `held` and searched where it lies; a longer one is read as
+/// it is searched.
 fn search_ranges(
     matcher: &Matcher,
     options: SearchOptions,
-    file: &File,
-    ranges: &[Range],
+    (file, ranges): (&File, &[Range]),
     scratch: &mut Scratch,
+    held: &mut Vec<u8>,
     on_line: &mut dyn FnMut(&search::LineMatch) -> bool,
 ) -> search::Outcome {
     let options = SearchOptions {
@@ -157,24 +159,47 @@ fn search_ranges(
     let mut total = search::Outcome::default();
     let mut stopped = false;
     for (i, range) in ranges.iter().enumerate() {
-        let mut part = if i == 0 {
-            RangeReader::first_of(file, ranges)
-        } else {
-            RangeReader::new(file, range)
+        // The first read tells whether the file is on disk, and then asks for every range.
+        let first_of = (i == 0).then_some(ranges);
+        let mut on_line = |m: &search::LineMatch| {
+            let go_on = on_line(m);
+            stopped |= !go_on;
+            go_on
         };
-        let outcome = search::search_part(
-            matcher,
-            options,
-            &mut part,
-            scratch,
-            range.first_line,
-            None,
-            &mut |m| {
-                let go_on = on_line(m);
-                stopped |= !go_on;
-                go_on
-            },
-        );
+        let held_at_once = range
+            .end
+            .is_some_and(|end| end.saturating_sub(range.start) <= HELD_AT_ONCE);
+        let outcome = if held_at_once {
+            match index::read_lines(file, range, held, 0, first_of) {
+                Ok((span, _)) => search::search_bytes(
+                    matcher,
+                    options,
+                    &held[span],
+                    scratch,
+                    range.first_line,
+                    None,
+                    &mut on_line,
+                ),
+                Err(e) => search::Outcome {
+                    error: Some(e),
+                    ..Default::default()
+                },
+            }
+        } else {
+            let mut part = match first_of {
+                Some(ranges) => RangeReader::first_of(file, ranges),
+                None => RangeReader::new(file, range),
+            };
+            search::search_part(
+                matcher,
+                options,
+                &mut part,
+                scratch,
+                range.first_line,
+                None,
+                &mut on_line,
+            )
+        };
         total.matched_lines += outcome.matched_lines;
         if outcome.error.is_some() {
             total.error = outcome.error;
@@ -187,11 +212,16 @@ fn search_ranges(
     total
 }
 
+/// The longest range [`search_ranges`] reads at once.
+const HELD_AT_ONCE: u64 = 256 << 10;
+
 /// What one search thread reuses from input to input.
 #[derive(Default)]
 struct ThreadScratch {
     search: Scratch,
     analysis: Analysis,
+    /// The bytes of an indexed file's range ([`search_ranges`]).
+    range: Vec<u8>,
 }
 
 struct SearchJob<'a> {
@@ -251,6 +281,7 @@ impl writer::Job for SearchJob<'_> {
         let ThreadScratch {
             search: scratch,
             analysis,
+            range: held,
         } = scratch;
         let mut on_line = |m: &search::LineMatch| {
             if stop_at_first {
@@ -282,9 +313,9 @@ impl writer::Job for SearchJob<'_> {
             Parts::Ranges(file, ranges) => search_ranges(
                 self.matcher,
                 self.options,
-                &file,
-                &ranges,
+                (&file, &ranges),
                 scratch,
+                held,
                 &mut on_line,
             ),
         };

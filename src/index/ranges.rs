@@ -290,28 +290,17 @@ pub fn find_from_start<T>(
     Ok(Walk::TooFar)
 }
 
-/// The ranges at most this long are read at once by a [`RangeReader`]; longer ones are
-/// read as they are searched.
-const HOLD_MAX: u64 = 256 << 10;
-
-/// The lines of a file that start in a range ([`super::Range`]), read with positioned reads:
-/// a range costs no seek, and threads never share a file offset.
+/// The lines of a file that start in a range ([`super::Range`]), read as they are asked
+/// for, with positioned reads: a range costs no seek, and threads never share a file offset.
+/// The range's ends are moved to line starts ([`snap`]) by the first read.
 pub struct RangeReader<'a> {
     file: &'a File,
     range: super::Range,
-    /// The file's ranges, when this is the first: its first read tells whether they are on
-    /// disk, and asks for them all at once if so ([`super::readahead`]).
+    /// The file's ranges, when this is the first: they are asked for at once if they are on
+    /// disk ([`super::readahead`]).
     first_of: Option<&'a [super::Range]>,
-    state: Reading,
-}
-
-enum Reading {
-    /// Nothing read yet.
-    Unread,
-    /// The range's lines, read at once, and how many of them were given.
-    Held(Vec<u8>, std::ops::Range<usize>),
-    /// A long range's lines, `pos..end` (to the file's end when `None`), read as asked.
-    Streamed { pos: u64, end: Option<u64> },
+    /// The bytes still to give, `pos..end` (to the file's end when `None`), once snapped.
+    left: Option<(u64, Option<u64>)>,
 }
 
 impl<'a> RangeReader<'a> {
@@ -320,7 +309,7 @@ impl<'a> RangeReader<'a> {
             file,
             range: *range,
             first_of: None,
-            state: Reading::Unread,
+            left: None,
         }
     }
 
@@ -332,57 +321,34 @@ impl<'a> RangeReader<'a> {
             ..RangeReader::new(file, &ranges[0])
         }
     }
-
-    fn start(&mut self) -> io::Result<Reading> {
-        let range = self.range;
-        match range.end {
-            Some(end) if end.saturating_sub(range.start) <= HOLD_MAX => {
-                let mut held = Vec::new();
-                let (span, _) = read_lines(self.file, &range, &mut held, 0, self.first_of.take())?;
-                Ok(Reading::Held(held, span))
-            }
-            _ => {
-                if let Some(ranges) = self.first_of.take() {
-                    will_need(self.file, ranges);
-                }
-                Ok(match snap(self.file, &range)? {
-                    Some(exact) => Reading::Streamed {
-                        pos: exact.start,
-                        end: exact.end,
-                    },
-                    None => Reading::Held(Vec::new(), 0..0),
-                })
-            }
-        }
-    }
 }
 
 impl Read for RangeReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if matches!(self.state, Reading::Unread) {
-            self.state = self.start()?;
-        }
-        match &mut self.state {
-            Reading::Unread => unreachable!("started above"),
-            Reading::Held(held, span) => {
-                let n = span.len().min(buf.len());
-                buf[..n].copy_from_slice(&held[span.start..span.start + n]);
-                span.start += n;
-                Ok(n)
-            }
-            Reading::Streamed { pos, end } => {
-                let want = match *end {
-                    Some(end) => end.saturating_sub(*pos).min(buf.len() as u64) as usize,
-                    None => buf.len(),
-                };
-                if want == 0 {
-                    return Ok(0);
+        let (pos, end) = match &mut self.left {
+            Some((pos, end)) => (pos, *end),
+            None => {
+                if let Some(ranges) = self.first_of.take()
+                    && readahead::read_cached(self.file, &mut [0], self.range.start).is_none()
+                {
+                    will_need(self.file, ranges);
                 }
-                let n = read_at(self.file, &mut buf[..want], *pos)?;
-                *pos += n as u64;
-                Ok(n)
+                let (start, end) = snap(self.file, &self.range)?
+                    .map_or((0, Some(0)), |exact| (exact.start, exact.end));
+                let (pos, _) = self.left.insert((start, end));
+                (pos, end)
             }
+        };
+        let want = match end {
+            Some(end) => end.saturating_sub(*pos).min(buf.len() as u64) as usize,
+            None => buf.len(),
+        };
+        if want == 0 {
+            return Ok(0);
         }
+        let n = read_at(self.file, &mut buf[..want], *pos)?;
+        *pos += n as u64;
+        Ok(n)
     }
 }
 
