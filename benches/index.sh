@@ -19,6 +19,7 @@
 # Environment: as benches/compare.sh (CORPUS, SIZE, SEED, RUNS, IDGREP, RESULTS; the shared
 # setup in benches/common.sh builds idgrep and makes or reuses the corpus), and
 #   THREADS=2   -j for every command
+#   FAST_RUNS=40   runs of each lookup with the index (RUNS: of everything else)
 #   PARTS="lookup build update cold"   which measures to take (lookup: one ID, -f, timeline
 #               and the size; build: build vs ids; update: the 1% update, on a copy of the
 #               corpus; cold: the one-ID queries from disk, taken last, as they leave the
@@ -30,6 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-5}
+FAST_RUNS=${FAST_RUNS:-40}
 THREADS=${THREADS:-2}
 PARTS=${PARTS:-lookup build update cold}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -74,18 +76,20 @@ PY
 [[ -n $DECIMAL ]] || { log "no trace ID in the corpus"; exit 1; }
 log "a trace as a Datadog decimal: $DECIMAL"
 
-hyperfine --style basic --warmup 1 --runs "$RUNS" --export-json "$RESULTS/index-lookup.json" \
+# The lookups take milliseconds, so their medians take more runs than the scans' seconds do.
+hyperfine --style basic --warmup 3 --runs "$FAST_RUNS" --export-json "$RESULTS/index-lookup.json" \
     -n "ulid, index" "$IDGREP -j$THREADS --index-dir $CACHE $ULID $CORPUS > $RESULTS/out.ulid.index" \
-    -n "ulid, scan" "$IDGREP -j$THREADS --no-index $ULID $CORPUS > $RESULTS/out.ulid.scan" \
     -n "ulid, reads alone" "$FLOOR $THREADS $CACHE $ULID $CORPUS" \
     -n "uuid, index" "$IDGREP -j$THREADS --index-dir $CACHE $UUID $CORPUS > $RESULTS/out.uuid.index" \
-    -n "uuid, scan" "$IDGREP -j$THREADS --no-index $UUID $CORPUS > $RESULTS/out.uuid.scan" \
     -n "uuid, reads alone" "$FLOOR $THREADS $CACHE $UUID $CORPUS" \
     -n "decimal, index" "$IDGREP -j$THREADS --index-dir $CACHE $DECIMAL $CORPUS > $RESULTS/out.decimal.index" \
-    -n "decimal, scan" "$IDGREP -j$THREADS --no-index $DECIMAL $CORPUS > $RESULTS/out.decimal.scan" \
     -n "1000 IDs, index" "$IDGREP -j$THREADS --index-dir $CACHE -c -f $RESULTS/ids-1000.txt $CORPUS > $RESULTS/out.f.index" \
+    -n "timeline --hops 2, index" "$IDGREP timeline -j$THREADS --index-dir $CACHE --hops 2 $UUID $CORPUS > $RESULTS/out.tl.index" >&2
+hyperfine --style basic --warmup 1 --runs "$RUNS" --export-json "$RESULTS/index-scan.json" \
+    -n "ulid, scan" "$IDGREP -j$THREADS --no-index $ULID $CORPUS > $RESULTS/out.ulid.scan" \
+    -n "uuid, scan" "$IDGREP -j$THREADS --no-index $UUID $CORPUS > $RESULTS/out.uuid.scan" \
+    -n "decimal, scan" "$IDGREP -j$THREADS --no-index $DECIMAL $CORPUS > $RESULTS/out.decimal.scan" \
     -n "1000 IDs, scan" "$IDGREP -j$THREADS --no-index -c -f $RESULTS/ids-1000.txt $CORPUS > $RESULTS/out.f.scan" \
-    -n "timeline --hops 2, index" "$IDGREP timeline -j$THREADS --index-dir $CACHE --hops 2 $UUID $CORPUS > $RESULTS/out.tl.index" \
     -n "timeline --hops 2, scan" "$IDGREP timeline -j$THREADS --no-index --hops 2 $UUID $CORPUS > $RESULTS/out.tl.scan" >&2
 for what in ulid uuid decimal f tl; do
     cmp "$RESULTS/out.$what.index" "$RESULTS/out.$what.scan" ||
@@ -159,7 +163,7 @@ results, logs, index, appended, threads = sys.argv[1:]
 logs, index, appended = int(logs), int(index), int(appended)
 import os
 med = {}
-for name in ("lookup", "build", "update", "cold"):
+for name in ("lookup", "scan", "build", "update", "cold"):
     path = f"{results}/index-{name}.json"
     if os.path.exists(path):
         for r in json.load(open(path))["results"]:
