@@ -138,7 +138,7 @@ const TAIL_SLACK: u64 = 512;
 /// where they are in `out` and the range they span exactly; empty when no line starts in
 /// it. `first_of`: the file's ranges, when this is the first read of them (see
 /// [`RangeReader::first_of`]). A file that ends inside the last line is shorter than its
-/// index says: an error.
+/// index says: an error. A range to the file's end is read by a [`RangeReader`].
 pub fn read_lines(
     file: &File,
     range: &super::Range,
@@ -146,7 +146,11 @@ pub fn read_lines(
     at: usize,
     mut first_of: Option<&[super::Range]>,
 ) -> io::Result<(std::ops::Range<usize>, super::Range)> {
-    let end = range.end.unwrap_or(u64::MAX);
+    let Some(end) = range.end else {
+        return Err(io::Error::other(
+            "a range to the end of the file is not held",
+        ));
+    };
     let from = range.start.saturating_sub(1);
     let mut want = end.saturating_sub(from).saturating_add(TAIL_SLACK);
     loop {
@@ -539,6 +543,9 @@ mod tests {
             first_line: 1,
         };
         assert!(read_lines(&short, &range, &mut Vec::new(), 0, None).is_err());
+        // A range to the file's end is streamed, never held.
+        let to_end = super::super::Range { end: None, ..range };
+        assert!(read_lines(&file, &to_end, &mut Vec::new(), 0, None).is_err());
     }
 
     #[test]
