@@ -332,7 +332,10 @@ impl Read for RangeReader<'_> {
         let (pos, end) = match &mut self.left {
             Some((pos, end)) => (pos, *end),
             None => {
+                // Only ranges with an end are asked for: a grown file's new bytes alone need
+                // no probe.
                 if let Some(ranges) = self.first_of.take()
+                    && ranges.iter().any(|r| r.end.is_some())
                     && readahead::read_cached(self.file, &mut [0], self.range.start).is_none()
                 {
                     will_need(self.file, ranges);
@@ -526,7 +529,7 @@ mod tests {
                     assert_eq!(snapped, None);
                 }
             }
-            // A reader gives the same bytes, held or streamed.
+            // A reader, which reads as it is asked, gives the same bytes.
             let mut read = Vec::new();
             RangeReader::new(&file, &range)
                 .read_to_end(&mut read)

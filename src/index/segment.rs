@@ -389,7 +389,7 @@ mod tests {
             for f in 0..(k % 4) as u32 {
                 for b in [0, 3, 90_000] {
                     // Lines that rise with the blocks, and one that falls (a damaged file's
-                    // table must still read back as written).
+                    // postings must still read back as written).
                     v.push(Posting {
                         key,
                         file: f * 7,
