@@ -1,6 +1,6 @@
 //! The index reader: a search with an index answers exactly as one without it, whatever has
 //! happened to the index or the logs since it was built. Over a small tree made from fuzzer
-//! bytes (files repeated to span several 4 KiB blocks, IDs from a pool of three planted in
+//! bytes (files repeated to span several blocks, IDs from a pool of three planted in
 //! any form), an index is built, then damaged as the input says: the manifest replaced by
 //! fuzzer bytes, bytes of the manifest or of a segment flipped, one of them cut short, a log grown or rewritten in place. Each pool ID is then searched with the index and with
 //! `--no-index`: the same output and status, byte for byte, no panic, and nothing on standard

@@ -166,10 +166,7 @@ fn search_ranges(
             stopped |= !go_on;
             go_on
         };
-        let held_at_once = range
-            .end
-            .is_some_and(|end| end.saturating_sub(range.start) <= HELD_AT_ONCE);
-        let outcome = if held_at_once {
+        let outcome = if range.held_at_once() {
             match index::read_lines(file, range, held, 0, first_of) {
                 Ok((span, _)) => search::search_bytes(
                     matcher,
@@ -211,9 +208,6 @@ fn search_ranges(
     }
     total
 }
-
-/// The longest range [`search_ranges`] reads at once.
-const HELD_AT_ONCE: u64 = 256 << 10;
 
 /// What one search thread reuses from input to input.
 #[derive(Default)]

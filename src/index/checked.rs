@@ -269,7 +269,7 @@ impl CheckedFile {
     }
 
     /// The body bytes `start..end`: from the chunks `held` holds when they cover them, else
-    /// read and checked into it. The probes of a key's search close in on one chunk.
+    /// read and checked into it.
     pub fn get<'h>(&self, start: u64, end: u64, held: &'h mut Held) -> Result<&'h [u8], Damage> {
         if !(held.from <= start && start <= end && end <= held.to) {
             // Nothing is held while the read may fail half done.
@@ -279,12 +279,6 @@ impl CheckedFile {
             held.to = held.from + held.bytes.len() as u64;
         }
         Ok(&held.bytes[(start - held.from) as usize..(end - held.from) as usize])
-    }
-
-    /// The 8 little-endian bytes of the body at `at`.
-    pub fn u64_at(&self, at: u64, held: &mut Held) -> Result<u64, Damage> {
-        let bytes = self.get(at, at + 8, held)?;
-        Ok(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
     }
 }
 

@@ -13,7 +13,7 @@ use super::format::{Damage, Reader, Writer, crc};
 
 const MAGIC: &[u8; 8] = b"IDGRPMAN";
 /// Bumped whenever any index file changes shape or meaning; another value is refused.
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 const HEADER_LEN: usize = 8 + 4 + 8 + 4;
 
 /// How an indexed file's postings point into it.

@@ -1,22 +1,26 @@
 //! Segments: immutable files of postings, ID key -> (file, block, the block's first line)
-//! triples, read by positional reads and searched by guessing from the keys' values (they are
-//! hashes, evenly spread).
+//! triples, read by positional reads and found through a directory of the key table's pages.
 //!
 //! Layout: a 48-byte header (magic, format version, chunk size, counts, header CRC); the
 //! body: the postings of every key as LEB128 varints (file id delta, then block and first
-//! line, or, within the same file, the block delta and the first line's, zigzagged), the
-//! sorted 8-byte keys, and for each key the offset of its
-//! postings (one more offset closes the last); then a CRC-32 for every 4 KiB chunk of the
-//! body. The manifest holds the CRC of that table, so a segment is tied to the manifest that
-//! names it. A lookup verifies only the chunks it reads, the first time it reads them: a
-//! damaged byte anywhere it looks is found, and a lookup reads a few dozen KiB, not the file.
-//! A chunk is a page: each probe of a key's search far from the last lands on a page of its
-//! own, and with 64 KiB chunks the lookups of a timeline's two hops (2,714 keys) checked more than
-//! half of a 513 MB segment.
+//! line, or, within the same file, the block delta and the first line's, zigzagged), zeros
+//! to the next chunk, the sorted 8-byte keys, for each key the offset of its postings (one
+//! more offset closes the last), and the directory: the first key of each chunk of the key
+//! table; then a CRC-32 for every 4 KiB chunk of the body. The manifest holds the CRC of
+//! that table, so a segment is tied to the manifest that names it. A lookup verifies only the
+//! chunks it reads, the first time it reads them: a damaged byte anywhere it looks is found,
+//! and a lookup reads a few dozen KiB, not the file.
+//!
+//! A chunk is a page: with 64 KiB chunks the lookups of a timeline's two hops (2,714 keys)
+//! checked more than half of a 513 MB segment. The directory (8 bytes for 512 keys, 192 KB
+//! for the 12 million keys of a 10 GiB corpus) is read when the segment is opened, so a key
+//! costs one page of keys, one of offsets and its postings: a search guessing from the keys'
+//! values (they are hashes, evenly spread) read two or three pages of keys for each.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
+use std::sync::OnceLock;
 
 use super::checked::{self, CheckedFile, ChunkSums, Held};
 use super::format::{Damage, crc, push_varint};
@@ -25,11 +29,11 @@ use super::manifest::FORMAT_VERSION;
 const MAGIC: &[u8; 8] = b"IDGRPSEG";
 const HEADER_LEN: u64 = 48;
 const CHUNK: u64 = 4 * 1024;
-/// How many probes of a lookup guess by the keys' values before it halves.
-const GUESSES: u32 = 6;
+/// The keys in a chunk of the key table, which starts at a chunk: one directory entry each.
+const KEYS_PER_CHUNK: u64 = CHUNK / 8;
 
 /// One posting: an ID key is on a block of a file, whose first line is `line` (for files
-/// read whole, block 0 and line 0). A block is the lines that start in one KiB of the file
+/// read whole, block 0 and line 0). A block is the lines that start in 256 bytes of the file
 /// ([`super::read::BLOCK`]), so its number gives its bytes and the posting its line numbers:
 /// a lookup needs nothing else to read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -119,6 +123,7 @@ fn write_with(
     let mut offsets = BufWriter::new(File::create(offsets_path)?);
     let mut n_keys = 0u64;
     let mut postings_len = 0u64;
+    let mut directory = Vec::new();
     let mut previous: Option<Posting> = None;
     let mut encoded = Vec::with_capacity(16);
     for posting in sorted {
@@ -138,6 +143,9 @@ fn write_with(
                 }
             }
             _ => {
+                if n_keys.is_multiple_of(KEYS_PER_CHUNK) {
+                    directory.push(p.key);
+                }
                 keys.write_all(&p.key.to_le_bytes())?;
                 offsets.write_all(&postings_len.to_le_bytes())?;
                 n_keys += 1;
@@ -151,9 +159,14 @@ fn write_with(
         previous = Some(p);
     }
     offsets.write_all(&postings_len.to_le_bytes())?;
+    let padding = keys_at(postings_len) - postings_len;
+    body.write_all(&vec![0; padding as usize])?;
     for (spill, spill_path) in [(keys, keys_path), (offsets, offsets_path)] {
         drop(spill.into_inner().map_err(|e| e.into_error())?);
         io::copy(&mut File::open(spill_path)?, &mut body)?;
+    }
+    for first in directory {
+        body.write_all(&first.to_le_bytes())?;
     }
     let (out, n_chunks, table_crc) = body.finish()?;
     let mut file = out.into_inner().map_err(|e| e.into_error())?;
@@ -163,6 +176,12 @@ fn write_with(
     file.sync_all()?;
     let len = file.metadata()?.len();
     Ok(Written { len, table_crc })
+}
+
+/// Where the key table starts in a body whose postings take `postings_len` bytes: at a
+/// chunk, so each chunk of keys is one directory entry's.
+fn keys_at(postings_len: u64) -> u64 {
+    postings_len.next_multiple_of(CHUNK)
 }
 
 fn header(n_keys: u64, postings_len: u64, n_chunks: u64) -> [u8; HEADER_LEN as usize] {
@@ -183,6 +202,13 @@ pub struct Segment {
     file: CheckedFile,
     n_keys: u64,
     postings_len: u64,
+    /// Where the directory starts in the body, and its entries: the first key of each chunk
+    /// of the key table.
+    directory_at: u64,
+    directory_len: u64,
+    /// The directory, a chunk's worth of entries at a time, each read on first use: a lookup
+    /// of one key reads one, a timeline's hops all of them (192 KB for 12 million keys), once.
+    directory_pages: Vec<OnceLock<Box<[u64]>>>,
 }
 
 /// Keys a merge reads at once, with their offsets and postings.
@@ -210,10 +236,12 @@ impl Segment {
             ));
         }
         let (n_keys, postings_len, n_chunks) = (word(16), word(24), word(32));
+        let directory_len = n_keys.div_ceil(KEYS_PER_CHUNK);
         let body_len = n_keys
-            .checked_mul(16)
-            .and_then(|k| k.checked_add(8))
-            .and_then(|k| k.checked_add(postings_len))
+            .checked_mul(2)
+            .and_then(|n| n.checked_add(directory_len + 1))
+            .and_then(|n| n.checked_mul(8))
+            .and_then(|tables| tables.checked_add(postings_len.checked_next_multiple_of(CHUNK)?))
             .ok_or_else(Damage::truncated)?;
         if n_chunks != body_len.div_ceil(CHUNK) {
             return Err(Damage("a segment's sizes do not add up".to_string()));
@@ -223,6 +251,11 @@ impl Segment {
             file,
             n_keys,
             postings_len,
+            directory_at: keys_at(postings_len) + n_keys * 16 + 8,
+            directory_len,
+            directory_pages: (0..directory_len.div_ceil(KEYS_PER_CHUNK))
+                .map(|_| OnceLock::new())
+                .collect(),
         })
     }
 
@@ -232,34 +265,26 @@ impl Segment {
         self.file.verify()
     }
 
-    /// Calls `found` with every posting of `key`.
-    ///
-    /// Keys are hashes, spread evenly over the 64-bit range, so a probe can guess where `key`
-    /// stands from the keys bounding the part still searched: a lookup then reads two or three
-    /// pages of the key table, where halving read about twenty (a timeline's hops look up
-    /// thousands of keys). A few guesses, then halving, bound the steps whatever the keys are.
+    /// Calls `found` with every posting of `key`: the directory names the one chunk of keys
+    /// that may hold it.
     pub fn lookup(&self, key: u64, found: &mut dyn FnMut(Hit)) -> Result<(), Damage> {
+        let Some(chunk) = self.chunk_of(key)? else {
+            return Ok(());
+        };
         let mut held = Held::default();
-        // Every key before `lo` is below `key`, every key from `hi` on above it; `below` and
-        // `above` bound the keys in between.
-        let (mut lo, mut hi) = (0u64, self.n_keys);
-        let (mut below, mut above) = (0u64, u64::MAX);
-        let mut guesses = GUESSES;
+        let first = chunk * KEYS_PER_CHUNK;
+        let last = (first + KEYS_PER_CHUNK).min(self.n_keys);
+        let at = self.keys_at() + first * 8;
+        let keys = self.file.get(at, self.keys_at() + last * 8, &mut held)?;
+        let (mut lo, mut hi) = (0, keys.len() / 8);
         while lo < hi {
-            let mid = if guesses > 0 && below <= key && key <= above && below < above {
-                guesses -= 1;
-                let share =
-                    u128::from(key - below) * u128::from(hi - lo) / u128::from(above - below);
-                lo + (share as u64).min(hi - lo - 1)
-            } else {
-                lo + (hi - lo) / 2
-            };
-            let at = self.file.u64_at(self.keys_at() + mid * 8, &mut held)?;
-            match at.cmp(&key) {
-                std::cmp::Ordering::Less => (lo, below) = (mid + 1, at),
-                std::cmp::Ordering::Greater => (hi, above) = (mid, at),
+            let mid = lo + (hi - lo) / 2;
+            let probe = u64::from_le_bytes(keys[mid * 8..mid * 8 + 8].try_into().expect("8 bytes"));
+            match probe.cmp(&key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => {
-                    let (start, end) = self.bounds(mid, &mut held)?;
+                    let (start, end) = self.bounds(first + mid as u64, &mut held)?;
                     return decode_postings(self.file.get(start, end, &mut held)?, found);
                 }
             }
@@ -330,11 +355,60 @@ impl Segment {
     }
 
     fn keys_at(&self) -> u64 {
-        self.postings_len
+        keys_at(self.postings_len)
+    }
+
+    /// The chunk of the key table whose keys span `key`, if any: the last whose first key is
+    /// at most `key`. Keys are hashes, spread evenly, so the directory page that holds its
+    /// entry is guessed from `key`'s value and is nearly always the one; from a wrong guess
+    /// the walk moves one page at a time, and never back.
+    fn chunk_of(&self, key: u64) -> Result<Option<u64>, Damage> {
+        let pages = self.directory_pages.len();
+        if pages == 0 {
+            return Ok(None);
+        }
+        let mut p = ((u128::from(key) * pages as u128) >> 64) as usize;
+        loop {
+            let page = self.directory_page(p)?;
+            if page.first().is_none_or(|&first| key < first) {
+                if p == 0 {
+                    return Ok(None);
+                }
+                p -= 1;
+                continue;
+            }
+            let beyond = page.last().is_some_and(|&last| key >= last);
+            if beyond && p + 1 < pages && self.directory_page(p + 1)?[0] <= key {
+                p += 1;
+                continue;
+            }
+            let i = page.partition_point(|&first| first <= key) - 1;
+            return Ok(Some(p as u64 * KEYS_PER_CHUNK + i as u64));
+        }
+    }
+
+    /// Page `p` of the directory, read and checked on first use. Two threads that need it at
+    /// once may both read it; one copy is kept.
+    fn directory_page(&self, p: usize) -> Result<&[u64], Damage> {
+        let cell = &self.directory_pages[p];
+        if let Some(page) = cell.get() {
+            return Ok(page);
+        }
+        let first = p as u64 * KEYS_PER_CHUNK;
+        let last = (first + KEYS_PER_CHUNK).min(self.directory_len);
+        let mut bytes = Vec::new();
+        let at = self.directory_at;
+        let read = self.file.read(at + first * 8, at + last * 8, &mut bytes)?;
+        let page = bytes[read]
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect();
+        let _ = cell.set(page);
+        Ok(cell.get().expect("set above"))
     }
 
     fn offsets_at(&self) -> u64 {
-        self.postings_len + self.n_keys * 8
+        self.keys_at() + self.n_keys * 8
     }
 
     /// Where the encoded postings of the `i`th key start and end.
@@ -453,7 +527,7 @@ mod tests {
 
     #[test]
     fn every_key_is_found_however_unevenly_the_keys_are_spread() {
-        // Keys crowded at both ends and in runs: the guesses go astray and halving finishes.
+        // Keys crowded at both ends and in runs: the directory's chunks span uneven key ranges.
         let mut keys: Vec<u64> = (0..3000u64).collect();
         keys.extend((0..3000u64).map(|k| u64::MAX - k * 3));
         keys.extend((0..3000u64).map(|k| (1 << 40) + k * k));
@@ -485,6 +559,70 @@ mod tests {
             }
             assert_eq!(none, 0, "near {}", p.key);
         }
+    }
+
+    /// With more keys than one page of the directory names (512 chunks of 512 keys), a key is
+    /// found from any page: keys spread evenly, where the guess is right, and crowded into a
+    /// narrow span, where the walk moves from page to page; the first and last key of every
+    /// chunk, and the keys next to them that are absent.
+    #[test]
+    fn every_key_is_found_through_a_directory_of_many_pages() {
+        let spread = (1..400_000u64).map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        // Crowds at both ends: the guess for the keys between falls short of their page, and
+        // for those of the crowd at the top, beyond it.
+        let crowded = (0..300_000u64).map(|k| {
+            if k % 2 == 0 {
+                (1 << 50) + k * 7
+            } else {
+                u64::MAX - k * 7
+            }
+        });
+        let mut keys: Vec<u64> = spread.chain(crowded).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let all: Vec<Posting> = keys
+            .iter()
+            .map(|&key| Posting {
+                key,
+                file: (key % 3) as u32,
+                block: (key % 17) as u32,
+                line: key % 19,
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seg");
+        let w = write(&path, dir.path(), all.iter().copied().map(Ok)).unwrap();
+        let seg = Segment::open(&path, w.len, w.table_crc).unwrap();
+        assert!(
+            seg.directory_pages.len() > 2,
+            "{} pages",
+            seg.directory_pages.len()
+        );
+        let edges = (0..keys.len()).step_by(KEYS_PER_CHUNK as usize);
+        let probes = edges
+            .flat_map(|i| [i, i.saturating_sub(1)])
+            .chain((0..keys.len()).step_by(997));
+        for i in probes {
+            let p = all[i];
+            let mut got = Vec::new();
+            seg.lookup(p.key, &mut |h| got.push((h.file, h.block, h.line)))
+                .unwrap();
+            assert_eq!(got, [(p.file, p.block, p.line)], "key {}", p.key);
+            for absent in [p.key.wrapping_add(1), p.key.wrapping_sub(1)] {
+                if keys.binary_search(&absent).is_err() {
+                    let mut none = 0;
+                    seg.lookup(absent, &mut |_| none += 1).unwrap();
+                    assert_eq!(none, 0, "absent {absent}");
+                }
+            }
+        }
+        let mut none = 0;
+        for absent in [0, u64::MAX] {
+            if keys.binary_search(&absent).is_err() {
+                seg.lookup(absent, &mut |_| none += 1).unwrap();
+            }
+        }
+        assert_eq!(none, 0);
     }
 
     /// Recomputes the chunk CRCs and the header CRC of a damaged segment, as a forger would,

@@ -85,7 +85,7 @@ struct PassThread {
     fields: Vec<Option<Arc<str>>>,
     /// Each field name met, once: the lines that name it share it.
     names: FastMap<Box<[u8]>, Arc<str>>,
-    /// Room for the bytes of a file's ranges, kept from file to file.
+    /// Room for the bytes of a range, kept from range to range.
     held: Vec<u8>,
 }
 
@@ -120,9 +120,7 @@ pub(super) fn search_pass(
                 None => source::modified(input),
             };
             let mut records = Records::new(settings.zone.clone(), modified);
-            let ranges = plan.and_then(|(r, (file, _))| {
-                DatedRanges::new(file, r, &mut records, std::mem::take(&mut thread.held))
-            });
+            let ranges = plan.and_then(|(r, (file, _))| DatedRanges::new(file, r, &mut records));
             scan_one(
                 thread,
                 index,
@@ -257,70 +255,23 @@ enum Parts<'a> {
 struct DatedRanges {
     file: std::fs::File,
     first_us: Option<i64>,
-    ranges: Vec<HeldRange>,
-    /// The bytes of ranges read ahead, one after another.
-    held: Vec<u8>,
+    /// The index's ranges, each read just before it is searched.
+    ranges: Vec<Range>,
 }
-
-struct HeldRange {
-    range: Range,
-    /// Where its bytes are in [`DatedRanges::held`], when they were read ahead.
-    held: Option<std::ops::Range<usize>>,
-}
-
-/// The most bytes of a file's ranges read ahead; the rest are read as they are searched.
-const HELD_MAX: u64 = 8 << 20;
 
 impl DatedRanges {
     /// `None` when the walk for the file's first time gives up (a long run of undated lines)
-    /// or a read fails: the file is then read whole. Each range is held with the edges of the
-    /// lines it reads. `held`: room for the ranges' bytes.
-    fn new(
-        file: std::fs::File,
-        ranges: Vec<Range>,
-        records: &mut Records,
-        mut held: Vec<u8>,
-    ) -> Option<DatedRanges> {
+    /// or its read fails: the file is then read whole.
+    fn new(file: std::fs::File, ranges: Vec<Range>, records: &mut Records) -> Option<DatedRanges> {
         let first_us = match find_from_start(&file, |line| records.time(trim_cr(line))) {
             Ok(Walk::Found(t)) => Some(t),
             Ok(Walk::Nothing) => None,
             Ok(Walk::TooFar) | Err(_) => return None,
         };
-        let mut read = Vec::with_capacity(ranges.len());
-        let mut used = 0;
-        // The first range read tells whether the file is on disk, and then asks for them all.
-        let mut first_of = Some(&ranges[..]);
-        for range in &ranges {
-            // Ranges are read ahead while they fit; the rest are read as they are searched.
-            let fits = range
-                .end
-                .is_some_and(|end| used as u64 + (end - range.start) <= HELD_MAX);
-            let part = if fits {
-                let (span, exact) =
-                    read_lines(&file, range, &mut held, used, first_of.take()).ok()?;
-                used = span.end;
-                HeldRange {
-                    range: exact,
-                    held: Some(span),
-                }
-            } else {
-                match snap(&file, range).ok()? {
-                    Some(exact) => HeldRange {
-                        range: exact,
-                        held: None,
-                    },
-                    None => continue,
-                }
-            };
-            if part.held.as_ref().is_none_or(|span| !span.is_empty()) {
-                read.push(part);
-            }
-        }
         Some(DatedRanges {
             file,
             first_us,
-            ranges: read,
-            held,
+            ranges,
         })
     }
 }
@@ -514,8 +465,26 @@ fn scan_one(
                 ..options
             };
             let mut total = search::Outcome::default();
-            for part in &dated.ranges {
-                let range = &part.range;
+            for (i, planned) in dated.ranges.iter().enumerate() {
+                // The first read tells whether the file is on disk, and then asks for every
+                // range.
+                let first_of = (i == 0).then_some(&dated.ranges[..]);
+                // The range's lines exactly: where the first starts, and its number.
+                let read = if planned.held_at_once() {
+                    read_lines(&dated.file, planned, held, 0, first_of)
+                        .map(|(span, exact)| (!span.is_empty()).then_some((exact, Some(span))))
+                } else {
+                    snap(&dated.file, planned).map(|exact| exact.map(|exact| (exact, None)))
+                };
+                let (range, span) = match read {
+                    Ok(Some(read)) => read,
+                    // No line starts in the range.
+                    Ok(None) => continue,
+                    Err(e) => {
+                        total.error = Some(e);
+                        break;
+                    }
+                };
                 *times.borrow_mut() = FileTimes {
                     checked: range.first_line - 1,
                     last_us: None,
@@ -525,11 +494,11 @@ fn scan_one(
                     first_us: dated.first_us,
                     range_len: range.end.map(|end| end - range.start),
                 };
-                let outcome = match &part.held {
+                let outcome = match span {
                     Some(span) => search::search_bytes(
                         matcher,
                         options,
-                        &dated.held[span.clone()],
+                        &held[span],
                         scratch,
                         range.first_line,
                         Some(&mut on_chunk),
@@ -538,7 +507,7 @@ fn scan_one(
                     None => search::search_part(
                         matcher,
                         options,
-                        &mut RangeReader::new(&dated.file, range),
+                        &mut RangeReader::new(&dated.file, &range),
                         scratch,
                         range.first_line,
                         Some(&mut on_chunk),
@@ -554,9 +523,6 @@ fn scan_one(
             total
         }
     };
-    if let Some(dated) = ranges {
-        *held = dated.held;
-    }
     if let Some(e) = walk_failed {
         outcome.error = Some(e);
     }
