@@ -59,7 +59,9 @@ fn main() -> io::Result<()> {
         .map_err(io::Error::other)?
         .ok_or_else(|| io::Error::other("no index covers the paths"))?;
     let keys = index::keys_of(&[query]).ok_or_else(|| io::Error::other("no keys"))?;
-    let candidates = index.candidates(keys, threads).map_err(io::Error::other)?;
+    let candidates = index
+        .candidates(keys, threads, index::SEARCH_RANGE_COST)
+        .map_err(io::Error::other)?;
     let next = AtomicUsize::new(0);
     let tallies: Vec<io::Result<Tally>> = std::thread::scope(|scope| {
         let running: Vec<_> = (0..threads)

@@ -223,10 +223,10 @@ pub fn open_for(input: &InputConfig, using: &IndexUse) -> Option<Index> {
     }
 }
 
-/// The postings of `keys` ([`index::keys_of`]); a damaged index is reported in one line and
-/// left aside.
+/// The postings of `keys` ([`index::keys_of`]) for a search; a damaged index is reported in
+/// one line and left aside.
 pub fn candidates(index: &Index, keys: Vec<u64>, threads: usize) -> Option<Candidates<'_>> {
-    match index.candidates(keys, threads) {
+    match index.candidates(keys, threads, index::SEARCH_RANGE_COST) {
         Ok(c) => Some(c),
         Err(warning) => {
             report(&warning);

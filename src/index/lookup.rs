@@ -117,7 +117,14 @@ impl Index {
     /// The blocks that may hold any of `keys` ([`keys_of`]), by file, looked up on up to
     /// `threads` threads. `Err`: the index is damaged where the lookup read it (the warning
     /// line).
-    pub fn candidates(&self, mut keys: Vec<u64>, threads: usize) -> Result<Candidates<'_>, String> {
+    /// `range_cost`: what reading a range costs the caller ([`SEARCH_RANGE_COST`],
+    /// [`TIMELINE_RANGE_COST`]).
+    pub fn candidates(
+        &self,
+        mut keys: Vec<u64>,
+        threads: usize,
+        range_cost: u64,
+    ) -> Result<Candidates<'_>, String> {
         keys.sort_unstable();
         keys.dedup();
         // Each key's search reads pages of its own, mostly page faults: the second hop of a
@@ -154,7 +161,11 @@ impl Index {
                 (file[0].file, blocks)
             })
             .collect();
-        Ok(Candidates { index: self, hits })
+        Ok(Candidates {
+            index: self,
+            hits,
+            range_cost,
+        })
     }
 
     /// Every posting of `keys`, in no order.
@@ -234,6 +245,8 @@ pub struct Candidates<'a> {
     index: &'a Index,
     /// Blocks (number, first line) by file id, ascending.
     hits: HashMap<u32, Vec<(u32, u64)>>,
+    /// What a range costs beyond its bytes, in bytes of a whole read.
+    range_cost: u64,
 }
 
 impl Candidates<'_> {
@@ -280,7 +293,7 @@ impl Candidates<'_> {
             Layout::Blocks => {
                 let grown = stat.len > entry.indexed;
                 let mut ranges = blocks.map_or_else(Vec::new, |b| ranges_of(entry, b));
-                let cost: u64 = ranges.iter().map(|r| READ_COST + r.len()).sum();
+                let cost: u64 = ranges.iter().map(|r| self.range_cost + r.len()).sum();
                 if cost >= entry.indexed {
                     return Plan::Whole;
                 }
@@ -316,13 +329,17 @@ pub(super) fn reads_whole(entry: &FileEntry, freshness: Freshness, len: u64) -> 
     }
 }
 
-/// What a read of a range costs beyond its bytes, in bytes a whole read would scan in the
-/// same time: a file whose ranges would cost more than its bytes is read whole. With an ID
-/// list on a tenth of a small file's lines, reading each range took longer than the scan. A
-/// range costs 2-3 µs (its read and the search's setting up), the scan of 2-3 KiB: at 8 KiB,
-/// a timeline's second hop read ten files whole (119 MB), and took 1.05 of the time it takes
-/// with 2 KiB.
-const READ_COST: u64 = 2 << 10;
+/// What reading a range costs a search beyond its bytes, in bytes its scan reads in the same
+/// time: a file whose ranges would cost more than its bytes is read whole. A range costs 2-3
+/// µs (its read and setting up a search), and a search scans 2-3 GB/s a thread. With an ID list
+/// on a tenth of a small file's lines, reading each range took longer than the scan; 767 IDs
+/// on real logs, each on a line of every copy, took 0.82 of the time they take at 2 KiB.
+pub const SEARCH_RANGE_COST: u64 = 8 << 10;
+
+/// [`SEARCH_RANGE_COST`] for a timeline's pass, whose scan reads about 1 GB/s a thread (each
+/// found line's tokens, fields and time are read): at 8 KiB a second hop read ten files whole
+/// (119 MB), and took 1.05 of the time it takes at 2 KiB.
+pub const TIMELINE_RANGE_COST: u64 = 2 << 10;
 
 /// The ranges of `hits` (blocks, ascending) in `entry`'s indexed bytes, neighbours joined.
 fn ranges_of(entry: &FileEntry, hits: &[(u32, u64)]) -> Vec<Range> {

@@ -34,7 +34,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use build::{Summary, update};
-pub use lookup::{Candidates, Index, Plan, Range, keys_of};
+pub use lookup::{Candidates, Index, Plan, Range, SEARCH_RANGE_COST, TIMELINE_RANGE_COST, keys_of};
 pub use ranges::{RangeReader, Walk, find_from_start, last_before, read_lines, snap};
 pub use status::{Status, status};
 

@@ -263,15 +263,17 @@ pub fn build(
                 .collect()
         };
         let lookup = ids_index.zip(crate::index::keys_of(&queries));
-        let candidates = match lookup.map(|(i, keys)| i.candidates(keys, settings.threads)) {
-            Some(Err(warning)) => {
-                exit::report(&warning);
-                ids_index = None;
-                None
-            }
-            Some(Ok(c)) => Some(c),
-            None => None,
-        };
+        let range_cost = crate::index::TIMELINE_RANGE_COST;
+        let candidates =
+            match lookup.map(|(i, keys)| i.candidates(keys, settings.threads, range_cost)) {
+                Some(Err(warning)) => {
+                    exit::report(&warning);
+                    ids_index = None;
+                    None
+                }
+                Some(Ok(c)) => Some(c),
+                None => None,
+            };
         let pass = search_pass(
             settings,
             &ordered,
