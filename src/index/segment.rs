@@ -525,14 +525,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn every_key_is_found_however_unevenly_the_keys_are_spread() {
-        // Keys crowded at both ends and in runs: the directory's chunks span uneven key ranges.
-        let mut keys: Vec<u64> = (0..3000u64).collect();
-        keys.extend((0..3000u64).map(|k| u64::MAX - k * 3));
-        keys.extend((0..3000u64).map(|k| (1 << 40) + k * k));
-        keys.sort_unstable();
-        keys.dedup();
+    /// A segment of one posting for each of `keys` (sorted, distinct), written in `dir`.
+    fn one_posting_each(dir: &Path, keys: &[u64]) -> (Vec<Posting>, Segment) {
         let all: Vec<Posting> = keys
             .iter()
             .map(|&key| Posting {
@@ -542,23 +536,46 @@ mod tests {
                 line: key % 13,
             })
             .collect();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("seg");
-        let w = write(&path, dir.path(), all.iter().copied().map(Ok)).unwrap();
-        let seg = Segment::open(&path, w.len, w.table_crc).unwrap();
-        for p in &all {
+        let path = dir.join("seg");
+        let w = write(&path, dir, all.iter().copied().map(Ok)).unwrap();
+        (all, Segment::open(&path, w.len, w.table_crc).unwrap())
+    }
+
+    /// Each of `probes` (positions in `all`, whose keys are `keys`) finds its one posting, and
+    /// the keys next to it that are absent find none.
+    fn assert_found(
+        seg: &Segment,
+        all: &[Posting],
+        keys: &[u64],
+        probes: impl Iterator<Item = usize>,
+    ) {
+        for i in probes {
+            let p = all[i];
             let mut got = Vec::new();
             seg.lookup(p.key, &mut |h| got.push((h.file, h.block, h.line)))
                 .unwrap();
             assert_eq!(got, [(p.file, p.block, p.line)], "key {}", p.key);
-            let mut none = 0;
             for absent in [p.key.wrapping_add(1), p.key.wrapping_sub(1)] {
                 if keys.binary_search(&absent).is_err() {
+                    let mut none = 0;
                     seg.lookup(absent, &mut |_| none += 1).unwrap();
+                    assert_eq!(none, 0, "absent {absent}");
                 }
             }
-            assert_eq!(none, 0, "near {}", p.key);
         }
+    }
+
+    #[test]
+    fn every_key_is_found_however_unevenly_the_keys_are_spread() {
+        // Keys crowded at both ends and in runs: the directory's chunks span uneven key ranges.
+        let mut keys: Vec<u64> = (0..3000u64).collect();
+        keys.extend((0..3000u64).map(|k| u64::MAX - k * 3));
+        keys.extend((0..3000u64).map(|k| (1 << 40) + k * k));
+        keys.sort_unstable();
+        keys.dedup();
+        let dir = tempfile::tempdir().unwrap();
+        let (all, seg) = one_posting_each(dir.path(), &keys);
+        assert_found(&seg, &all, &keys, 0..keys.len());
     }
 
     /// With more keys than one page of the directory names (512 chunks of 512 keys), a key is
@@ -580,42 +597,15 @@ mod tests {
         let mut keys: Vec<u64> = spread.chain(crowded).collect();
         keys.sort_unstable();
         keys.dedup();
-        let all: Vec<Posting> = keys
-            .iter()
-            .map(|&key| Posting {
-                key,
-                file: (key % 3) as u32,
-                block: (key % 17) as u32,
-                line: key % 19,
-            })
-            .collect();
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("seg");
-        let w = write(&path, dir.path(), all.iter().copied().map(Ok)).unwrap();
-        let seg = Segment::open(&path, w.len, w.table_crc).unwrap();
-        assert!(
-            seg.directory_pages.len() > 2,
-            "{} pages",
-            seg.directory_pages.len()
-        );
+        let (all, seg) = one_posting_each(dir.path(), &keys);
+        let pages = seg.directory_pages.len();
+        assert!(pages > 2, "{pages} pages");
         let edges = (0..keys.len()).step_by(KEYS_PER_CHUNK as usize);
         let probes = edges
             .flat_map(|i| [i, i.saturating_sub(1)])
             .chain((0..keys.len()).step_by(997));
-        for i in probes {
-            let p = all[i];
-            let mut got = Vec::new();
-            seg.lookup(p.key, &mut |h| got.push((h.file, h.block, h.line)))
-                .unwrap();
-            assert_eq!(got, [(p.file, p.block, p.line)], "key {}", p.key);
-            for absent in [p.key.wrapping_add(1), p.key.wrapping_sub(1)] {
-                if keys.binary_search(&absent).is_err() {
-                    let mut none = 0;
-                    seg.lookup(absent, &mut |_| none += 1).unwrap();
-                    assert_eq!(none, 0, "absent {absent}");
-                }
-            }
-        }
+        assert_found(&seg, &all, &keys, probes);
         let mut none = 0;
         for absent in [0, u64::MAX] {
             if keys.binary_search(&absent).is_err() {
