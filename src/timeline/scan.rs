@@ -507,7 +507,10 @@ fn scan_one(
                     None => search::search_part(
                         matcher,
                         options,
-                        &mut RangeReader::new(&dated.file, &range),
+                        &mut match first_of {
+                            Some(all) => RangeReader::first_of(&dated.file, all),
+                            None => RangeReader::new(&dated.file, &range),
+                        },
                         scratch,
                         range.first_line,
                         Some(&mut on_chunk),
