@@ -13,9 +13,9 @@
 //!
 //! A chunk is a page: with 64 KiB chunks the lookups of a timeline's two hops (2,714 keys)
 //! checked more than half of a 513 MB segment. The directory (8 bytes for 512 keys, 192 KB
-//! for the 12 million keys of a 10 GiB corpus) is read when the segment is opened, so a key
-//! costs one page of keys, one of offsets and its postings: a search guessing from the keys'
-//! values (they are hashes, evenly spread) read two or three pages of keys for each.
+//! for the 12 million keys of a 10 GiB corpus) is read a page at a time as lookups need it,
+//! so a key costs one page of keys, one of offsets and its postings: a search guessing from
+//! the keys' values (they are hashes, evenly spread) read two or three pages of keys for each.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -202,12 +202,9 @@ pub struct Segment {
     file: CheckedFile,
     n_keys: u64,
     postings_len: u64,
-    /// Where the directory starts in the body, and its entries: the first key of each chunk
-    /// of the key table.
-    directory_at: u64,
-    directory_len: u64,
-    /// The directory, a chunk's worth of entries at a time, each read on first use: a lookup
-    /// of one key reads one, a timeline's hops all of them (192 KB for 12 million keys), once.
+    /// The directory (the first key of each chunk of the key table), a chunk's worth of
+    /// entries at a time, each read on first use: a lookup of one key reads one, a timeline's
+    /// hops all of them (192 KB for 12 million keys), once.
     directory_pages: Vec<OnceLock<Box<[u64]>>>,
 }
 
@@ -251,8 +248,6 @@ impl Segment {
             file,
             n_keys,
             postings_len,
-            directory_at: keys_at(postings_len) + n_keys * 16 + 8,
-            directory_len,
             directory_pages: (0..directory_len.div_ceil(KEYS_PER_CHUNK))
                 .map(|_| OnceLock::new())
                 .collect(),
@@ -395,9 +390,10 @@ impl Segment {
             return Ok(page);
         }
         let first = p as u64 * KEYS_PER_CHUNK;
-        let last = (first + KEYS_PER_CHUNK).min(self.directory_len);
+        let last = (first + KEYS_PER_CHUNK).min(self.n_keys.div_ceil(KEYS_PER_CHUNK));
         let mut bytes = Vec::new();
-        let at = self.directory_at;
+        // The directory follows the key offsets, one more than the keys.
+        let at = self.offsets_at() + (self.n_keys + 1) * 8;
         let read = self.file.read(at + first * 8, at + last * 8, &mut bytes)?;
         let page = bytes[read]
             .chunks_exact(8)
