@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
-use crate::index::{self, Candidates, Plan, Range, RangeReader};
+use crate::index::{self, Candidates, Plan, Range, RangeBytes};
 use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
@@ -166,28 +166,17 @@ fn search_ranges(
             stopped |= !go_on;
             go_on
         };
-        let outcome = if range.held_at_once() {
-            match index::read_lines(file, range, held, 0, first_of) {
-                Ok((span, _)) => search::search_bytes(
-                    matcher,
-                    options,
-                    &held[span],
-                    scratch,
-                    range.first_line,
-                    None,
-                    &mut on_line,
-                ),
-                Err(e) => search::Outcome {
-                    error: Some(e),
-                    ..Default::default()
-                },
-            }
-        } else {
-            let mut part = match first_of {
-                Some(ranges) => RangeReader::first_of(file, ranges),
-                None => RangeReader::new(file, range),
-            };
-            search::search_part(
+        let outcome = match index::open_range(file, range, held, first_of) {
+            Ok(Some((_, RangeBytes::Held(span)))) => search::search_bytes(
+                matcher,
+                options,
+                &held[span],
+                scratch,
+                range.first_line,
+                None,
+                &mut on_line,
+            ),
+            Ok(Some((_, RangeBytes::Streamed(mut part)))) => search::search_part(
                 matcher,
                 options,
                 &mut part,
@@ -195,7 +184,13 @@ fn search_ranges(
                 range.first_line,
                 None,
                 &mut on_line,
-            )
+            ),
+            // No line starts in the range.
+            Ok(None) => continue,
+            Err(e) => search::Outcome {
+                error: Some(e),
+                ..Default::default()
+            },
         };
         total.matched_lines += outcome.matched_lines;
         if outcome.error.is_some() {

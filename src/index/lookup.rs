@@ -221,7 +221,7 @@ pub struct Range {
 }
 
 /// The longest range read whole into a buffer ([`super::ranges::read_lines`]) and searched
-/// there; a longer one is searched as it is read ([`super::RangeReader`]). One range at a
+/// there; a longer one is searched as it is read ([`super::ranges::open_range`]). One range at a
 /// time, so the buffer stays small and its bytes are still in the processor's cache when they
 /// are searched: a timeline that read each file's ranges ahead into one buffer (up to 8 MiB)
 /// spent a twentieth of its time growing it into fresh pages.

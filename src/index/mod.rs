@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::{Summary, update};
 pub use lookup::{Candidates, Index, Plan, Range, SEARCH_RANGE_COST, TIMELINE_RANGE_COST, keys_of};
-pub use ranges::{RangeReader, Walk, find_from_start, last_before, read_lines, snap};
+pub use ranges::{RangeBytes, Walk, find_from_start, last_before, open_range, read_lines};
 pub use status::{Status, status};
 
 use format::Damage;

@@ -137,8 +137,8 @@ const TAIL_SLACK: u64 = 512;
 /// before them and the rest of the last one in all but files of very long lines. Returns
 /// where they are in `out` and the range they span exactly; empty when no line starts in
 /// it. `first_of`: the file's ranges, when this is the first read of them (see
-/// [`RangeReader::first_of`]). A file that ends inside the last line is shorter than its
-/// index says: an error. A range to the file's end is read by a [`RangeReader`].
+/// [`open_range`]). A file that ends inside the last line is shorter than its index says: an
+/// error. A range to the file's end is read by a [`RangeReader`].
 pub fn read_lines(
     file: &File,
     range: &super::Range,
@@ -294,67 +294,75 @@ pub fn find_from_start<T>(
     Ok(Walk::TooFar)
 }
 
-/// The lines of a file that start in a range ([`super::Range`]), read as they are asked
-/// for, with positioned reads: a range costs no seek, and threads never share a file offset.
-/// The range's ends are moved to line starts ([`snap`]) by the first read.
+/// A range of a file ready to be searched ([`open_range`]).
+pub enum RangeBytes<'a> {
+    /// Its lines, read at once: where they are in the buffer.
+    Held(std::ops::Range<usize>),
+    /// A long range's lines, read as they are asked for.
+    Streamed(RangeReader<'a>),
+}
+
+/// Gets `range` of `file` ready to be searched, with its exact edges (where its first line
+/// starts, and where the line after its last); `None` when no line starts in it. A range
+/// short enough ([`super::Range::held_at_once`]) is read at once into `held`
+/// ([`read_lines`]); a longer one, its ends moved to line starts ([`snap`]), is read as it is
+/// searched. `first_of`: the file's ranges, when this is the first of them: its first read
+/// tells whether they are on disk, and if so asks for them all at once.
+pub fn open_range<'a>(
+    file: &'a File,
+    range: &super::Range,
+    held: &mut Vec<u8>,
+    first_of: Option<&[super::Range]>,
+) -> io::Result<Option<(super::Range, RangeBytes<'a>)>> {
+    if range.held_at_once() {
+        let (span, exact) = read_lines(file, range, held, 0, first_of)?;
+        return Ok((!span.is_empty()).then_some((exact, RangeBytes::Held(span))));
+    }
+    // Only ranges with an end are asked for: a grown file's new bytes alone need no probe.
+    if let Some(ranges) = first_of
+        && ranges.iter().any(|r| r.end.is_some())
+        && readahead::read_cached(file, &mut [0], range.start).is_none()
+    {
+        will_need(file, ranges);
+    }
+    Ok(
+        snap(file, range)?
+            .map(|exact| (exact, RangeBytes::Streamed(RangeReader::of(file, &exact)))),
+    )
+}
+
+/// The lines of a file that start in a range ([`super::Range`]) whose ends are line starts,
+/// read as they are asked for, with positioned reads: a range costs no seek, and threads
+/// never share a file offset.
 pub struct RangeReader<'a> {
     file: &'a File,
-    range: super::Range,
-    /// The file's ranges, when this is the first: they are asked for at once if they are on
-    /// disk ([`super::readahead`]).
-    first_of: Option<&'a [super::Range]>,
-    /// The bytes still to give, `pos..end` (to the file's end when `None`), once snapped.
-    left: Option<(u64, Option<u64>)>,
+    /// The bytes still to give, `pos..end` (to the file's end when `None`).
+    pos: u64,
+    end: Option<u64>,
 }
 
 impl<'a> RangeReader<'a> {
-    pub fn new(file: &'a File, range: &super::Range) -> RangeReader<'a> {
+    /// The reader of `exact`, a range already snapped.
+    fn of(file: &'a File, exact: &super::Range) -> RangeReader<'a> {
         RangeReader {
             file,
-            range: *range,
-            first_of: None,
-            left: None,
-        }
-    }
-
-    /// The reader of the first of `ranges` (not empty), the ranges of `file` that a search
-    /// reads one after another.
-    pub fn first_of(file: &'a File, ranges: &'a [super::Range]) -> RangeReader<'a> {
-        RangeReader {
-            first_of: Some(ranges),
-            ..RangeReader::new(file, &ranges[0])
+            pos: exact.start,
+            end: exact.end,
         }
     }
 }
 
 impl Read for RangeReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let (pos, end) = match &mut self.left {
-            Some((pos, end)) => (pos, *end),
-            None => {
-                // Only ranges with an end are asked for: a grown file's new bytes alone need
-                // no probe.
-                if let Some(ranges) = self.first_of.take()
-                    && ranges.iter().any(|r| r.end.is_some())
-                    && readahead::read_cached(self.file, &mut [0], self.range.start).is_none()
-                {
-                    will_need(self.file, ranges);
-                }
-                let (start, end) = snap(self.file, &self.range)?
-                    .map_or((0, Some(0)), |exact| (exact.start, exact.end));
-                let (pos, _) = self.left.insert((start, end));
-                (pos, end)
-            }
-        };
-        let want = match end {
-            Some(end) => end.saturating_sub(*pos).min(buf.len() as u64) as usize,
+        let want = match self.end {
+            Some(end) => end.saturating_sub(self.pos).min(buf.len() as u64) as usize,
             None => buf.len(),
         };
         if want == 0 {
             return Ok(0);
         }
-        let n = read_at(self.file, &mut buf[..want], *pos)?;
-        *pos += n as u64;
+        let n = read_at(self.file, &mut buf[..want], self.pos)?;
+        self.pos += n as u64;
         Ok(n)
     }
 }
@@ -529,11 +537,13 @@ mod tests {
                     assert_eq!(snapped, None);
                 }
             }
-            // A reader, which reads as it is asked, gives the same bytes.
+            // A reader of the snapped range, which reads as it is asked, gives the same bytes.
             let mut read = Vec::new();
-            RangeReader::new(&file, &range)
-                .read_to_end(&mut read)
-                .unwrap();
+            if let Some(exact) = snapped {
+                RangeReader::of(&file, &exact)
+                    .read_to_end(&mut read)
+                    .unwrap();
+            }
             let want = lines_in(&starts, start, end)
                 .map_or(&[][..], |(from, to)| &text[from as usize..to as usize]);
             assert!(read == want, "{start}..{end}");

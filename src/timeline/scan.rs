@@ -15,9 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memchr::{memchr, memrchr};
 
 use crate::id::{self, Id, Parsed, Shape};
-use crate::index::{
-    Plan, Range, RangeReader, Walk, find_from_start, last_before, read_lines, snap,
-};
+use crate::index::{Plan, Range, RangeBytes, Walk, find_from_start, last_before, open_range};
 use crate::par::{self, Notice, Ordered, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
@@ -470,14 +468,8 @@ fn scan_one(
                 // range.
                 let first_of = (i == 0).then_some(&dated.ranges[..]);
                 // The range's lines exactly: where the first starts, and its number.
-                let read = if planned.held_at_once() {
-                    read_lines(&dated.file, planned, held, 0, first_of)
-                        .map(|(span, exact)| (!span.is_empty()).then_some((exact, Some(span))))
-                } else {
-                    snap(&dated.file, planned).map(|exact| exact.map(|exact| (exact, None)))
-                };
-                let (range, span) = match read {
-                    Ok(Some(read)) => read,
+                let (range, bytes) = match open_range(&dated.file, planned, held, first_of) {
+                    Ok(Some(opened)) => opened,
                     // No line starts in the range.
                     Ok(None) => continue,
                     Err(e) => {
@@ -494,8 +486,8 @@ fn scan_one(
                     first_us: dated.first_us,
                     range_len: range.end.map(|end| end - range.start),
                 };
-                let outcome = match span {
-                    Some(span) => search::search_bytes(
+                let outcome = match bytes {
+                    RangeBytes::Held(span) => search::search_bytes(
                         matcher,
                         options,
                         &held[span],
@@ -504,13 +496,10 @@ fn scan_one(
                         Some(&mut on_chunk),
                         &mut on_line,
                     ),
-                    None => search::search_part(
+                    RangeBytes::Streamed(mut reader) => search::search_part(
                         matcher,
                         options,
-                        &mut match first_of {
-                            Some(all) => RangeReader::first_of(&dated.file, all),
-                            None => RangeReader::new(&dated.file, &range),
-                        },
+                        &mut reader,
                         scratch,
                         range.first_line,
                         Some(&mut on_chunk),
