@@ -9,8 +9,8 @@ use memchr::memchr2_iter;
 
 use super::trace::{
     FOLDED_MAX, FieldRole, ROLE_KEY_ENDS, SPAN_HEX_LEN, XRAY_LEN, b3_spans, decode_decimal,
-    decode_hex64, decode_xray, field_before, field_role, folded, has_hex_run, is_key_gap,
-    key_before,
+    decode_hex64, decode_xray, field_before, field_role, folded, for_each_hex_run_start,
+    is_key_gap, key_before,
 };
 use super::{HEX_DECODE, INVALID, UUID_UNDASHED_LEN, decode_hex, is_token_byte};
 
@@ -235,58 +235,57 @@ pub fn traceparent_around(line: &[u8], start: usize, end: usize) -> Option<Trace
 /// tokens, not zero; the hex ones in line order, then the decimals. `decimal`: written as a
 /// decimal.
 pub fn for_each_span(line: &[u8], mut f: impl FnMut(usize, usize, u64, bool)) {
-    // Most lines hold no 16 hex digits in a row, which every hex span needs: a vector-friendly
-    // pass rules them out before the walk that reads every token.
-    if has_hex_run(line, SPAN_HEX_LEN) {
-        for_each_hex_span(line, &mut f);
-    }
+    // Every hex span, and every 32-hex trace ID a header writes its spans after, starts a run
+    // of at least 16 hex digits; most lines hold few or none.
+    for_each_hex_run_start(line, SPAN_HEX_LEN, |at| hex_span_at(line, at, &mut f));
     for_each_decimal_span(line, &mut f);
 }
 
-fn for_each_hex_span(line: &[u8], f: &mut impl FnMut(usize, usize, u64, bool)) {
-    let mut at = 0;
-    while at < line.len() {
-        if HEX_DECODE[line[at] as usize] == INVALID || (at > 0 && is_token_byte(line[at - 1])) {
-            at += 1;
-            continue;
-        }
-        let run = line[at..].iter().take_while(|&&b| is_token_byte(b)).count();
-        let end = at + run;
-        let role = || field_before(line, at);
-        if run == SPAN_HEX_LEN
-            && let Some(value) = decode_hex64(&line[at..end]).filter(|&v| v != 0)
-        {
-            let xray_parent = line[..at]
-                .len()
-                .checked_sub(XRAY_PARENT.len())
-                .is_some_and(|k| line[k..at].eq_ignore_ascii_case(XRAY_PARENT));
-            match role() {
-                // Unless a Datadog key makes 16 digits a decimal, which the decimal walk reads
-                // (a nested `"span":{"id":...}` has no key of its own to say so).
-                Some(FieldRole::Span) => {
-                    let hex = key_before(line, at).and_then(key_role).is_none_or(|key| {
-                        value_under(key, &line[at..end]).is_some_and(|v| v.form == ValueForm::Hex16)
-                    });
-                    if hex {
-                        f(at, end, value, false);
-                    }
+/// The spans of the run of hex digits that starts at `at`, if it is a whole token: itself
+/// where it is a span of 16, the spans a header writes after it where it is a trace of 32.
+fn hex_span_at(line: &[u8], at: usize, f: &mut impl FnMut(usize, usize, u64, bool)) {
+    if at > 0 && is_token_byte(line[at - 1]) {
+        return;
+    }
+    let run = line[at..]
+        .iter()
+        .take(UUID_UNDASHED_LEN + 1)
+        .take_while(|&&b| is_token_byte(b))
+        .count();
+    let end = at + run;
+    let role = || field_before(line, at);
+    if run == SPAN_HEX_LEN
+        && let Some(value) = decode_hex64(&line[at..end]).filter(|&v| v != 0)
+    {
+        let xray_parent = line[..at]
+            .len()
+            .checked_sub(XRAY_PARENT.len())
+            .is_some_and(|k| line[k..at].eq_ignore_ascii_case(XRAY_PARENT));
+        match role() {
+            // Unless a Datadog key makes 16 digits a decimal, which the decimal walk reads
+            // (a nested `"span":{"id":...}` has no key of its own to say so).
+            Some(FieldRole::Span) => {
+                let hex = key_before(line, at).and_then(key_role).is_none_or(|key| {
+                    value_under(key, &line[at..end]).is_some_and(|v| v.form == ValueForm::Hex16)
+                });
+                if hex {
+                    f(at, end, value, false);
                 }
-                // A 64-bit trace ID in a single `b3` header.
-                Some(FieldRole::B3) => b3_header_spans(line, end, f),
-                _ if xray_parent => f(at, end, value, false),
-                _ => {}
             }
-        } else if run == UUID_UNDASHED_LEN {
-            if let Some(header) = traceparent_around(line, at, end) {
-                if header.version != 0xff && header.span != 0 {
-                    let span_at = end + 1;
-                    f(span_at, span_at + SPAN_HEX_LEN, header.span, false);
-                }
-            } else if role() == Some(FieldRole::B3) {
-                b3_header_spans(line, end, f);
-            }
+            // A 64-bit trace ID in a single `b3` header.
+            Some(FieldRole::B3) => b3_header_spans(line, end, f),
+            _ if xray_parent => f(at, end, value, false),
+            _ => {}
         }
-        at = end;
+    } else if run == UUID_UNDASHED_LEN && decode_hex(&line[at..end]).is_some() {
+        if let Some(header) = traceparent_around(line, at, end) {
+            if header.version != 0xff && header.span != 0 {
+                let span_at = end + 1;
+                f(span_at, span_at + SPAN_HEX_LEN, header.span, false);
+            }
+        } else if role() == Some(FieldRole::B3) {
+            b3_header_spans(line, end, f);
+        }
     }
 }
 
