@@ -20,6 +20,11 @@ pub(super) struct FieldCounts {
     /// The names by number, and the number of each.
     names: Vec<Arc<str>>,
     numbers: FastMap<Arc<str>, u32>,
+    /// The number of each copy of a name counted, by the copy's address: a line's names are
+    /// shared copies, and hashing the address spares hashing the text at every token. The
+    /// copies are held, so no address is reused by another name.
+    by_copy: FastMap<usize, u32>,
+    copies: Vec<Arc<str>>,
 }
 
 impl FieldCounts {
@@ -29,29 +34,42 @@ impl FieldCounts {
             others: FastMap::default(),
             names: Vec::new(),
             numbers: FastMap::default(),
+            by_copy: FastMap::default(),
+            copies: Vec::new(),
         }
     }
 
     /// Counts a line on which `name` holds the ID numbered `id`.
     pub(super) fn add(&mut self, id: usize, name: &Arc<str>) {
-        self.add_lines(id, name, 1);
+        let copy = Arc::as_ptr(name).cast::<u8>() as usize;
+        let number = match self.by_copy.get(&copy) {
+            Some(&n) => n,
+            None => {
+                let n = self.number_of(name);
+                self.by_copy.insert(copy, n);
+                self.copies.push(Arc::clone(name));
+                n
+            }
+        };
+        self.add_lines(id, number, 1);
     }
 
     /// Adds the counts of `other`, over other lines.
     pub(super) fn merge(&mut self, other: FieldCounts) {
+        let numbers: Vec<u32> = other.names.iter().map(|n| self.number_of(n)).collect();
         for (id, (number, count)) in other.first.into_iter().enumerate() {
             if number != NONE {
-                self.add_lines(id, &other.names[number as usize], count);
+                self.add_lines(id, numbers[number as usize], count);
             }
         }
         for ((id, number), count) in other.others {
-            self.add_lines(id as usize, &other.names[number as usize], count);
+            self.add_lines(id as usize, numbers[number as usize], count);
         }
     }
 
-    /// Counts `lines` lines on which `name` holds the ID numbered `id`.
-    fn add_lines(&mut self, id: usize, name: &Arc<str>, lines: u64) {
-        let number = match self.numbers.get(&**name) {
+    /// The number of `name`, given it on first sight.
+    fn number_of(&mut self, name: &Arc<str>) -> u32 {
+        match self.numbers.get(&**name) {
             Some(&n) => n,
             None => {
                 let n = u32::try_from(self.names.len()).unwrap_or(NONE - 1);
@@ -59,7 +77,11 @@ impl FieldCounts {
                 self.numbers.insert(Arc::clone(name), n);
                 n
             }
-        };
+        }
+    }
+
+    /// Counts `lines` lines on which the name numbered `number` holds the ID numbered `id`.
+    fn add_lines(&mut self, id: usize, number: u32, lines: u64) {
         let slot = &mut self.first[id];
         if slot.0 == number {
             slot.1 += lines;

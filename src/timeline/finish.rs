@@ -8,9 +8,9 @@
 //! waited.
 
 use super::fields::FieldCounts;
-use super::scan::{FastMap, Found, PairBuffers, UNLISTED, service_of};
+use super::scan::{FastMap, Found, PairBuffers, Token, UNLISTED, service_of};
 use super::{
-    Known, Line, Placement, Query, Timeline, TimelineId, in_window, is_entity, merge_sorted,
+    Finds, Known, Line, Placement, Query, Timeline, TimelineId, in_window, is_entity, merge_sorted,
 };
 use crate::id::{self, Kind};
 use crate::source::Input;
@@ -25,15 +25,20 @@ const PART_MIN_LINES: usize = 4096;
 pub(super) fn finish(
     query: &Query,
     inputs: &[Input],
-    mut found: Vec<(Found, usize)>,
+    finds: Finds,
     placed: Vec<(Option<i64>, Placement)>,
     known: &[Known],
     index: &FastMap<u128, usize>,
     threads: usize,
 ) -> Timeline {
     let (mut ids, remap) = listed(query, known);
+    let Finds {
+        lines: mut found,
+        token_lists,
+    } = finds;
     let reader = Reader {
         query,
+        token_lists: &token_lists,
         known,
         index,
         remap: &remap,
@@ -62,7 +67,7 @@ pub(super) fn finish(
                 .collect()
         })
     };
-    // Each line's text and tokens went to the parts; what is left is the shells.
+    // Each line's text went to the parts; what is left is the shells.
     drop(found);
     let mut fields = FieldCounts::new(ids.len());
     let mut figures = vec![Figures::default(); ids.len()];
@@ -143,6 +148,7 @@ fn listed(query: &Query, known: &[Known]) -> (Vec<TimelineId>, Vec<usize>) {
 /// What every part's reader shares.
 struct Reader<'a> {
     query: &'a Query,
+    token_lists: &'a [Vec<Token>],
     known: &'a [Known],
     index: &'a FastMap<u128, usize>,
     remap: &'a [usize],
@@ -164,7 +170,7 @@ struct Part {
 
 impl Reader<'_> {
     /// Reads the found lines `found`, the first of them numbered `first` among all, placed as
-    /// `placed` says; takes their text and tokens.
+    /// `placed` says; takes their text.
     fn read(
         &self,
         first: usize,
@@ -184,8 +190,7 @@ impl Reader<'_> {
         // the line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
         let mut listed_on = vec![usize::MAX; ids.len()];
         for (n, ((f, via), &(time_us, placement))) in (first..).zip(found.iter_mut().zip(placed)) {
-            drop(std::mem::take(&mut f.queries));
-            let tokens = std::mem::take(&mut f.tokens);
+            let tokens = &self.token_lists[f.list][f.tokens.clone()];
             if !in_window(time_us, self.query) {
                 match time_us {
                     Some(_) => part.outside_window += 1,

@@ -197,6 +197,13 @@ pub struct Query {
 }
 
 /// An ID while the timeline is built.
+/// The lines the passes found, each with the known ID that brought it in, and their tokens.
+struct Finds {
+    lines: Vec<(Found, usize)>,
+    /// A list per input and pass ([`Found::list`]).
+    token_lists: Vec<Vec<scan::Token>>,
+}
+
 struct Known {
     id: Id,
     kind: Kind,
@@ -231,6 +238,7 @@ pub fn build(
     let mut index: FastMap<u128, usize> = FastMap::default();
     index.insert(root.id.0, 0);
     let mut found: Vec<(Found, usize)> = Vec::new();
+    let mut token_lists: Vec<Vec<scan::Token>> = Vec::new();
     let mut on_timeline: FastSet<(usize, u64)> = FastSet::default();
     let mut reported: HashSet<usize> = HashSet::new();
     let mut errored = false;
@@ -304,34 +312,38 @@ pub fn build(
             }
         }
         let first_new = found.len();
-        let pass_lines = pass.lines.iter().map(Vec::len).sum();
+        let pass_lines = pass.inputs.iter().map(|input| input.lines.len()).sum();
         found.reserve(pass_lines);
         // The last pass's lines are read by no later pass.
         let last_pass = hop == query.hops;
         if !last_pass {
             on_timeline.reserve(pass_lines);
         }
-        for f in pass.lines.into_iter().flatten() {
-            let via = f
-                .queries
-                .iter()
-                .map(|&q| frontier[q])
-                .find(|&k| !matches!(known[k].status, Status::FanOut(_)));
-            if let Some(via) = via {
-                if !last_pass {
-                    on_timeline.insert((f.file, f.line_no));
+        for input in pass.inputs {
+            let list = token_lists.len();
+            for mut f in input.lines {
+                let via = input.queries[f.queries.clone()]
+                    .iter()
+                    .map(|&q| frontier[q])
+                    .find(|&k| !matches!(known[k].status, Status::FanOut(_)));
+                if let Some(via) = via {
+                    if !last_pass {
+                        on_timeline.insert((f.file, f.line_no));
+                    }
+                    f.list = list;
+                    found.push((f, via));
                 }
-                found.push((f, via));
             }
+            token_lists.push(input.tokens);
         }
         // Place what we have so far, so the window can decide which new lines lead on.
         placed = place(&found, &known);
         let mut next = Vec::new();
-        for (n, (f, via)) in found.iter_mut().enumerate().skip(first_new) {
+        for (n, (f, via)) in found.iter().enumerate().skip(first_new) {
             if !in_window(placed[n].0, query) {
                 continue;
             }
-            for token in &mut f.tokens {
+            for token in &mut token_lists[f.list][f.tokens.clone()] {
                 let k = *index.entry(token.id.0).or_insert_with(|| {
                     known.push(Known {
                         id: token.id,
@@ -369,7 +381,10 @@ pub fn build(
         finish(
             query,
             inputs,
-            found,
+            Finds {
+                lines: found,
+                token_lists,
+            },
             placed,
             &known,
             &index,
@@ -474,8 +489,9 @@ mod tests {
             own_us,
             prev_us,
             file_first_us: None,
-            queries: vec![0],
-            tokens: Vec::new(),
+            queries: 0..0,
+            tokens: 0..0,
+            list: 0,
         }
     }
 
@@ -510,10 +526,17 @@ mod tests {
         assert_eq!(placed, vec![(None, Placement::Unplaced)]);
     }
 
-    /// A line holding the related ID `related` (known as 1) in `field`.
-    fn holding(line_no: u64, related: u128, field: &str) -> (Found, usize) {
+    /// A line holding the related ID `related` (known as 1) in `field`, its token the
+    /// `line_no`th of `tokens`.
+    fn holding(
+        line_no: u64,
+        related: u128,
+        field: &str,
+        tokens: &mut Vec<scan::Token>,
+    ) -> (Found, usize) {
         let mut line = found(0, line_no, Some(line_no as i64), None);
-        line.tokens.push(scan::Token {
+        line.tokens = tokens.len()..tokens.len() + 1;
+        tokens.push(scan::Token {
             id: Id(related),
             shape: Shape::Ulid,
             start: 0,
@@ -540,10 +563,11 @@ mod tests {
             until: None,
         };
         let field_of = |fields: &[&str]| {
+            let mut tokens = Vec::new();
             let lines: Vec<(Found, usize)> = fields
                 .iter()
                 .enumerate()
-                .map(|(n, field)| holding(n as u64 + 1, related, field))
+                .map(|(n, field)| holding(n as u64 + 1, related, field, &mut tokens))
                 .collect();
             let ids = [
                 known(ulid_at(ROOT_MS), Kind::Ulid),
@@ -553,7 +577,11 @@ mod tests {
                 },
             ];
             let placed = place(&lines, &ids);
-            let timeline = finish(&query, &[], lines, placed, &ids, &FastMap::default(), 1);
+            let finds = Finds {
+                lines,
+                token_lists: vec![tokens],
+            };
+            let timeline = finish(&query, &[], finds, placed, &ids, &FastMap::default(), 1);
             timeline.ids[1].field.as_deref().map(str::to_owned)
         };
         // Most lines win, wherever they stand.
@@ -590,13 +618,15 @@ mod tests {
         }
         let index: FastMap<u128, usize> =
             ids.iter().enumerate().map(|(k, e)| (e.id.0, k)).collect();
+        let mut tokens = Vec::new();
         let lines: Vec<(Found, usize)> = (0..12_000u64)
             .map(|n| {
                 let time = (!rng.next().is_multiple_of(7)).then(|| (rng.next() % 5_000) as i64);
                 let mut f = found((n % 5) as usize, n, time, None);
+                let first = tokens.len();
                 for _ in 0..rng.next() % 6 {
                     let k = (rng.next() % ids.len() as u64) as usize;
-                    f.tokens.push(scan::Token {
+                    tokens.push(scan::Token {
                         id: ids[k].id,
                         shape: Shape::Ulid,
                         start: (rng.next() % 4) as usize,
@@ -610,30 +640,32 @@ mod tests {
                         },
                     });
                 }
+                f.tokens = first..tokens.len();
                 (f, (rng.next() % ids.len() as u64) as usize)
             })
             .collect();
-        let clone = |lines: &[(Found, usize)]| -> Vec<(Found, usize)> {
-            lines
+        let clone = |lines: &[(Found, usize)]| Finds {
+            lines: lines
                 .iter()
                 .map(|(f, via)| {
-                    let tokens = f
-                        .tokens
-                        .iter()
-                        .map(|t| scan::Token {
-                            field: t.field.clone(),
-                            ..*t
-                        })
-                        .collect();
                     let copy = Found {
                         text: f.text.clone(),
                         queries: f.queries.clone(),
-                        tokens,
+                        tokens: f.tokens.clone(),
                         ..*f
                     };
                     (copy, *via)
                 })
-                .collect()
+                .collect(),
+            token_lists: vec![
+                tokens
+                    .iter()
+                    .map(|t| scan::Token {
+                        field: t.field.clone(),
+                        ..*t
+                    })
+                    .collect(),
+            ],
         };
         for (since, until) in [(None, None), (Some(1), Some(3))] {
             let query = Query {

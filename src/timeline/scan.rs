@@ -39,7 +39,22 @@ pub(super) struct Found {
     pub(super) prev_us: Option<i64>,
     /// The file's first timestamp, on any line.
     pub(super) file_first_us: Option<i64>,
-    /// Query indices of the pass's IDs on the line, by first position.
+    /// Where the line's query indices (of the pass's IDs on it, by first position) stand in
+    /// its input's [`InputFinds::queries`].
+    pub(super) queries: std::ops::Range<usize>,
+    /// Where the line's tokens stand in its token list, [`Found::list`].
+    pub(super) tokens: std::ops::Range<usize>,
+    /// Which of the timeline's token lists holds the line's tokens: its input's, numbered as
+    /// the pass's lines are gathered. A list per input, not per line: a line's own list was
+    /// allocated on a pass's thread and freed on another, at 83,000 lines a tenth of sorting
+    /// them.
+    pub(super) list: usize,
+}
+
+/// What a pass found in one input: its lines in line order, and their query indices and
+/// tokens, each line's one after another.
+pub(super) struct InputFinds {
+    pub(super) lines: Vec<Found>,
     pub(super) queries: Vec<usize>,
     pub(super) tokens: Vec<Token>,
 }
@@ -66,7 +81,7 @@ pub(super) struct Pass {
     /// which input, so related IDs are found, numbered and dated the same way on every run.
     /// Kept per input, the lines come in that order with no sort and no merge, and no list
     /// of a whole thread's lines is grown step by step into fresh pages.
-    pub(super) lines: Vec<Vec<Found>>,
+    pub(super) inputs: Vec<InputFinds>,
     /// Lines per query ID, every line counted, also those dropped.
     pub(super) counts: Vec<u64>,
     pub(super) notices: Vec<(usize, Notice)>,
@@ -76,8 +91,8 @@ pub(super) struct Pass {
 #[derive(Default)]
 struct PassThread {
     scratch: Scratch,
-    /// The found lines of each input read, a list per input.
-    lines: Vec<Vec<Found>>,
+    /// What each input read gave.
+    inputs: Vec<InputFinds>,
     tokens: Vec<scan::Hit>,
     spans: Vec<(usize, usize)>,
     fields: Vec<Option<Arc<str>>>,
@@ -138,16 +153,16 @@ pub(super) fn search_pass(
         // scan.
         |thread| {
             *thread = PassThread {
-                lines: std::mem::take(&mut thread.lines),
+                inputs: std::mem::take(&mut thread.inputs),
                 ..PassThread::default()
             };
         },
     );
     progress.finish();
-    let mut lines: Vec<Vec<Found>> = threads.into_iter().flat_map(|t| t.lines).collect();
-    lines.sort_unstable_by_key(|input| input[0].file);
+    let mut inputs: Vec<InputFinds> = threads.into_iter().flat_map(|t| t.inputs).collect();
+    inputs.sort_unstable_by_key(|input| input.lines[0].file);
     Pass {
-        lines,
+        inputs,
         counts: counts.iter().map(|c| c.load(Ordering::Relaxed)).collect(),
         notices,
     }
@@ -315,14 +330,18 @@ fn scan_one(
     let times = RefCell::new(FileTimes::default());
     let PassThread {
         scratch,
-        lines,
+        inputs,
         tokens,
         spans,
         fields,
         names,
         held,
     } = thread;
-    let mut input_lines = Vec::new();
+    let mut found = InputFinds {
+        lines: Vec::new(),
+        queries: Vec::new(),
+        tokens: Vec::new(),
+    };
     let options = SearchOptions {
         line_numbers: true,
         text: settings.text,
@@ -336,16 +355,16 @@ fn scan_one(
     let mut on_line = |m: &search::LineMatch| {
         // Each query once, in the order of the hits; a set for a line with many (a test of
         // the list for each took quadratic time on a line of 200,000 related IDs).
-        let mut queries = Vec::new();
+        let first_query = found.queries.len();
         if m.hits.len() <= FEW_HITS {
             for hit in m.hits {
-                if !queries.contains(&hit.query) {
-                    queries.push(hit.query);
+                if !found.queries[first_query..].contains(&hit.query) {
+                    found.queries.push(hit.query);
                 }
             }
         } else {
             let mut seen = FastSet::default();
-            queries.extend(
+            found.queries.extend(
                 m.hits
                     .iter()
                     .map(|hit| hit.query)
@@ -353,10 +372,11 @@ fn scan_one(
             );
         }
         let mut wanted = false;
-        for &q in &queries {
+        for &q in &found.queries[first_query..] {
             wanted |= counts[q].fetch_add(1, Ordering::Relaxed) < max_fanout;
         }
         if !wanted || on_timeline.contains(&(file, m.line_no)) {
+            found.queries.truncate(first_query);
             return true;
         }
         tokens.clear();
@@ -424,26 +444,27 @@ fn scan_one(
             }
         };
         times.matched(m.line_no, m.before.len(), own_us.or(prev_us));
-        input_lines.push(Found {
+        let first_token = found.tokens.len();
+        found
+            .tokens
+            .extend(tokens.iter().zip(fields.drain(..)).map(|(t, field)| Token {
+                id: t.id,
+                shape: t.shape,
+                start: t.start,
+                end: t.end,
+                field,
+                known: UNLISTED,
+            }));
+        found.lines.push(Found {
             file,
             line_no: m.line_no,
             text: m.line.into(),
             own_us,
             prev_us,
             file_first_us: None,
-            queries,
-            tokens: tokens
-                .iter()
-                .zip(fields.drain(..))
-                .map(|(t, field)| Token {
-                    id: t.id,
-                    shape: t.shape,
-                    start: t.start,
-                    end: t.end,
-                    field,
-                    known: UNLISTED,
-                })
-                .collect(),
+            queries: first_query..found.queries.len(),
+            tokens: first_token..found.tokens.len(),
+            list: 0,
         });
         true
     };
@@ -519,11 +540,11 @@ fn scan_one(
         outcome.error = Some(e);
     }
     let file_first_us = times.borrow().first_us;
-    for line in &mut input_lines {
+    for line in &mut found.lines {
         line.file_first_us = file_first_us;
     }
-    if !input_lines.is_empty() {
-        lines.push(input_lines);
+    if !found.lines.is_empty() {
+        inputs.push(found);
     }
     Notice::after_scan(outcome, "left out")
 }
