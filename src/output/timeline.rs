@@ -257,10 +257,30 @@ fn status_text(entry: &TimelineId, timeline: &Timeline) -> String {
 /// The indices of the related IDs in the order the summaries show them: nearest hop first,
 /// then most lines.
 fn related(timeline: &Timeline) -> Vec<usize> {
+    let mut keys = related_keys(timeline);
+    keys.sort_unstable();
+    keys.into_iter().map(|(.., k)| k).collect()
+}
+
+/// The first `n` of [`related`], and how many related IDs there are: the text view lists a
+/// few of tens of thousands, and sorting them all took a seventh of writing two hops' rows.
+fn related_first(timeline: &Timeline, n: usize) -> (Vec<usize>, usize) {
+    let mut keys = related_keys(timeline);
+    let all = keys.len();
+    if n < all {
+        keys.select_nth_unstable(n);
+        keys.truncate(n);
+    }
+    keys.sort_unstable();
+    (keys.into_iter().map(|(.., k)| k).collect(), all)
+}
+
+/// Each related ID's place in [`related`]'s order, ending with its index.
+fn related_keys(timeline: &Timeline) -> Vec<(u32, std::cmp::Reverse<u64>, i64, usize)> {
     // The keys are read once, in order, and sorted apart from the entries: two hops list tens
     // of thousands of IDs, and a sort reading each entry's key at each comparison took as long
     // as writing every row. The index ends each key, so no two are equal.
-    let mut keys: Vec<(u32, std::cmp::Reverse<u64>, i64, usize)> = timeline.ids[1..]
+    timeline.ids[1..]
         .iter()
         .enumerate()
         .map(|(i, e)| {
@@ -271,9 +291,7 @@ fn related(timeline: &Timeline) -> Vec<usize> {
                 i + 1,
             )
         })
-        .collect();
-    keys.sort_unstable();
-    keys.into_iter().map(|(.., k)| k).collect()
+        .collect()
 }
 
 /// A count of placed-by-rule lines, for the summaries.
@@ -411,8 +429,8 @@ fn write_text(
         escape_into(&mut buf, value.as_bytes());
         buf.push(b'\n');
     }
-    let related = related(timeline);
-    for entry in related.iter().take(TEXT_RELATED).map(|&k| &timeline.ids[k]) {
+    let (related, all_related) = related_first(timeline, TEXT_RELATED);
+    for entry in related.iter().map(|&k| &timeline.ids[k]) {
         let mut row = Vec::with_capacity(160);
         let _ = write!(
             row,
@@ -453,11 +471,11 @@ fn write_text(
         buf.extend_from_slice(&row);
         buf.push(b'\n');
     }
-    if related.len() > TEXT_RELATED {
+    if all_related > TEXT_RELATED {
         let _ = writeln!(
             buf,
             "          (+{} more; every related ID is in the md and html exports)",
-            related.len() - TEXT_RELATED
+            all_related - TEXT_RELATED
         );
     }
     let counts = placement_counts(timeline);
@@ -770,6 +788,49 @@ fn write_md(out: &mut dyn Write, timeline: &Timeline, clock: &Clock) -> io::Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text view's first related IDs are the first of the order the exports list them
+    /// all in, whatever the hops, line counts and times tie on.
+    #[test]
+    fn the_first_related_ids_are_the_first_of_the_full_order() {
+        let mut rng = crate::testing::Rng(0x2e1a);
+        for round in 0..40 {
+            let ids = (0..1 + rng.below(200))
+                .map(|i| {
+                    let first_us = (rng.below(4) != 0).then(|| rng.below(5) as i64);
+                    TimelineId {
+                        id: crate::id::Id(i as u128 + 1),
+                        kind: crate::id::Kind::Ulid,
+                        description: "ulid",
+                        hop: rng.below(3) as u32,
+                        found_via: None,
+                        status: Status::Listed,
+                        lines: rng.below(4) as u64,
+                        first_us,
+                        last_us: first_us,
+                        field: None,
+                        parent: None,
+                        service: None,
+                    }
+                })
+                .collect();
+            let timeline = Timeline {
+                ids,
+                lines: Vec::new(),
+                paths: Vec::new(),
+                hops: 2,
+                max_fanout: 100,
+                outside_window: 0,
+                untimed_outside_window: 0,
+            };
+            let all = related(&timeline);
+            for n in [0, 1, 20, all.len(), all.len() + 5] {
+                let (first, count) = related_first(&timeline, n);
+                assert_eq!(count, all.len(), "round {round}");
+                assert_eq!(first, all[..n.min(all.len())], "round {round}, first {n}");
+            }
+        }
+    }
 
     #[test]
     fn common_dir_cuts_only_at_a_slash_whatever_the_characters() {

@@ -175,10 +175,11 @@ impl Timeline {
 
     /// The files the lines come from, in walk order.
     pub fn files(&self) -> Vec<usize> {
-        let mut files: Vec<usize> = self.lines.iter().map(|l| l.file).collect();
-        files.sort_unstable();
-        files.dedup();
-        files
+        let mut used = vec![false; self.paths.len()];
+        for line in &self.lines {
+            used[line.file] = true;
+        }
+        (0..used.len()).filter(|&f| used[f]).collect()
     }
 }
 
