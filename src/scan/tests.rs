@@ -1,7 +1,7 @@
 //! Unit tests of the matcher and its searchers; the pair and sampled searchers at every
 //! dispatch level the CPU has.
 
-use super::pairs::pick_shared;
+use super::pairs::{pick_pair, pick_shared};
 use super::simd::{Level, Simd, coverage};
 use super::*;
 use crate::id;
@@ -327,6 +327,38 @@ fn agree_at_every_level(
 
 /// A 32-hex query (a UUID or a trace ID) scans three needles at one shared pair of offsets;
 /// that loop must agree with the scalar one at every level too.
+/// The pair prefilter's two positions are the two rarest of a sort of every position by
+/// rarity, the second of another byte where the tail has one, on tails of every kind and of
+/// one repeated byte.
+#[test]
+fn the_pair_positions_are_the_rarest_of_a_sort_of_every_position() {
+    let mut rng = Rng(0x9a1f);
+    for round in 0..5_000 {
+        let alphabet: &[u8] = match round % 3 {
+            0 => b"0123456789abcdefghjkmnpqrstvwxyz",
+            1 => b"0123456789",
+            _ => b"0",
+        };
+        let bytes: Vec<u8> = (0..2 + rng.below(30))
+            .map(|_| *rng.pick(alphabet))
+            .collect();
+        let mut order: Vec<usize> = (0..bytes.len()).collect();
+        order.sort_by_key(|&i| (pairs::frequency_rank(bytes[i]), i));
+        let first = order[0];
+        let second = order[1..]
+            .iter()
+            .copied()
+            .find(|&i| bytes[i] != bytes[first])
+            .unwrap_or(order[1]);
+        assert_eq!(
+            pick_pair(&bytes),
+            (first.min(second), first.max(second)),
+            "{:?}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+}
+
 #[test]
 fn a_32_hex_query_shares_one_pair_of_offsets_and_agrees_at_every_level() {
     let levels = coverage::levels("scan pair searcher, shared offsets", &Level::ALL);

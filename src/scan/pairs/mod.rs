@@ -107,7 +107,24 @@ pub(super) struct PairSearcher {
 /// Approximate frequency rank of a (lowercase) byte in log text: higher is more common.
 /// Digits are everywhere in logs (timestamps, counters), vowels and `e t a o n s r` in
 /// messages; the rare letters make the best prefilter bytes.
-fn frequency_rank(b: u8) -> u8 {
+pub(super) fn frequency_rank(b: u8) -> u8 {
+    FREQUENCY_RANKS[usize::from(b)]
+}
+
+/// [`frequency_rank`] of every byte, worked out once: the needles of a timeline's hop for
+/// thousands of IDs ask for it tens of thousands of times.
+static FREQUENCY_RANKS: [u8; 256] = {
+    let mut ranks = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        ranks[b] = rank_of(b as u8);
+        b += 1;
+    }
+    ranks
+};
+
+/// The rank [`frequency_rank`] gives `b`.
+const fn rank_of(b: u8) -> u8 {
     match b {
         // Dates and times are full of 0, 1 and 2.
         b'0'..=b'2' => 250,
@@ -124,17 +141,24 @@ fn frequency_rank(b: u8) -> u8 {
 }
 
 /// Picks the two rarest positions of a needle for the pair prefilter, preferring different
-/// bytes, in order.
-fn pick_pair(bytes: &[u8]) -> (usize, usize) {
-    let mut order: Vec<usize> = (0..bytes.len()).collect();
-    order.sort_by_key(|&i| (frequency_rank(bytes[i]), i));
-    let first = order[0];
-    // A tail of one repeated byte: the next rarest position.
-    let second = order[1..]
-        .iter()
-        .copied()
-        .find(|&i| bytes[i] != bytes[first])
-        .unwrap_or(order[1]);
+/// bytes, in order; of equally rare positions the first. Two passes over the bytes, not a
+/// sort of them: a timeline's hop makes needles for thousands of IDs, and the sort took about
+/// two thirds of building its searcher (2 of 3.3 ms for 2,714 IDs).
+pub(super) fn pick_pair(bytes: &[u8]) -> (usize, usize) {
+    let rarity = |i: usize| (frequency_rank(bytes[i]), i);
+    let first = (1..bytes.len()).fold(0, |best, i| if rarity(i) < rarity(best) { i } else { best });
+    // The rarest position of another byte, and, for a tail of one repeated byte, the next
+    // rarest position.
+    let (mut other, mut next): (Option<usize>, Option<usize>) = (None, None);
+    for i in (0..bytes.len()).filter(|&i| i != first) {
+        if next.is_none_or(|j| rarity(i) < rarity(j)) {
+            next = Some(i);
+        }
+        if bytes[i] != bytes[first] && other.is_none_or(|j| rarity(i) < rarity(j)) {
+            other = Some(i);
+        }
+    }
+    let second = other.or(next).unwrap_or(first);
     (first.min(second), first.max(second))
 }
 
