@@ -527,8 +527,8 @@ mod tests {
         assert_eq!(placed, vec![(None, Placement::Unplaced)]);
     }
 
-    /// A line holding the related ID `related` (known as 1) in `field`, its token the
-    /// `line_no`th of `tokens`.
+    /// A line holding the related ID `related` (known as 1) in `field`, its token pushed
+    /// onto `tokens`.
     fn holding(
         line_no: u64,
         related: u128,
