@@ -257,30 +257,16 @@ fn status_text(entry: &TimelineId, timeline: &Timeline) -> String {
 /// The indices of the related IDs in the order the summaries show them: nearest hop first,
 /// then most lines.
 fn related(timeline: &Timeline) -> Vec<usize> {
-    let mut keys = related_keys(timeline);
-    keys.sort_unstable();
-    keys.into_iter().map(|(.., k)| k).collect()
+    related_first(timeline, usize::MAX).0
 }
 
 /// The first `n` of [`related`], and how many related IDs there are: the text view lists a
 /// few of tens of thousands, and sorting them all took a seventh of writing two hops' rows.
 fn related_first(timeline: &Timeline, n: usize) -> (Vec<usize>, usize) {
-    let mut keys = related_keys(timeline);
-    let all = keys.len();
-    if n < all {
-        keys.select_nth_unstable(n);
-        keys.truncate(n);
-    }
-    keys.sort_unstable();
-    (keys.into_iter().map(|(.., k)| k).collect(), all)
-}
-
-/// Each related ID's place in [`related`]'s order, ending with its index.
-fn related_keys(timeline: &Timeline) -> Vec<(u32, std::cmp::Reverse<u64>, i64, usize)> {
     // The keys are read once, in order, and sorted apart from the entries: two hops list tens
     // of thousands of IDs, and a sort reading each entry's key at each comparison took as long
     // as writing every row. The index ends each key, so no two are equal.
-    timeline.ids[1..]
+    let mut keys: Vec<(u32, std::cmp::Reverse<u64>, i64, usize)> = timeline.ids[1..]
         .iter()
         .enumerate()
         .map(|(i, e)| {
@@ -291,7 +277,14 @@ fn related_keys(timeline: &Timeline) -> Vec<(u32, std::cmp::Reverse<u64>, i64, u
                 i + 1,
             )
         })
-        .collect()
+        .collect();
+    let all = keys.len();
+    if n < all {
+        keys.select_nth_unstable(n);
+        keys.truncate(n);
+    }
+    keys.sort_unstable();
+    (keys.into_iter().map(|(.., k)| k).collect(), all)
 }
 
 /// A count of placed-by-rule lines, for the summaries.
