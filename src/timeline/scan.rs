@@ -53,6 +53,7 @@ pub(super) struct Found {
 
 /// What a pass found in one input: its lines in line order, and their query indices and
 /// tokens, each line's one after another.
+#[derive(Default)]
 pub(super) struct InputFinds {
     pub(super) lines: Vec<Found>,
     pub(super) queries: Vec<usize>,
@@ -337,11 +338,7 @@ fn scan_one(
         names,
         held,
     } = thread;
-    let mut finds = InputFinds {
-        lines: Vec::new(),
-        queries: Vec::new(),
-        tokens: Vec::new(),
-    };
+    let mut finds = InputFinds::default();
     let options = SearchOptions {
         line_numbers: true,
         text: settings.text,
