@@ -2,21 +2,22 @@
 //! beside the real lookup: the walk (beside the index's opening, as a search does), the
 //! postings looked up, then on each thread, file by file in walk order, what the index asks
 //! of each file (a `statx`, and for a file with candidates an `open` and the read of each
-//! candidate range's lines), through idgrep's own planning and reading code. No
-//! byte read is searched, no line printed. A search does all of this and more, so on the
-//! same machine in the same hour it has no way under this program's time: the floor of the
-//! design (one read per candidate block) on that machine.
+//! candidate range's lines, ranges close together in one read as a search reads them),
+//! through idgrep's own planning and reading code. No byte read is searched, no line
+//! printed. A search does all of this and more, so on the same machine in the same hour it
+//! has no way under this program's time: the floor of the design (one read per candidate
+//! range, or per run of close ones) on that machine.
 //!
 //! `cargo bench --bench lookup_floor -- THREADS INDEX_DIR ID PATH...`; prints on stderr
-//! how many files were skipped, planned and read whole, and how many reads and bytes the
-//! ranges took. A file the index cannot vouch for (read whole by a search) is an error: the
-//! floor is only meaningful with a fresh index.
+//! how many files were skipped, planned and read whole, and how many ranges there were and
+//! the bytes of their lines. A file the index cannot vouch for (read whole by a search) is
+//! an error: the floor is only meaningful with a fresh index.
 
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use idgrep::index::{self, Index, Plan};
+use idgrep::index::{self, Held, Index, Plan, RangeBytes};
 use idgrep::source::{self, Input, WalkOptions};
 
 #[global_allocator]
@@ -28,7 +29,7 @@ struct Tally {
     skipped: u64,
     planned: u64,
     whole: u64,
-    reads: u64,
+    ranges: u64,
     bytes: u64,
 }
 
@@ -68,7 +69,7 @@ fn main() -> io::Result<()> {
             .map(|_| {
                 scope.spawn(|| {
                     let mut tally = Tally::default();
-                    let mut buf = Vec::new();
+                    let mut held = Held::default();
                     while let Some(input) = inputs.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let Input::File(path) = input else {
                             continue;
@@ -77,16 +78,19 @@ fn main() -> io::Result<()> {
                             Some((Plan::Skip, _)) => tally.skipped += 1,
                             Some((Plan::Ranges(ranges), Some((file, _)))) => {
                                 tally.planned += 1;
-                                for range in &ranges {
-                                    if range.end.is_none() {
-                                        // Bytes written since the index was built.
+                                for i in 0..ranges.len() {
+                                    if !ranges[i].held_at_once() {
+                                        // Bytes written since the index was built, or a
+                                        // range a search reads as it goes.
                                         tally.whole += 1;
                                         continue;
                                     }
-                                    let (span, _) =
-                                        index::read_lines(&file, range, &mut buf, 0, None)?;
-                                    tally.reads += 1;
-                                    tally.bytes += span.len() as u64;
+                                    if let Some((_, RangeBytes::Held(span))) =
+                                        index::open_range(&file, &ranges, i, &mut held)?
+                                    {
+                                        tally.ranges += 1;
+                                        tally.bytes += span.len() as u64;
+                                    }
                                 }
                             }
                             _ => tally.whole += 1,
@@ -107,12 +111,12 @@ fn main() -> io::Result<()> {
         sum.skipped += tally.skipped;
         sum.planned += tally.planned;
         sum.whole += tally.whole;
-        sum.reads += tally.reads;
+        sum.ranges += tally.ranges;
         sum.bytes += tally.bytes;
     }
     eprintln!(
-        "{} files skipped, {} planned ({} reads, {} bytes), {} to read whole",
-        sum.skipped, sum.planned, sum.reads, sum.bytes, sum.whole
+        "{} files skipped, {} planned ({} ranges, {} bytes of their lines), {} to read whole",
+        sum.skipped, sum.planned, sum.ranges, sum.bytes, sum.whole
     );
     if sum.whole > 0 {
         return Err(io::Error::other(

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::SearchConfig;
 use crate::exit::{Exit, report};
-use crate::index::{self, Candidates, Plan, Range, RangeBytes};
+use crate::index::{self, Candidates, Held, Plan, Range, RangeBytes};
 use crate::output::search::{OutputMode, Printer};
 use crate::record::{Analysis, TimeContext};
 use crate::scan::Matcher;
@@ -142,14 +142,14 @@ impl SearchJob<'_> {
 
 /// Searches the `ranges` of `file`, which the index found not binary, as one input: the
 /// outcome is the one a search of the whole file would have had. Each range of a few
-/// blocks is read at once into `held` and searched where it lies; a longer one is read as
-/// it is searched.
+/// blocks is read at once into `held` (with the ranges close after it, which are then not
+/// read again) and searched where it lies; a longer one is read as it is searched.
 fn search_ranges(
     matcher: &Matcher,
     options: SearchOptions,
     (file, ranges): (&File, &[Range]),
     scratch: &mut Scratch,
-    held: &mut Vec<u8>,
+    held: &mut Held,
     on_line: &mut dyn FnMut(&search::LineMatch) -> bool,
 ) -> search::Outcome {
     let options = SearchOptions {
@@ -159,14 +159,12 @@ fn search_ranges(
     let mut total = search::Outcome::default();
     let mut stopped = false;
     for (i, range) in ranges.iter().enumerate() {
-        // The first read tells whether the file is on disk, and then asks for every range.
-        let first_of = (i == 0).then_some(ranges);
         let mut on_line = |m: &search::LineMatch| {
             let go_on = on_line(m);
             stopped |= !go_on;
             go_on
         };
-        let outcome = match index::open_range(file, range, held, first_of) {
+        let outcome = match index::open_range(file, ranges, i, held) {
             Ok(Some((_, RangeBytes::Held(span)))) => search::search_bytes(
                 matcher,
                 options,
@@ -209,8 +207,8 @@ fn search_ranges(
 struct ThreadScratch {
     search: Scratch,
     analysis: Analysis,
-    /// The bytes of an indexed file's range ([`search_ranges`]).
-    range: Vec<u8>,
+    /// The bytes of an indexed file's ranges ([`search_ranges`]).
+    range: Held,
 }
 
 struct SearchJob<'a> {

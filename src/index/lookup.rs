@@ -220,7 +220,7 @@ pub struct Range {
 /// time, so the buffer stays small and its bytes are still in the processor's cache when they
 /// are searched: a timeline that read each file's ranges ahead into one buffer (up to 8 MiB)
 /// spent a twentieth of its time growing it into fresh pages.
-const HELD_AT_ONCE: u64 = 256 << 10;
+pub(super) const HELD_AT_ONCE: u64 = 256 << 10;
 
 impl Range {
     /// Its length, nothing when it runs to the end of the file.

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::{Summary, update};
 pub use lookup::{Candidates, Index, Plan, Range, SEARCH_RANGE_COST, TIMELINE_RANGE_COST, keys_of};
-pub use ranges::{RangeBytes, Walk, find_from_start, last_before, open_range, read_lines};
+pub use ranges::{Held, RangeBytes, Walk, find_from_start, last_before, open_range};
 pub use status::{Status, status};
 
 use format::Damage;

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memchr::{memchr, memrchr};
 
 use crate::id::{self, Id, Parsed, Shape};
-use crate::index::{Plan, Range, RangeBytes, Walk, find_from_start, last_before, open_range};
+use crate::index::{Held, Plan, Range, RangeBytes, Walk, find_from_start, last_before, open_range};
 use crate::par::{self, Notice, Ordered, ScanSettings};
 use crate::progress::Progress;
 use crate::record;
@@ -99,8 +99,8 @@ struct PassThread {
     fields: Vec<Option<Arc<str>>>,
     /// Each field name met, once: the lines that name it share it.
     names: FastMap<Box<[u8]>, Arc<str>>,
-    /// Room for the bytes of a range, kept from range to range.
-    held: Vec<u8>,
+    /// Room for the bytes of a file's ranges, kept from range to range.
+    held: Held,
 }
 
 /// Reads every input once for the lines that hold any of `queries`: one pass of the timeline.
@@ -481,12 +481,9 @@ fn scan_one(
                 ..options
             };
             let mut total = search::Outcome::default();
-            for (i, planned) in dated.ranges.iter().enumerate() {
-                // The first read tells whether the file is on disk, and then asks for every
-                // range.
-                let first_of = (i == 0).then_some(&dated.ranges[..]);
+            for i in 0..dated.ranges.len() {
                 // The range's lines exactly: where the first starts, and its number.
-                let (range, bytes) = match open_range(&dated.file, planned, held, first_of) {
+                let (range, bytes) = match open_range(&dated.file, &dated.ranges, i, held) {
                     Ok(Some(opened)) => opened,
                     // No line starts in the range.
                     Ok(None) => continue,
