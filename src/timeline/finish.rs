@@ -8,9 +8,9 @@
 //! waited.
 
 use super::fields::FieldCounts;
-use super::scan::{FastMap, Found, PairBuffers, Token, UNLISTED, service_of};
+use super::scan::{FastMap, Found, InputFinds, PairBuffers, Token, UNLISTED, service_of};
 use super::{
-    Finds, Known, Line, Placement, Query, Timeline, TimelineId, in_window, is_entity, merge_sorted,
+    Known, Line, Placement, Query, Timeline, TimelineId, in_window, is_entity, merge_sorted,
 };
 use crate::id::{self, Kind};
 use crate::source::Input;
@@ -20,37 +20,32 @@ use crate::text::Name;
 const PART_MIN_LINES: usize = 4096;
 
 /// Sorts, applies the window, drops unlisted IDs and works out each ID's figures, on
-/// `threads` threads. `placed`: each found line's time and rule, as [`super::place`] gives
-/// them.
+/// `threads` threads. `found`: the found lines, a list per input and pass in walk order;
+/// `placed`: each one's time and rule, as [`super::place`] gives them.
 pub(super) fn finish(
     query: &Query,
     inputs: &[Input],
-    finds: Finds,
+    mut found: Vec<InputFinds>,
     placed: Vec<(Option<i64>, Placement)>,
     known: &[Known],
     index: &FastMap<u128, usize>,
     threads: usize,
 ) -> Timeline {
     let (mut ids, remap) = listed(query, known);
-    let Finds {
-        lines: mut found,
-        token_lists,
-    } = finds;
     let reader = Reader {
         query,
-        token_lists: &token_lists,
         known,
         index,
         remap: &remap,
         ids: &ids,
     };
-    let per = found.len().div_ceil(threads.max(1)).max(PART_MIN_LINES);
-    let parts: Vec<Part> = if found.len() <= per {
-        vec![reader.read(0, &mut found, &placed)]
+    let per = placed.len().div_ceil(threads.max(1)).max(PART_MIN_LINES);
+    let mut pieces = split(&mut found, per).into_iter();
+    let parts: Vec<Part> = if placed.len() <= per {
+        vec![reader.read(0, pieces.next().unwrap_or_default(), &placed)]
     } else {
         std::thread::scope(|scope| {
-            let running: Vec<_> = found
-                .chunks_mut(per)
+            let running: Vec<_> = pieces
                 .zip(placed.chunks(per))
                 .enumerate()
                 .map(|(i, (lines, placed))| {
@@ -145,10 +140,38 @@ fn listed(query: &Query, known: &[Known]) -> (Vec<TimelineId>, Vec<usize>) {
     (ids, remap)
 }
 
+/// Some found lines of one input, with its tokens.
+type Piece<'a> = (&'a mut [Found], &'a [Token]);
+
+/// The lines of `found` cut into parts of `per` lines (the last one fewer), in order, each
+/// part the pieces of the inputs' lists it takes; a list may go to two parts or more.
+fn split(found: &mut [InputFinds], per: usize) -> Vec<Vec<Piece<'_>>> {
+    let per = per.max(1);
+    let (mut parts, mut part, mut room) = (Vec::new(), Vec::new(), per);
+    for input in found {
+        let InputFinds { lines, tokens, .. } = input;
+        let mut rest: &mut [Found] = lines;
+        while !rest.is_empty() {
+            let take = room.min(rest.len());
+            let (piece, after) = std::mem::take(&mut rest).split_at_mut(take);
+            room -= take;
+            part.push((piece, &tokens[..]));
+            rest = after;
+            if room == 0 {
+                parts.push(std::mem::take(&mut part));
+                room = per;
+            }
+        }
+    }
+    if !part.is_empty() {
+        parts.push(part);
+    }
+    parts
+}
+
 /// What every part's reader shares.
 struct Reader<'a> {
     query: &'a Query,
-    token_lists: &'a [Vec<Token>],
     known: &'a [Known],
     index: &'a FastMap<u128, usize>,
     remap: &'a [usize],
@@ -169,17 +192,17 @@ struct Part {
 }
 
 impl Reader<'_> {
-    /// Reads the found lines `found`, the first of them numbered `first` among all, placed as
-    /// `placed` says; takes their text.
+    /// Reads the found lines of `pieces`, the first of them numbered `first` among all,
+    /// placed as `placed` says; takes their text.
     fn read(
         &self,
         first: usize,
-        found: &mut [(Found, usize)],
+        pieces: Vec<Piece<'_>>,
         placed: &[(Option<i64>, Placement)],
     ) -> Part {
         let ids = self.ids;
         let mut part = Part {
-            lines: Vec::with_capacity(found.len()),
+            lines: Vec::with_capacity(placed.len()),
             figures: vec![Figures::default(); ids.len()],
             fields: FieldCounts::new(ids.len()),
             parents: Vec::new(),
@@ -189,8 +212,12 @@ impl Reader<'_> {
         // The last line that listed each ID: a line may hold an ID many times, and a test of
         // the line's list for each of its tokens took quadratic time on a line of 200,000 IDs.
         let mut listed_on = vec![usize::MAX; ids.len()];
-        for (n, ((f, via), &(time_us, placement))) in (first..).zip(found.iter_mut().zip(placed)) {
-            let tokens = &self.token_lists[f.list][f.tokens.clone()];
+        let lines = pieces.into_iter().flat_map(|(lines, tokens)| {
+            lines
+                .iter_mut()
+                .map(move |f| (&tokens[f.tokens.clone()], f))
+        });
+        for (n, ((tokens, f), &(time_us, placement))) in (first..).zip(lines.zip(placed)) {
             if !in_window(time_us, self.query) {
                 match time_us {
                     Some(_) => part.outside_window += 1,
@@ -198,7 +225,7 @@ impl Reader<'_> {
                 }
                 continue;
             }
-            let via_id = self.known[*via].id;
+            let via_id = self.known[f.via].id;
             let mut line_ids = Vec::with_capacity(tokens.len());
             let mut field = None;
             let mut marks = Vec::with_capacity(1);
@@ -260,7 +287,7 @@ impl Reader<'_> {
                 file: f.file,
                 line_no: f.line_no,
                 field,
-                via: self.remap[*via],
+                via: self.remap[f.via],
                 text: std::mem::take(&mut f.text),
                 marks,
                 ids: line_ids,

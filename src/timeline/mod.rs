@@ -42,7 +42,7 @@ use crate::source::Input;
 use crate::text::Name;
 
 use finish::finish;
-use scan::{FastMap, FastSet, Found, UNLISTED, search_pass};
+use scan::{FastMap, FastSet, InputFinds, UNLISTED, search_pass};
 
 /// How a line got its place in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,13 +198,6 @@ pub struct Query {
 }
 
 /// An ID while the timeline is built.
-/// The lines the passes found, each with the known ID that brought it in, and their tokens.
-struct Finds {
-    lines: Vec<(Found, usize)>,
-    /// A list per input and pass ([`Found::list`]).
-    token_lists: Vec<Vec<scan::Token>>,
-}
-
 struct Known {
     id: Id,
     kind: Kind,
@@ -238,8 +231,10 @@ pub fn build(
     }];
     let mut index: FastMap<u128, usize> = FastMap::default();
     index.insert(root.id.0, 0);
-    let mut found: Vec<(Found, usize)> = Vec::new();
-    let mut token_lists: Vec<Vec<scan::Token>> = Vec::new();
+    // The lines the passes found, a list per input and pass in walk order, each line with the
+    // known ID that brought it in; numbered one after another, as `placed` lists them.
+    let mut found: Vec<InputFinds> = Vec::new();
+    let mut found_lines = 0;
     let mut on_timeline: FastSet<(usize, u64)> = FastSet::default();
     let mut reported: HashSet<usize> = HashSet::new();
     let mut errored = false;
@@ -312,18 +307,16 @@ pub fn build(
                 };
             }
         }
-        let first_new = found.len();
-        let pass_lines = pass.inputs.iter().map(|input| input.lines.len()).sum();
-        found.reserve(pass_lines);
+        let (first_new, first_new_input) = (found_lines, found.len());
         // The last pass's lines are read by no later pass.
         let last_pass = hop == query.hops;
         if !last_pass {
-            on_timeline.reserve(pass_lines);
+            on_timeline.reserve(pass.inputs.iter().map(|input| input.lines.len()).sum());
         }
-        for input in pass.inputs {
-            let list = token_lists.len();
-            for mut f in input.lines {
-                let via = input.queries[f.queries.clone()]
+        for mut input in pass.inputs {
+            let InputFinds { lines, queries, .. } = &mut input;
+            lines.retain_mut(|f| {
+                let via = queries[f.queries.clone()]
                     .iter()
                     .map(|&q| frontier[q])
                     .find(|&k| !matches!(known[k].status, Status::FanOut(_)));
@@ -331,47 +324,56 @@ pub fn build(
                     if !last_pass {
                         on_timeline.insert((f.file, f.line_no));
                     }
-                    f.list = list;
-                    found.push((f, via));
+                    f.via = via;
                 }
+                via.is_some()
+            });
+            if !input.lines.is_empty() {
+                found_lines += input.lines.len();
+                // Only the gathering reads a line's queries.
+                input.queries = Vec::new();
+                found.push(input);
             }
-            token_lists.push(input.tokens);
         }
         // Place what we have so far, so the window can decide which new lines lead on.
         placed = place(&found, &known);
         let mut next = Vec::new();
-        for (n, (f, via)) in found.iter().enumerate().skip(first_new) {
-            if !in_window(placed[n].0, query) {
-                continue;
-            }
-            for token in &mut token_lists[f.list][f.tokens.clone()] {
-                let k = *index.entry(token.id.0).or_insert_with(|| {
-                    known.push(Known {
-                        id: token.id,
-                        kind: token.shape.kind(),
-                        hop: hop + 1,
-                        found_via: Some(*via),
-                        status: Status::Listed,
-                        named: false,
-                    });
-                    known.len() - 1
-                });
-                token.known = u32::try_from(k).unwrap_or(UNLISTED);
-                let entry = &mut known[k];
-                if entry.named {
+        let mut numbers = first_new..;
+        for input in &mut found[first_new_input..] {
+            let InputFinds { lines, tokens, .. } = input;
+            for (f, n) in lines.iter().zip(&mut numbers) {
+                if !in_window(placed[n].0, query) {
                     continue;
                 }
-                // 32 bare hex may be a digest; in a trace field or header it is a trace ID,
-                // as `ids` counts it. An ID named by a trace spelling is a trace.
-                let trace_hex = token.shape == Shape::UuidUndashed
-                    && id::trace_value::hex32_is_trace(&f.text, token.start, token.end);
-                if token.shape != Shape::UuidUndashed || trace_hex {
-                    if trace_hex || token.shape == Shape::Xray {
-                        entry.kind = Kind::Trace;
+                for token in &mut tokens[f.tokens.clone()] {
+                    let k = *index.entry(token.id.0).or_insert_with(|| {
+                        known.push(Known {
+                            id: token.id,
+                            kind: token.shape.kind(),
+                            hop: hop + 1,
+                            found_via: Some(f.via),
+                            status: Status::Listed,
+                            named: false,
+                        });
+                        known.len() - 1
+                    });
+                    token.known = u32::try_from(k).unwrap_or(UNLISTED);
+                    let entry = &mut known[k];
+                    if entry.named {
+                        continue;
                     }
-                    entry.named = true;
-                    if entry.status == Status::Listed && is_entity(entry.id) {
-                        next.push(k);
+                    // 32 bare hex may be a digest; in a trace field or header it is a trace ID,
+                    // as `ids` counts it. An ID named by a trace spelling is a trace.
+                    let trace_hex = token.shape == Shape::UuidUndashed
+                        && id::trace_value::hex32_is_trace(&f.text, token.start, token.end);
+                    if token.shape != Shape::UuidUndashed || trace_hex {
+                        if trace_hex || token.shape == Shape::Xray {
+                            entry.kind = Kind::Trace;
+                        }
+                        entry.named = true;
+                        if entry.status == Status::Listed && is_entity(entry.id) {
+                            next.push(k);
+                        }
                     }
                 }
             }
@@ -382,10 +384,7 @@ pub fn build(
         finish(
             query,
             inputs,
-            Finds {
-                lines: found,
-                token_lists,
-            },
+            found,
             placed,
             &known,
             &index,
@@ -424,38 +423,63 @@ fn merge_sorted<T, K: Ord>(runs: Vec<Vec<T>>, key: impl Fn(&T) -> K) -> impl Ite
     })
 }
 
-/// Gives each found line its time and rule (see the module doc). `found` holds each line with
-/// the index of the ID that brought it in; the result is in the same order.
-fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Placement)> {
-    // Each pass's lines are in file order: the sort merges a run per pass, on keys read once.
-    let mut order: Vec<(usize, u64, usize)> = found
-        .iter()
-        .enumerate()
-        .map(|(i, (f, _))| (f.file, f.line_no, i))
-        .collect();
-    order.sort();
-    let mut placed = vec![(None, Placement::Unplaced); found.len()];
-    let root_us = known[0].id.unix_ms(known[0].kind).map(|ms| ms * 1000);
-    for group in order.chunk_by(|a, b| a.0 == b.0) {
-        let first_us = group
-            .iter()
-            .find_map(|&(_, _, i)| found[i].0.own_us.or(found[i].0.prev_us))
-            .or(found[group[0].2].0.file_first_us);
-        for &(_, _, i) in group {
-            let (f, via) = &found[i];
-            placed[i] = match (f.own_us, f.prev_us, first_us) {
-                (Some(t), _, _) => (Some(t), Placement::Line),
-                (None, Some(t), _) => (Some(t), Placement::Inferred),
-                (None, None, Some(t)) => (Some(t), Placement::Inferred),
-                (None, None, None) => {
-                    let via = &known[*via];
-                    match via.id.unix_ms(via.kind).map(|ms| ms * 1000).or(root_us) {
-                        Some(t) => (Some(t), Placement::IdTime),
-                        None => (None, Placement::Unplaced),
-                    }
-                }
-            };
+/// Gives each found line its time and rule (see the module doc). `found`: the lists of found
+/// lines, each line with the index of the ID that brought it in; the result has a place for
+/// each line, the lists' lines one after another.
+fn place(found: &[InputFinds], known: &[Known]) -> Vec<(Option<i64>, Placement)> {
+    /// What a file's lines tell of its time: the time (own or an earlier line's) of its
+    /// first matched line that has one, and of the list with its first matched line, the
+    /// file's first timestamp on any line.
+    #[derive(Clone, Copy, Default)]
+    struct FileTime {
+        first_timed: Option<(u64, i64)>,
+        first_line: Option<(u64, Option<i64>)>,
+    }
+    // A list's lines are in line order; each pass found other lines of a file.
+    let files = found.iter().map(|input| input.file + 1).max().unwrap_or(0);
+    let mut times = vec![FileTime::default(); files];
+    for input in found {
+        let time = &mut times[input.file];
+        if let Some(first) = input.lines.first()
+            && time.first_line.is_none_or(|(line, _)| first.line_no < line)
+        {
+            time.first_line = Some((first.line_no, input.first_us));
         }
+        let timed = input
+            .lines
+            .iter()
+            .find_map(|f| Some((f.line_no, f.own_us.or(f.prev_us)?)));
+        if let Some((line, t)) = timed
+            && time.first_timed.is_none_or(|(first, _)| line < first)
+        {
+            time.first_timed = Some((line, t));
+        }
+    }
+    let root_us = known[0].id.unix_ms(known[0].kind).map(|ms| ms * 1000);
+    let mut placed = Vec::with_capacity(found.iter().map(|input| input.lines.len()).sum());
+    for input in found {
+        let time = times[input.file];
+        let first_us = time
+            .first_timed
+            .map(|(_, t)| t)
+            .or(time.first_line.and_then(|(_, first_us)| first_us));
+        placed.extend(
+            input
+                .lines
+                .iter()
+                .map(|f| match (f.own_us, f.prev_us, first_us) {
+                    (Some(t), _, _) => (Some(t), Placement::Line),
+                    (None, Some(t), _) => (Some(t), Placement::Inferred),
+                    (None, None, Some(t)) => (Some(t), Placement::Inferred),
+                    (None, None, None) => {
+                        let via = &known[f.via];
+                        match via.id.unix_ms(via.kind).map(|ms| ms * 1000).or(root_us) {
+                            Some(t) => (Some(t), Placement::IdTime),
+                            None => (None, Placement::Unplaced),
+                        }
+                    }
+                }),
+        );
     }
     placed
 }
@@ -463,6 +487,7 @@ fn place(found: &[(Found, usize)], known: &[Known]) -> Vec<(Option<i64>, Placeme
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scan::Found;
 
     const ROOT_MS: i64 = 1_795_996_800_000;
 
@@ -489,11 +514,30 @@ mod tests {
             text: Box::from(&b"x"[..]),
             own_us,
             prev_us,
-            file_first_us: None,
             queries: 0..0,
             tokens: 0..0,
-            list: 0,
+            via: 0,
         }
+    }
+
+    /// `lines` (each with the ID that brought it in) as a pass gives them: a list for each run
+    /// of lines of one file, none of them with tokens, and each file's first timestamp as
+    /// `first_us` says.
+    fn by_input(lines: Vec<(Found, usize)>, first_us: &[(usize, i64)]) -> Vec<InputFinds> {
+        let mut inputs: Vec<InputFinds> = Vec::new();
+        for (mut f, via) in lines {
+            f.via = via;
+            match inputs.last_mut() {
+                Some(input) if input.file == f.file => input.lines.push(f),
+                _ => inputs.push(InputFinds {
+                    file: f.file,
+                    first_us: first_us.iter().find(|p| p.0 == f.file).map(|p| p.1),
+                    lines: vec![f],
+                    ..InputFinds::default()
+                }),
+            }
+        }
+        inputs
     }
 
     #[test]
@@ -508,8 +552,9 @@ mod tests {
             (found(1, 3, None, None), 0),     // a file without times: the root's time
             (found(2, 1, None, None), 1),     // via an ID without time: the root's
             (found(0, 9, None, None), 0),     // after timed lines, nothing read back
+            (found(3, 4, None, None), 0),     // no matched line's time: the file's first
         ];
-        let placed = place(&lines, &ids);
+        let placed = place(&by_input(lines, &[(3, 7)]), &ids);
         assert_eq!(
             placed,
             vec![
@@ -519,12 +564,83 @@ mod tests {
                 (Some(ROOT_MS * 1000), Placement::IdTime),
                 (Some(ROOT_MS * 1000), Placement::IdTime),
                 (Some(10), Placement::Inferred),
+                (Some(7), Placement::Inferred),
             ]
         );
         // No embedded time anywhere: unplaced.
         let ids = vec![known(v4, Kind::Uuid)];
-        let placed = place(&[(found(0, 1, None, None), 0)], &ids);
+        let placed = place(&by_input(vec![(found(0, 1, None, None), 0)], &[]), &ids);
         assert_eq!(placed, vec![(None, Placement::Unplaced)]);
+    }
+
+    /// Lines found by several passes in files read in turn are placed as by a sort of all of
+    /// them by file and line, where each file's first matched line with a time (its own or
+    /// an earlier line's) gives the time of the lines before it.
+    #[test]
+    fn lines_of_many_passes_are_placed_as_one_sorted_list_places_them() {
+        let mut rng = crate::testing::Rng(0x91ace);
+        // Lines of files without times take the time of the ID that brought them in.
+        let ids = [ROOT_MS, ROOT_MS + 5].map(|ms| known(ulid_at(ms), Kind::Ulid));
+        for round in 0..300 {
+            let files = 1 + rng.below(6);
+            // A file's first timestamp, the same for every pass that reads it.
+            let first_us: Vec<Option<i64>> = (0..files)
+                .map(|_| (rng.below(3) == 0).then(|| rng.below(100) as i64))
+                .collect();
+            let mut lists = Vec::new();
+            let mut taken = std::collections::HashSet::new();
+            for _pass in 0..1 + rng.below(3) {
+                for (file, &first_us) in first_us.iter().enumerate() {
+                    let mut input = InputFinds {
+                        file,
+                        first_us,
+                        ..InputFinds::default()
+                    };
+                    let mut line_no = rng.below(20) as u64;
+                    for _ in 0..rng.below(6) {
+                        line_no += 1 + rng.below(10) as u64;
+                        if !taken.insert((file, line_no)) {
+                            continue;
+                        }
+                        let mut time = || (rng.below(3) == 0).then(|| rng.below(1000) as i64);
+                        let mut f = found(file, line_no, time(), time());
+                        f.via = rng.below(2);
+                        input.lines.push(f);
+                    }
+                    if !input.lines.is_empty() {
+                        lists.push(input);
+                    }
+                }
+            }
+            // The reference: every line sorted by file and line, each file's lines in turn.
+            let all: Vec<(&Found, Option<i64>)> = lists
+                .iter()
+                .flat_map(|input| input.lines.iter().map(move |f| (f, input.first_us)))
+                .collect();
+            let mut order: Vec<usize> = (0..all.len()).collect();
+            order.sort_by_key(|&i| (all[i].0.file, all[i].0.line_no));
+            let mut want = vec![(None, Placement::Unplaced); all.len()];
+            for group in order.chunk_by(|&a, &b| all[a].0.file == all[b].0.file) {
+                let first = group
+                    .iter()
+                    .find_map(|&i| all[i].0.own_us.or(all[i].0.prev_us))
+                    .or(all[group[0]].1);
+                for &i in group {
+                    let f = all[i].0;
+                    want[i] = match (f.own_us, f.prev_us, first) {
+                        (Some(t), _, _) => (Some(t), Placement::Line),
+                        (None, Some(t), _) | (None, None, Some(t)) => {
+                            (Some(t), Placement::Inferred)
+                        }
+                        (None, None, None) => {
+                            let ms = ROOT_MS + 5 * f.via as i64;
+                            (Some(ms * 1000), Placement::IdTime)
+                        }
+                    };
+                }
+            }
+            assert_eq!(place(&lists, &ids), want, "round {round}");
+        }
     }
 
     /// A line holding the related ID `related` (known as 1) in `field`, its token pushed
@@ -570,6 +686,8 @@ mod tests {
                 .enumerate()
                 .map(|(n, field)| holding(n as u64 + 1, related, field, &mut tokens))
                 .collect();
+            let mut found = by_input(lines, &[]);
+            found[0].tokens = tokens;
             let ids = [
                 known(ulid_at(ROOT_MS), Kind::Ulid),
                 Known {
@@ -577,12 +695,8 @@ mod tests {
                     ..known(related, Kind::Ulid)
                 },
             ];
-            let placed = place(&lines, &ids);
-            let finds = Finds {
-                lines,
-                token_lists: vec![tokens],
-            };
-            let timeline = finish(&query, &[], finds, placed, &ids, &FastMap::default(), 1);
+            let placed = place(&found, &ids);
+            let timeline = finish(&query, &[], found, placed, &ids, &FastMap::default(), 1);
             timeline.ids[1].field.as_deref().map(str::to_owned)
         };
         // Most lines win, wherever they stand.
@@ -619,15 +733,23 @@ mod tests {
         }
         let index: FastMap<u128, usize> =
             ids.iter().enumerate().map(|(k, e)| (e.id.0, k)).collect();
-        let mut tokens = Vec::new();
-        let lines: Vec<(Found, usize)> = (0..12_000u64)
-            .map(|n| {
+        // Lists of one line to hundreds, as files give them, so that parts cut lists too.
+        let mut lists: Vec<InputFinds> = Vec::new();
+        let mut n = 0u64;
+        while n < 12_000 {
+            let file = lists.len();
+            let mut input = InputFinds {
+                file,
+                ..InputFinds::default()
+            };
+            for _ in 0..1 + rng.next() % 400 {
                 let time = (!rng.next().is_multiple_of(7)).then(|| (rng.next() % 5_000) as i64);
-                let mut f = found((n % 5) as usize, n, time, None);
-                let first = tokens.len();
+                let mut f = found(file % 5, n, time, None);
+                n += 1;
+                let first = input.tokens.len();
                 for _ in 0..rng.next() % 6 {
                     let k = (rng.next() % ids.len() as u64) as usize;
-                    tokens.push(scan::Token {
+                    input.tokens.push(scan::Token {
                         id: ids[k].id,
                         shape: Shape::Ulid,
                         start: (rng.next() % 4) as usize,
@@ -641,32 +763,39 @@ mod tests {
                         },
                     });
                 }
-                f.tokens = first..tokens.len();
-                (f, (rng.next() % ids.len() as u64) as usize)
-            })
-            .collect();
-        let clone = |lines: &[(Found, usize)]| Finds {
-            lines: lines
+                f.tokens = first..input.tokens.len();
+                f.via = (rng.next() % ids.len() as u64) as usize;
+                input.lines.push(f);
+            }
+            lists.push(input);
+        }
+        let clone = |lists: &[InputFinds]| -> Vec<InputFinds> {
+            lists
                 .iter()
-                .map(|(f, via)| {
-                    let copy = Found {
-                        text: f.text.clone(),
-                        queries: f.queries.clone(),
-                        tokens: f.tokens.clone(),
-                        ..*f
-                    };
-                    (copy, *via)
+                .map(|input| InputFinds {
+                    file: input.file,
+                    first_us: input.first_us,
+                    lines: input
+                        .lines
+                        .iter()
+                        .map(|f| Found {
+                            text: f.text.clone(),
+                            queries: f.queries.clone(),
+                            tokens: f.tokens.clone(),
+                            ..*f
+                        })
+                        .collect(),
+                    queries: Vec::new(),
+                    tokens: input
+                        .tokens
+                        .iter()
+                        .map(|t| scan::Token {
+                            field: t.field.clone(),
+                            ..*t
+                        })
+                        .collect(),
                 })
-                .collect(),
-            token_lists: vec![
-                tokens
-                    .iter()
-                    .map(|t| scan::Token {
-                        field: t.field.clone(),
-                        ..*t
-                    })
-                    .collect(),
-            ],
+                .collect()
         };
         for (since, until) in [(None, None), (Some(1), Some(3))] {
             let query = Query {
@@ -680,9 +809,9 @@ mod tests {
                 since,
                 until,
             };
-            let placed = place(&lines, &ids);
-            let one = finish(&query, &[], clone(&lines), placed.clone(), &ids, &index, 1);
-            let three = finish(&query, &[], clone(&lines), placed, &ids, &index, 3);
+            let placed = place(&lists, &ids);
+            let one = finish(&query, &[], clone(&lists), placed.clone(), &ids, &index, 1);
+            let three = finish(&query, &[], clone(&lists), placed, &ids, &index, 3);
             assert!(one.lines.len() > 1000 || since.is_some());
             assert!(one.ids.iter().any(|e| e.parent.is_some()));
             assert_eq!(format!("{one:?}"), format!("{three:?}"));
