@@ -937,3 +937,45 @@ fn status_without_an_index_names_the_command_that_builds_it() {
     let command = format!("idgrep index --index-dir {other} {logs} builds one");
     assert!(text.contains(&command), "{text}");
 }
+
+/// With no `--index-dir` and no `$IDGREP_INDEX_DIR`, the index lives in the user's cache
+/// directory, `$XDG_CACHE_HOME/idgrep`, else `~/.cache/idgrep`: a build writes it there, the
+/// status of the logs (what a search there uses) names it, and a search agrees with a scan.
+#[test]
+fn the_index_lives_in_the_users_cache_directory_by_default() {
+    let mut tree = Tree::new(16);
+    let logs = tree.logs.to_str().unwrap().to_string();
+    let home = tree.cache.join("home");
+    let xdg = tree.cache.join("xdg");
+    for (xdg_cache_home, want) in [
+        (Some(&xdg), xdg.join("idgrep")),
+        (None, home.join(".cache").join("idgrep")),
+    ] {
+        let run = |args: &[&str]| {
+            let mut cmd = idgrep();
+            cmd.args(args)
+                .env_remove("IDGREP_INDEX_DIR")
+                .env_remove("XDG_CACHE_HOME")
+                .env("HOME", &home);
+            if let Some(dir) = xdg_cache_home {
+                cmd.env("XDG_CACHE_HOME", dir);
+            }
+            cmd.output().unwrap()
+        };
+        let built = run(&["index", &logs]);
+        assert_eq!(built.status.code(), Some(0), "{built:?}");
+        let dirs: Vec<PathBuf> = fs::read_dir(&want)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        assert_eq!(dirs.len(), 1, "{dirs:?}");
+        let status = run(&["index", "--status", &logs]);
+        let text = String::from_utf8_lossy(&status.stdout);
+        assert!(text.contains(dirs[0].to_str().unwrap()), "{text}");
+        let id = form(&mut tree.rng, tree.ids[0]);
+        let with = run(&[&id, &logs]);
+        let without = run(&["--no-index", &id, &logs]);
+        assert_eq!(with.stdout, without.stdout);
+        assert!(!with.stdout.is_empty());
+    }
+}
