@@ -56,7 +56,7 @@ enum Task {
 /// Builds or updates the index in `dir` for the canonical `root`.
 pub fn update(dir: &Path, root: &Path, threads: usize, progress: bool) -> Result<Summary, String> {
     fs::create_dir_all(dir).map_err(|e| format!("{}: {}", dir.display(), source::io_reason(&e)))?;
-    let _lock = lock(dir, true)?;
+    let _lock = lock(dir)?;
     let mut summary = Summary::default();
     let fresh = || Manifest::empty(root.to_path_buf());
     let old = match load_manifest(dir).and_then(|m| m.map(|m| open_sound(dir, m)).transpose()) {

@@ -118,8 +118,10 @@ fn load_manifest(dir: &Path) -> Result<Option<Manifest>, Damage> {
     }
 }
 
-/// Takes the index's lock: exclusive for a build, which waits for another to finish.
-fn lock(dir: &Path, exclusive: bool) -> Result<File, String> {
+/// Takes the index's lock, which a build holds alone: another build waits for it to finish.
+/// A search takes none: the manifest it reads is replaced whole by a rename, and the segments
+/// it names are removed only once a new manifest no longer names them.
+fn lock(dir: &Path) -> Result<File, String> {
     let path = dir.join("lock");
     let file = fs::OpenOptions::new()
         .create(true)
@@ -127,11 +129,7 @@ fn lock(dir: &Path, exclusive: bool) -> Result<File, String> {
         .write(true)
         .open(&path)
         .map_err(|e| format!("{}: {}", path.display(), crate::source::io_reason(&e)))?;
-    let locked = if exclusive {
-        file.lock()
-    } else {
-        file.lock_shared()
-    };
-    locked.map_err(|e| format!("{}: {}", path.display(), crate::source::io_reason(&e)))?;
+    file.lock()
+        .map_err(|e| format!("{}: {}", path.display(), crate::source::io_reason(&e)))?;
     Ok(file)
 }
