@@ -1,6 +1,7 @@
 //! The parallel scan that `ids`, `audit` and `timeline` share: every input on N threads,
 //! each thread with state of its own, and what each input has to tell the user
-//! ([`Notice`]), reported after the scan in input order.
+//! ([`Notice`]), reported after the scan in input order; and the merge of parts that
+//! threads sorted ([`merge_sorted`]).
 
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -140,4 +141,22 @@ pub fn report_notices(inputs: &[Input], notices: &[(usize, Notice)]) -> bool {
         ));
     }
     notices.iter().any(|(_, n)| n.error)
+}
+
+/// The items of `runs`, each run sorted by `key`, in the order of one sort of them all (of
+/// equal items, the earlier run's first), each item moved once (a sort moves each at every
+/// swap): parts sorted on their threads, put together.
+pub fn merge_sorted<T, K: Ord>(
+    runs: Vec<Vec<T>>,
+    key: impl Fn(&T) -> K,
+) -> impl Iterator<Item = T> {
+    let mut runs: Vec<_> = runs.into_iter().map(|r| r.into_iter().peekable()).collect();
+    std::iter::from_fn(move || {
+        let (_, i) = runs
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, run)| run.peek().map(|item| (key(item), i)))
+            .min()?;
+        runs[i].next()
+    })
 }

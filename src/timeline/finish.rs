@@ -9,10 +9,9 @@
 
 use super::fields::FieldCounts;
 use super::scan::{FastMap, Found, InputFinds, PairBuffers, Token, UNLISTED, service_of};
-use super::{
-    Known, Line, Placement, Query, Timeline, TimelineId, in_window, is_entity, merge_sorted,
-};
+use super::{Known, Line, Placement, Query, Timeline, TimelineId, in_window, is_entity};
 use crate::id::{self, Kind};
+use crate::par::merge_sorted;
 use crate::source::Input;
 use crate::text::Name;
 

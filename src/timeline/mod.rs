@@ -409,20 +409,6 @@ fn in_window(time_us: Option<i64>, query: &Query) -> bool {
         .is_some_and(|t| query.since.is_none_or(|s| t >= s) && query.until.is_none_or(|u| t <= u))
 }
 
-/// The items of `runs`, each run sorted by `key`, in the order of one sort of them all, each
-/// item moved once (a sort moves each at every swap).
-fn merge_sorted<T, K: Ord>(runs: Vec<Vec<T>>, key: impl Fn(&T) -> K) -> impl Iterator<Item = T> {
-    let mut runs: Vec<_> = runs.into_iter().map(|r| r.into_iter().peekable()).collect();
-    std::iter::from_fn(move || {
-        let (_, i) = runs
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(i, run)| run.peek().map(|item| (key(item), i)))
-            .min()?;
-        runs[i].next()
-    })
-}
-
 /// Gives each found line its time and rule (see the module doc). `found`: the lists of found
 /// lines, each line with the index of the ID that brought it in; the result has a place for
 /// each line, the lists' lines one after another.
