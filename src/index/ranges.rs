@@ -219,7 +219,7 @@ fn joined_end(ranges: &[super::Range]) -> Option<u64> {
 /// starts in it. `first_of`: the file's ranges, when this is the first read of them (see
 /// [`open_range`]). A file that ends inside the last line is shorter than its index says: an
 /// error. A range to the file's end is read by a [`RangeReader`].
-pub fn read_lines(
+fn read_lines(
     file: &File,
     range: &super::Range,
     read_to: u64,
