@@ -362,6 +362,47 @@ impl EntryRef<'_> {
         }
     }
 
+    /// What a 128-bit value is: a trace ID when written in a trace spelling at least once,
+    /// else a ULID or a UUID by what most of its occurrences are written as (ties go to
+    /// ULID).
+    pub(super) fn wide_kind(&self) -> Kind {
+        if self.is_trace() {
+            return Kind::Trace;
+        }
+        let (ulid, uuid) = match self {
+            EntryRef::Cold(c) => return Form::ALL[c.form as usize].kind(),
+            // A million rows each ask: the inline forms are summed where they are, without
+            // the whole list of forms.
+            EntryRef::Hot(h, None) => {
+                let (mut ulid, mut others) = (0u64, 0u64);
+                for (&tag, &count) in h.form_tags[1..].iter().zip(&h.form_counts) {
+                    if tag != NO_FORM {
+                        others += u64::from(count);
+                        if Form::ALL[tag as usize].kind() == Kind::Ulid {
+                            ulid += u64::from(count);
+                        }
+                    }
+                }
+                let first = u64::from(h.occurrences).saturating_sub(others);
+                if Form::ALL[h.form_tags[0] as usize].kind() == Kind::Ulid {
+                    ulid += first;
+                }
+                (ulid, first + others - ulid)
+            }
+            EntryRef::Hot(_, Some(_)) => {
+                let (mut ulid, mut uuid) = (0u64, 0u64);
+                for (form, count) in Form::ALL.iter().zip(self.form_counts()) {
+                    match form.kind() {
+                        Kind::Ulid => ulid += u64::from(count),
+                        Kind::Uuid | Kind::Trace | Kind::Span => uuid += u64::from(count),
+                    }
+                }
+                (ulid, uuid)
+            }
+        };
+        if ulid >= uuid { Kind::Ulid } else { Kind::Uuid }
+    }
+
     /// Written only as 32 hex digits (see the module doc).
     pub(super) fn only_undashed(&self) -> bool {
         let undashed = Form::UuidUndashed as u8;

@@ -227,20 +227,7 @@ impl<'a> Summary<'a> {
             Space::Trace64 => return Kind::Trace,
             Space::Wide => {}
         }
-        if self.entry.is_trace() {
-            return Kind::Trace;
-        }
-        if let EntryRef::Cold(c) = self.entry {
-            return Form::ALL[c.form as usize].kind();
-        }
-        let (mut ulid, mut uuid) = (0u64, 0u64);
-        for (form, count) in Form::ALL.iter().zip(self.entry.form_counts()) {
-            match form.kind() {
-                Kind::Ulid => ulid += count as u64,
-                Kind::Uuid | Kind::Trace | Kind::Span => uuid += count as u64,
-            }
-        }
-        if ulid >= uuid { Kind::Ulid } else { Kind::Uuid }
+        self.entry.wide_kind()
     }
 
     /// Which IDs the value is among.

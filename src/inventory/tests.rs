@@ -251,6 +251,85 @@ fn kind_follows_the_form_written_most() {
     assert_eq!(inv.summaries().next().unwrap().kind(), Kind::Uuid);
 }
 
+/// What [`Summary::kind`] says, worked out from the whole list of forms.
+fn kind_from_forms(forms: &[(Form, u32)]) -> Kind {
+    if forms.iter().any(|(f, _)| f.kind() == Kind::Trace) {
+        return Kind::Trace;
+    }
+    let ulid: u64 = forms
+        .iter()
+        .filter(|(f, _)| f.kind() == Kind::Ulid)
+        .map(|&(_, n)| u64::from(n))
+        .sum();
+    let all: u64 = forms.iter().map(|&(_, n)| u64::from(n)).sum();
+    if 2 * ulid >= all {
+        Kind::Ulid
+    } else {
+        Kind::Uuid
+    }
+}
+
+#[test]
+fn kind_is_a_trace_spelling_or_the_kind_written_most_whatever_the_entry() {
+    let mut seen = Vec::new();
+    for seed in 0..24 {
+        let mut lines = random_lines(seed, 3000, 300);
+        // Values in one to three forms, the first written twice: entries of one form, and
+        // hot ones without a side record.
+        for i in 0..Form::ALL.len() {
+            for forms in 1..=3 {
+                let value = u128::MAX - (4 * i + forms) as u128;
+                for j in (0..forms).chain([0]) {
+                    let form = Form::ALL[(i + j) % Form::ALL.len()];
+                    lines.push((0, None, vec![(value, form, None)]));
+                }
+            }
+        }
+        // More forms than an entry holds inline, ULID spellings the most, then as many as
+        // the UUID ones (a tie goes to ULID).
+        use Form::*;
+        let side: [&[Form]; 2] = [
+            &[
+                UuidLower, UlidLower, UlidLower, UlidUpper, UuidBraced, UlidMixed, UuidUpper,
+            ],
+            &[UuidUpper, UlidUpper, UuidLower, UlidLower],
+        ];
+        for (k, forms) in side.iter().enumerate() {
+            for &form in *forms {
+                lines.push((0, None, vec![(u128::MAX - 100 - k as u128, form, None)]));
+            }
+        }
+        // Span spellings never hold a 128-bit value; half the runs have no trace spellings
+        // either, so that the forms' majority decides.
+        for (_, _, hits) in &mut lines {
+            for (_, form, _) in hits.iter_mut() {
+                if form.kind() == Kind::Span || (seed % 2 == 0 && form.kind() == Kind::Trace) {
+                    *form = Form::UuidLower;
+                }
+            }
+        }
+        let tallies = Tallies::new(true);
+        count(&tallies, &lines);
+        let inventory = tallies.finish(1);
+        for s in inventory.summaries() {
+            let forms = s.forms();
+            assert_eq!(
+                s.kind(),
+                kind_from_forms(&forms),
+                "seed {seed}, forms {forms:?}"
+            );
+            seen.push((s.kind(), forms.len().min(4)));
+        }
+    }
+    // Cold entries (one form), hot ones (up to three inline) and those with a side record,
+    // of every kind.
+    for kind in [Kind::Ulid, Kind::Uuid, Kind::Trace] {
+        for forms in 1..=4 {
+            assert!(seen.contains(&(kind, forms)), "{kind:?} with {forms} forms");
+        }
+    }
+}
+
 #[test]
 fn a_64_bit_trace_joins_the_one_trace_it_is_the_low_half_of() {
     let occ = |id: u128, form, space| Occurrence {
