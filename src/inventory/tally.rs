@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::hash::BuildHasher;
+use std::ops::Range;
 use std::sync::Mutex;
 
 use super::entry::{EntryRef, NONE};
@@ -13,6 +14,7 @@ use super::names::{FieldNames, LocalNames};
 use super::table::{Pending, Table, prefetch};
 use super::{Inventory, Space};
 use crate::id::{Form, Id, Kind};
+use crate::par;
 
 /// Occurrences are counted in batches of this many per shard, so what they touch can be
 /// prefetched ahead of use (with a million IDs the tables are far larger than the
@@ -245,18 +247,36 @@ impl Tallies {
         if narrow.is_empty() {
             return Vec::new();
         }
-        let mut wide: Vec<(u64, u128)> = Vec::new();
-        for (_, table) in tables_of(Space::Wide) {
-            wide.extend(
-                table
-                    .entries()
-                    .map(|at| table.get(at))
-                    .filter(|e| e.is_trace())
-                    .map(|e| (e.key() as u64, e.key())),
-            );
-        }
+        // The 128-bit traces, read from every entry of the 128-bit tables: on two threads, a
+        // half of the tables each (on the trace logs one thread took 20 ms).
+        let traces_of = |shards: Range<usize>| {
+            let mut wide: Vec<(u64, u128)> = Vec::new();
+            for shard in shards {
+                let table = self.shards[Space::Wide as usize * SHARDS + shard]
+                    .lock()
+                    .expect(POISONED);
+                wide.extend(
+                    table
+                        .entries()
+                        .map(|at| table.get(at))
+                        .filter(|e| e.is_trace())
+                        .map(|e| (e.key() as u64, e.key())),
+                );
+            }
+            wide.sort_unstable();
+            wide
+        };
+        let wide = if threads < 2 {
+            traces_of(0..SHARDS)
+        } else {
+            let (first, rest) = std::thread::scope(|scope| {
+                let first = scope.spawn(|| traces_of(0..SHARDS / 2));
+                let rest = traces_of(SHARDS / 2..SHARDS);
+                (first.join().expect(POISONED), rest)
+            });
+            par::merge_sorted(vec![first, rest], |&trace| trace).collect()
+        };
         narrow.sort_unstable();
-        wide.sort_unstable();
         let mut matches: Vec<(u128, u32, u32)> = Vec::new();
         let mut w = 0;
         for &(low, t, at) in &narrow {
@@ -270,6 +290,8 @@ impl Tallies {
                 matches.push((wide[w].1, t, at));
             }
         }
+        // In the order the entries lie in their tables, which the listing wants them in too.
+        matches.sort_unstable_by_key(|&(_, t, at)| (t, at));
         let add = |part: &[(u128, u32, u32)]| {
             let mut tally = self.tally();
             for &(key, t, at) in part {
@@ -291,9 +313,7 @@ impl Tallies {
                 add(rest);
             });
         }
-        let mut joined: Vec<(u32, u32)> = matches.into_iter().map(|(_, t, at)| (t, at)).collect();
-        joined.sort_unstable();
-        joined
+        matches.into_iter().map(|(_, t, at)| (t, at)).collect()
     }
 }
 
