@@ -232,12 +232,16 @@ impl Tallies {
     /// are walked side by side; the joined counts are added on up to `threads` threads (two
     /// at most), which on one thread took 40 ms of 128,000 joins.
     fn join_64_bit_traces(&self, threads: usize) -> Vec<(u32, u32)> {
-        let tables_of = |space: Space| {
+        // The tables of `space` numbered `shards` among its own, each locked in turn.
+        let tables_of = |space: Space, shards: Range<usize>| {
             let first = space as usize * SHARDS;
-            (first..first + SHARDS).map(|t| (t as u32, self.shards[t].lock().expect(POISONED)))
+            shards.map(move |shard| {
+                let t = first + shard;
+                (t as u32, self.shards[t].lock().expect(POISONED))
+            })
         };
         let mut narrow: Vec<(u64, u32, u32)> = Vec::new();
-        for (t, table) in tables_of(Space::Trace64) {
+        for (t, table) in tables_of(Space::Trace64, 0..SHARDS) {
             narrow.extend(
                 table
                     .entries()
@@ -251,10 +255,7 @@ impl Tallies {
         // half of the tables each (on the trace logs one thread took 20 ms).
         let traces_of = |shards: Range<usize>| {
             let mut wide: Vec<(u64, u128)> = Vec::new();
-            for shard in shards {
-                let table = self.shards[Space::Wide as usize * SHARDS + shard]
-                    .lock()
-                    .expect(POISONED);
+            for (_, table) in tables_of(Space::Wide, shards) {
                 wide.extend(
                     table
                         .entries()
