@@ -4,8 +4,9 @@ fleet that writes trace and span IDs on every line, in every spelling idgrep rea
 
 usage: benches/gen_traces.py OUT_DIR SIZE_BYTES [SEED]
 
-Each trace is told over 8 to 24 lines by five services, each in its own format, in files of
-32 MiB (OUT_DIR/<service>/<service>-NNNN.log):
+Each trace is told over 8 to 24 lines by the services that own its 3 to 7 spans (a span's
+lines come from its own service, as OpenTelemetry's do), each service in its own format, in
+files of 32 MiB (OUT_DIR/<service>/<service>-NNNN.log):
   otlp/     OTLP JSON log records (traceId, spanId, parentSpanId, timeUnixNano)
   ecs/      ECS JSON (trace.id, span.id, transaction.id)
   app/      logfmt with a traceparent, span_id, parent_span_id, and sometimes a b3 header
@@ -104,12 +105,15 @@ def main():
         trace = rng.getrandbits(128) or 1
         order, request = ulid(rng, ms), uuid7(rng, ms)
         spans = [rng.getrandbits(64) or 1 for _ in range(rng.randrange(3, 8))]
+        # A span is one service's unit of work, so its lines come from that service; its
+        # parent, the caller's span, is often another service's.
+        owners = [SERVICES[rng.randrange(len(SERVICES))] for _ in spans]
         for _ in range(rng.randrange(8, 25)):
             ms += rng.randrange(1, 40)
             i = rng.randrange(len(spans))
             # The spans form a chain from the root, spans[0], which has no parent.
             parent = spans[i - 1] if i else None
-            service = SERVICES[rng.randrange(len(SERVICES))]
+            service = owners[i]
             text = line(rng, service, ms, trace, spans[i], parent, order, request) + "\n"
             files[service].write(text)
             written += len(text)
