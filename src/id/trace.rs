@@ -232,26 +232,53 @@ pub fn for_each_xray(hay: &[u8], mut f: impl FnMut(usize, usize, Id, Option<(usi
     static XRAY_START: LazyLock<memchr::memmem::Finder<'static>> =
         LazyLock::new(|| memchr::memmem::Finder::new(b"1-"));
     for start in XRAY_START.find_iter(hay) {
-        let end = start + XRAY_LEN;
-        if end > hay.len()
-            || (start > 0 && is_token_byte(hay[start - 1]))
-            || hay.get(end).is_some_and(|&b| is_token_byte(b))
-        {
-            continue;
+        if let Some(xray) = xray_at(hay, start) {
+            f(start, xray.end, xray.trace, xray.parent);
         }
-        let Some(trace) = decode_xray(&hay[start..end]).filter(|id| id.0 != 0) else {
-            continue;
-        };
-        const PARENT: &[u8] = b";parent=";
-        let at = end + PARENT.len();
-        let parent = hay
-            .get(end..at)
-            .filter(|key| key.eq_ignore_ascii_case(PARENT))
-            .and_then(|_| hex16_token(hay, at))
-            .filter(|&span| span != 0)
-            .map(|span| (at, span));
-        f(start, end, trace, parent);
     }
+}
+
+/// An X-Ray trace ID found in text by [`xray_at`].
+pub struct XrayAt {
+    /// Where it ends.
+    pub end: usize,
+    pub trace: Id,
+    /// The span ID of a `;Parent=<16 hex>` right after it, with its place.
+    pub parent: Option<(usize, u64)>,
+}
+
+/// The X-Ray trace ID that starts at `hay[start]`, as [`for_each_xray`] reports it.
+pub fn xray_at(hay: &[u8], start: usize) -> Option<XrayAt> {
+    let end = start + XRAY_LEN;
+    if end > hay.len()
+        || (start > 0 && is_token_byte(hay[start - 1]))
+        || hay.get(end).is_some_and(|&b| is_token_byte(b))
+    {
+        return None;
+    }
+    let trace = decode_xray(&hay[start..end]).filter(|id| id.0 != 0)?;
+    const PARENT: &[u8] = b";parent=";
+    let at = end + PARENT.len();
+    let parent = hay
+        .get(end..at)
+        .filter(|key| key.eq_ignore_ascii_case(PARENT))
+        .and_then(|_| hex16_token(hay, at))
+        .filter(|&span| span != 0)
+        .map(|span| (at, span));
+    Some(XrayAt { end, trace, parent })
+}
+
+/// Whether `hay[start..]` begins as an X-Ray trace ID does, `1-<8 hex>-`: where a pass over
+/// many bytes stops to look for one ([`crate::record::keys`]), every start [`xray_at`]
+/// accepts.
+pub fn is_xray_head(hay: &[u8], start: usize) -> bool {
+    hay.get(start..start + 11).is_some_and(|head| {
+        head.starts_with(b"1-")
+            && head[10] == b'-'
+            && head[2..10]
+                .iter()
+                .all(|&b| HEX_DECODE[b as usize] != INVALID)
+    })
 }
 
 /// The 16 hex digits at `hay[at..]`, when they are a whole token: no letter, digit or `-`

@@ -6,8 +6,9 @@
 //!
 //! Those last are found a chunk at a time, by the cheap key filter `audit` uses
 //! ([`crate::record::keys`]: keys ending in `id`, so also an X-Ray ID under `xray_trace_id`),
-//! which also finds `Root=1-` (an `X-Amzn-Trace-Id` value in any text) in the same pass, and
-//! read on the lines they flag only.
+//! which also finds where X-Ray IDs may start in the same pass, and read on the lines they
+//! flag only: a line with a trace or span key, or an X-Ray ID after `Root=` (an
+//! `X-Amzn-Trace-Id` value in any text).
 //! A flagged line without ID tokens is read and counted at once; one with tokens waits for
 //! the line callback, which reads its keys in the walk that names its tokens' fields, so
 //! that the line is walked once and counts once per ID.
@@ -111,6 +112,8 @@ pub(super) struct TraceLines {
     /// ends (its `\n`, or the chunk's end), and whether a trace or span key flagged it (else
     /// an X-Ray ID did).
     flagged: Vec<(usize, usize, bool)>,
+    /// Where X-Ray IDs may start in the current chunk, in order.
+    xrays: Vec<usize>,
     /// Flagged lines of the current chunk with ID tokens, left for the line callback: where
     /// each starts, whether its keys are to be read, and its X-Ray values in `values`.
     waiting: Vec<(usize, bool, Range<usize>)>,
@@ -144,6 +147,7 @@ impl TraceLines {
         self.values.clear();
         self.next = 0;
         self.flagged.clear();
+        self.xrays.clear();
         // What the pass finds comes in order, so each line is flagged once, and its bounds
         // are found by looking at each byte at most once.
         let flagged = &mut self.flagged;
@@ -160,17 +164,22 @@ impl TraceLines {
             flagged.push((start, end, by_keys));
         };
         // An X-Ray ID in a trace field is flagged by its key; elsewhere it stands in an
-        // `X-Amzn-Trace-Id` value, `Root=1-...` (a search for `1-` alone stopped at every
-        // date).
-        keys::for_each_key_end_or_xray_root(bytes, |found| match found {
+        // `X-Amzn-Trace-Id` value, `Root=1-...`.
+        let xrays = &mut self.xrays;
+        keys::for_each_key_end_or_xray(bytes, |found| match found {
             Found::KeyEnd(sep) => {
                 if keys::ends_in_id(bytes, sep) && keys::trace_value_follows(bytes, sep) {
                     flag(sep, true);
                 }
             }
-            Found::XrayRoot(at) => flag(at, false),
+            Found::Xray { start, after_root } => {
+                xrays.push(start);
+                if after_root {
+                    flag(start, false);
+                }
+            }
         });
-        let mut hit = 0;
+        let (mut hit, mut xray) = (0, 0);
         for i in 0..self.flagged.len() {
             let (start, end, by_keys) = self.flagged[i];
             while chunk.hits.get(hit).is_some_and(|h| h.start < start) {
@@ -180,7 +189,15 @@ impl TraceLines {
             let line = &bytes[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             let first = self.values.len();
-            read_xray(line, tally, &mut self.values);
+            while self.xrays.get(xray).is_some_and(|&at| at < start) {
+                xray += 1;
+            }
+            let in_line = self.xrays[xray..].partition_point(|&at| at < end);
+            let xrays = self.xrays[xray..xray + in_line]
+                .iter()
+                .map(|&at| at - start);
+            read_xray(line, xrays, tally, &mut self.values);
+            xray += in_line;
             if has_tokens {
                 self.waiting
                     .push((start, by_keys, first..self.values.len()));
@@ -225,9 +242,21 @@ impl TraceLines {
     }
 }
 
-/// Appends the X-Ray trace IDs of `line`, with their `Parent` spans, to `values`.
-fn read_xray(line: &[u8], tally: &mut Tally, values: &mut Vec<Occurrence>) {
-    trace::for_each_xray(line, |start, _, id, parent| {
+/// Appends the X-Ray trace IDs of `line` that start at `starts` (every place one may start,
+/// in order), with their `Parent` spans, to `values`.
+fn read_xray(
+    line: &[u8],
+    starts: impl Iterator<Item = usize>,
+    tally: &mut Tally,
+    values: &mut Vec<Occurrence>,
+) {
+    for start in starts {
+        let Some(trace::XrayAt {
+            trace: id, parent, ..
+        }) = trace::xray_at(line, start)
+        else {
+            continue;
+        };
         // `X-Amzn-Trace-Id: Root=1-...`: the key before `Root=`.
         let key_at = match start.checked_sub(5) {
             Some(root) if line[root..start].eq_ignore_ascii_case(b"root=") => root,
@@ -248,7 +277,7 @@ fn read_xray(line: &[u8], tally: &mut Tally, values: &mut Vec<Occurrence>) {
                 space: Space::Span,
             });
         }
-    });
+    }
 }
 
 /// Appends the 16-hex and decimal values of the trace and span fields that `analysis`
