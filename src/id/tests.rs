@@ -506,3 +506,26 @@ fn decimals_decode_as_the_standard_parser_does() {
         );
     }
 }
+
+/// The branch-free hex test agrees with the decode table on every byte, and on strings of
+/// every length up to 40 with one byte anywhere not a digit.
+#[test]
+fn all_hex_agrees_with_the_decode_table() {
+    for b in 0..=255u8 {
+        assert_eq!(all_hex(&[b]), HEX_DECODE[b as usize] != INVALID, "{b:#x}");
+    }
+    let digits = b"0123456789abcdefABCDEF";
+    let mut rng = crate::testing::Rng(11);
+    for len in 0..=40 {
+        let mut bytes: Vec<u8> = (0..len).map(|_| *rng.pick(digits)).collect();
+        assert!(all_hex(&bytes));
+        for at in 0..len {
+            let kept = bytes[at];
+            for b in [b'g', b'G', b'/', b':', b'@', b'`', 0x80, 0] {
+                bytes[at] = b;
+                assert!(!all_hex(&bytes), "{len} {at} {b:#x}");
+            }
+            bytes[at] = kept;
+        }
+    }
+}

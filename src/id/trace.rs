@@ -14,7 +14,7 @@
 
 use std::sync::LazyLock;
 
-use super::{HEX_DECODE, INVALID, Id, Kind, ParseError, Parsed, Written, is_token_byte};
+use super::{HEX_DECODE, INVALID, Id, Kind, ParseError, Parsed, Written, all_hex, is_token_byte};
 
 /// Length of an X-Ray trace ID: `1-` 8 hex `-` 24 hex.
 pub const XRAY_LEN: usize = 35;
@@ -272,13 +272,8 @@ pub fn xray_at(hay: &[u8], start: usize) -> Option<XrayAt> {
 /// many bytes stops to look for one ([`crate::record::keys`]), every start [`xray_at`]
 /// accepts.
 pub fn is_xray_head(hay: &[u8], start: usize) -> bool {
-    hay.get(start..start + 11).is_some_and(|head| {
-        head.starts_with(b"1-")
-            && head[10] == b'-'
-            && head[2..10]
-                .iter()
-                .all(|&b| HEX_DECODE[b as usize] != INVALID)
-    })
+    hay.get(start..start + 11)
+        .is_some_and(|head| head.starts_with(b"1-") && head[10] == b'-' && all_hex(&head[2..10]))
 }
 
 /// The 16 hex digits at `hay[at..]`, when they are a whole token: no letter, digit or `-`

@@ -12,7 +12,7 @@ use super::trace::{
     decode_hex64, decode_xray, field_before, field_role, folded, for_each_hex_run_start,
     is_key_gap, key_before,
 };
-use super::{HEX_DECODE, INVALID, UUID_UNDASHED_LEN, decode_hex, is_token_byte};
+use super::{HEX_DECODE, UUID_UNDASHED_LEN, all_hex, decode_hex, is_token_byte};
 
 /// How a trace or span ID is written in a field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,15 +121,16 @@ pub fn value_under(key: KeyRole, raw: &[u8]) -> Option<FieldValue> {
 /// Whether `bytes` holds an upper-case hex letter, which W3C Trace Context (and B3) do not
 /// write.
 fn has_upper_hex(bytes: &[u8]) -> bool {
-    bytes.iter().any(|b| (b'A'..=b'F').contains(b))
+    // Every byte is tested, with no branch, as in `all_hex`: most values have none.
+    bytes
+        .iter()
+        .fold(false, |upper, &b| upper | (b.wrapping_sub(b'A') < 6))
 }
 
 /// Whether `bytes` starts with a 32-hex token: 32 hex digits, then no letter or digit.
 pub fn is_hex32_token(bytes: &[u8]) -> bool {
     bytes.len() >= UUID_UNDASHED_LEN
-        && bytes[..UUID_UNDASHED_LEN]
-            .iter()
-            .all(|&b| HEX_DECODE[b as usize] != INVALID)
+        && all_hex(&bytes[..UUID_UNDASHED_LEN])
         && !bytes
             .get(UUID_UNDASHED_LEN)
             .is_some_and(u8::is_ascii_alphanumeric)
@@ -195,10 +196,7 @@ pub fn hex32_is_trace(line: &[u8], start: usize, end: usize) -> bool {
 /// and `-` before, `-`, 16 hex, `-` and two hex after, as a whole token (a later version may
 /// add fields after a `-`).
 pub fn traceparent_around(line: &[u8], start: usize, end: usize) -> Option<Traceparent> {
-    let hex = |range: std::ops::Range<usize>| {
-        line.get(range)
-            .filter(|part| part.iter().all(|&b| HEX_DECODE[b as usize] != INVALID))
-    };
+    let hex = |range: std::ops::Range<usize>| line.get(range).filter(|part| all_hex(part));
     if start < 3 || line[start - 1] != b'-' || end - start != UUID_UNDASHED_LEN {
         return None;
     }
