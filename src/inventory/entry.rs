@@ -346,18 +346,21 @@ impl EntryRef<'_> {
     pub(super) fn is_trace(&self) -> bool {
         match self {
             EntryRef::Cold(c) => Form::ALL[c.form as usize].kind() == Kind::Trace,
-            // A form tag stands for at least one occurrence; the side record counts the rest.
+            // A form tag stands for at least one occurrence; the side record counts the rest,
+            // and holds none while a tag is free (most entries: not read at all, as reading
+            // it is a cache miss).
             EntryRef::Hot(h, side) => {
                 let trace = |form: &Form| form.kind() == Kind::Trace;
                 h.form_tags
                     .iter()
                     .any(|&tag| tag != NO_FORM && trace(&Form::ALL[tag as usize]))
-                    || side.is_some_and(|s| {
-                        s.forms
-                            .iter()
-                            .zip(&Form::ALL)
-                            .any(|(&n, f)| n > 0 && trace(f))
-                    })
+                    || !h.form_tags.contains(&NO_FORM)
+                        && side.is_some_and(|s| {
+                            s.forms
+                                .iter()
+                                .zip(&Form::ALL)
+                                .any(|(&n, f)| n > 0 && trace(f))
+                        })
             }
         }
     }
