@@ -215,14 +215,24 @@ fn summaries_ahead(inventory: &Inventory, rows: Range<usize>) -> impl Iterator<I
 /// Appends `value` in decimal, right-aligned in `width` bytes (`write!` was a tenth of the
 /// time per row).
 pub fn push_decimal(line: &mut Vec<u8>, value: u64, width: usize) {
+    // The padding and the digits are made in a buffer of fixed size and copied whole, then
+    // cut to length: a copy of a length known only at run time is a call to `memcpy`.
+    const BUFFER: usize = 32;
     let digits = value.checked_ilog10().map_or(1, |d| d as usize + 1);
-    let end = line.len() + width.max(digits);
-    pad(line, end);
+    let len = width.max(digits);
+    if len > BUFFER {
+        pad(line, line.len() + len - digits);
+        return push_decimal(line, value, 0);
+    }
+    let mut text = [b' '; BUFFER];
     let mut v = value;
-    for digit in line[end - digits..end].iter_mut().rev() {
+    for digit in text[len - digits..len].iter_mut().rev() {
         *digit = b'0' + (v % 10) as u8;
         v /= 10;
     }
+    let at = line.len();
+    line.extend_from_slice(&text);
+    line.truncate(at + len);
 }
 
 /// Pads `line` with blanks to `width` bytes.
