@@ -489,7 +489,7 @@ impl Tally<'_> {
             batch.reserve_exact(BATCH);
         }
         batch.push(pending);
-        if self.batches[shard].len() >= BATCH {
+        if batch.len() >= BATCH {
             self.flush(shard);
         }
     }

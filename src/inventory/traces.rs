@@ -189,9 +189,7 @@ impl TraceLines {
             let line = &bytes[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             let first = self.values.len();
-            while self.xrays.get(xray).is_some_and(|&at| at < start) {
-                xray += 1;
-            }
+            xray += self.xrays[xray..].partition_point(|&at| at < start);
             let in_line = self.xrays[xray..].partition_point(|&at| at < end);
             let xrays = self.xrays[xray..xray + in_line]
                 .iter()
