@@ -53,6 +53,9 @@ pub struct Chunk<'a> {
     /// The matcher's hits in `bytes`, in order, at offsets into `bytes`: which lines the
     /// line callback will be given.
     pub hits: &'a [Hit],
+    /// The lines the hits are on, in order: where each starts and where it ends (its `\n`,
+    /// or the end of `bytes`).
+    pub lines: &'a [(usize, usize)],
 }
 
 /// How to search.
@@ -93,6 +96,7 @@ pub struct Scratch {
     buf: ReadBuffer,
     hits: Vec<Hit>,
     line_hits: Vec<Hit>,
+    hit_lines: Vec<(usize, usize)>,
     numbering: Numbering,
 }
 
@@ -241,6 +245,7 @@ struct LineState<'a> {
     line_no: u64,
     hits: &'a mut Vec<Hit>,
     line_hits: &'a mut Vec<Hit>,
+    hit_lines: &'a mut Vec<(usize, usize)>,
     numbering: &'a mut Numbering,
     /// Lines are counted (for their numbers, or to place context lines).
     numbered: bool,
@@ -269,6 +274,7 @@ impl<'a> LineState<'a> {
             buf,
             hits,
             line_hits,
+            hit_lines,
             numbering,
         } = scratch;
         let lines = LineState {
@@ -277,6 +283,7 @@ impl<'a> LineState<'a> {
             line_no: first_line_no,
             hits,
             line_hits,
+            hit_lines,
             numbering,
             // Context lines are placed by their numbers, shown or not.
             numbered: options.line_numbers || options.context != Context::default(),
@@ -305,11 +312,23 @@ impl LineState<'_> {
         } else {
             self.matcher.find(chunk, self.hits);
         }
+        self.hit_lines.clear();
+        let mut i = 0;
+        while let Some(first) = self.hits.get(i) {
+            let line_start = memrchr(b'\n', &chunk[..first.start]).map_or(0, |p| p + 1);
+            let line_end =
+                memchr(b'\n', &chunk[first.end..]).map_or(chunk.len(), |p| first.end + p);
+            self.hit_lines.push((line_start, line_end));
+            while self.hits.get(i).is_some_and(|h| h.start < line_end) {
+                i += 1;
+            }
+        }
         if let (true, Some(on_chunk)) = (self.report, on_chunk) {
             on_chunk(&Chunk {
                 bytes: chunk,
                 first_line_no,
                 hits: self.hits,
+                lines: self.hit_lines,
             });
         }
         let with_context = self.report && self.options.context != Context::default();
@@ -318,11 +337,8 @@ impl LineState<'_> {
         let mut cursor = 0;
         let mut cursor_no = first_line_no;
         let mut i = 0;
-        while i < self.hits.len() {
-            let first = self.hits[i];
-            let line_start = memrchr(b'\n', &chunk[..first.start]).map_or(0, |p| p + 1);
-            let line_end =
-                memchr(b'\n', &chunk[first.end..]).map_or(chunk.len(), |p| first.end + p);
+        for l in 0..self.hit_lines.len() {
+            let (line_start, line_end) = self.hit_lines[l];
             self.line_hits.clear();
             if self.numbered {
                 // No newline lies between the line's start and its first hit.

@@ -5,9 +5,10 @@
 //! [`for_each_pair`] reports a key of at most 256 bytes and a value no longer than the line;
 //! the values of trace and span keys collected in the analysis walk are `for_each_pair`'s.
 
-use idgrep::id::trace::{ROLE_KEY_ENDS, may_have_role};
+use idgrep::id::trace::may_key_trace_value;
 use idgrep::record::{
-    self, Analysis, PairBuffers, TimeContext, Value, for_each_pair, for_each_pair_with_bare_keys,
+    self, Analysis, LineFormat, PairBuffers, TimeContext, Value, for_each_pair,
+    for_each_pair_with_bare_keys, keys,
 };
 use idgrep::scan;
 use jiff::Timestamp;
@@ -66,20 +67,22 @@ pub fn check(data: &[u8]) {
     });
 
     // The values collected in the walk that names the fields are those of the pair walk that
-    // also reads bare `key: value` text, for the same keys, and collecting them changes no
-    // field, format or time.
+    // also reads bare `key: value` text, for the same keys (in plain text, where a trace key
+    // is found), and collecting them changes no field, format or time.
     let mut wanted = Vec::new();
-    for_each_pair_with_bare_keys(line, &mut buffers, |key, value| {
-        if let Value::Str(v) | Value::Int(v) | Value::Number(v) = value
-            && may_have_role(key)
-        {
-            wanted.push((key.to_vec(), v.to_vec()));
-        }
-    });
+    if analysis.format() != LineFormat::Plain || keys::has_trace_key(line) {
+        for_each_pair_with_bare_keys(line, &mut buffers, |key, value| {
+            if let Value::Str(v) | Value::Int(v) | Value::Number(v) = value
+                && may_key_trace_value(key)
+            {
+                wanted.push((key.to_vec(), v.to_vec()));
+            }
+        });
+    }
     let mut hits = Vec::new();
     scan::for_each_token_scalar(line, |h| hits.push(h));
     let mut keyed = Analysis::default();
-    record::analyse_hits_with_values(line, &hits, &ctx, &mut keyed, ROLE_KEY_ENDS);
+    record::analyse_hits_with_trace_values(line, &hits, &ctx, &mut keyed);
     let collected: Vec<(Vec<u8>, Vec<u8>)> = keyed
         .keyed_values()
         .map(|(k, v)| (k.to_vec(), v.to_vec()))

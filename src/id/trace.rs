@@ -14,7 +14,7 @@
 
 use std::sync::LazyLock;
 
-use super::{HEX_DECODE, INVALID, Id, Kind, ParseError, Parsed, Written, all_hex, is_token_byte};
+use super::{HEX_DECODE, INVALID, Id, Kind, ParseError, Parsed, Written, is_token_byte};
 
 /// Length of an X-Ray trace ID: `1-` 8 hex `-` 24 hex.
 pub const XRAY_LEN: usize = 35;
@@ -93,6 +93,43 @@ pub fn may_have_role(key: &[u8]) -> bool {
         .rev()
         .find(|b| b.is_ascii_alphanumeric())
         .is_some_and(|last| ROLE_KEY_ENDS.contains(last))
+}
+
+/// Whether `key` (a key, or a key path's last key) may name a trace or span value that is
+/// not a token: its letters and digits end in `id` after `race`, `span` or `rent`, or in
+/// `traceidhex`, or are just `id` (`"span":{"id":...}`, where the path decides).
+#[inline]
+pub fn may_key_trace_value(key: &[u8]) -> bool {
+    // Most keys end in neither letter.
+    matches!(key.last().map(|b| b | 0x20), Some(b'd' | b'x')) && key_may_trace(key)
+}
+
+fn key_may_trace(key: &[u8]) -> bool {
+    let n = key.len();
+    if n < 2 {
+        return false;
+    }
+    match key[n - 1] | 0x20 {
+        b'd' if key[n - 2] | 0x20 == b'i' => {
+            let mut end = n - 2;
+            if end == 0 {
+                return true;
+            }
+            if matches!(key[end - 1], b'_' | b'.' | b'-') {
+                end -= 1;
+            }
+            let Some(word) = end.checked_sub(4).map(|start| &key[start..end]) else {
+                return false;
+            };
+            let folded: [u8; 4] = std::array::from_fn(|i| word[i] | 0x20);
+            matches!(&folded, b"race" | b"span" | b"rent")
+        }
+        b'x' => {
+            let mut buf = [0; FOLDED_MAX];
+            folded(key, &mut buf).is_some_and(|name| name.ends_with(b"traceidhex"))
+        }
+        _ => false,
+    }
 }
 
 /// The role of the field whose value starts at `line[start]`: the key before it in JSON
@@ -266,14 +303,6 @@ pub fn xray_at(hay: &[u8], start: usize) -> Option<XrayAt> {
         .filter(|&span| span != 0)
         .map(|span| (at, span));
     Some(XrayAt { end, trace, parent })
-}
-
-/// Whether `hay[start..]` begins as an X-Ray trace ID does, `1-<8 hex>-`: where a pass over
-/// many bytes stops to look for one ([`crate::record::keys`]), every start [`xray_at`]
-/// accepts.
-pub fn is_xray_head(hay: &[u8], start: usize) -> bool {
-    hay.get(start..start + 11)
-        .is_some_and(|head| head.starts_with(b"1-") && head[10] == b'-' && all_hex(&head[2..10]))
 }
 
 /// The 16 hex digits at `hay[at..]`, when they are a whole token: no letter, digit or `-`

@@ -32,7 +32,6 @@ use std::cell::RefCell;
 
 use traces::TraceLines;
 
-use crate::id::trace::ROLE_KEY_ENDS;
 use crate::id::{Form, Id, Kind, Shape};
 use crate::par::{self, Notice, Ordered, ScanSettings};
 use crate::progress::Progress;
@@ -134,11 +133,7 @@ fn count_input(
             let (tally, analysis, trace_lines) = &mut *counting.borrow_mut();
             tally.prefetch(m.hits.iter().map(|hit| hit.id));
             let waiting = trace_lines.take(m.before.len());
-            if waiting.as_ref().is_some_and(|w| w.by_keys) {
-                record::analyse_hits_with_values(m.line, m.hits, &context, analysis, ROLE_KEY_ENDS);
-            } else {
-                record::analyse_hits(m.line, m.hits, &context, analysis);
-            }
+            record::analyse_hits_with_trace_values(m.line, m.hits, &context, analysis);
             occurrences.clear();
             for (i, hit) in m.hits.iter().enumerate() {
                 let name = analysis.field(i);
@@ -171,10 +166,8 @@ fn count_input(
             }
             if let Some(waiting) = waiting {
                 occurrences.extend_from_slice(trace_lines.xray(&waiting));
-                if waiting.by_keys {
-                    traces::read_keyed(&mut trace_lines.roles, analysis, tally, occurrences);
-                }
             }
+            traces::read_keyed(&mut trace_lines.roles, analysis, tally, occurrences);
             tally.add_line(file, analysis.time_ms(), occurrences);
             true
         },

@@ -16,6 +16,8 @@
 
 use memchr::memchr;
 
+use crate::id::trace::may_key_trace_value;
+
 use super::line_time::{LineTime, epoch_time, time_value};
 use super::pairs::KeyedValues;
 use super::{Analysis, MAX_FIELD, TimeContext, Value, is_blank, is_time_key, spans_within};
@@ -92,20 +94,15 @@ impl Path<'_> {
 }
 
 impl Path<'_> {
-    /// Whether the last letter or digit of the value's path may be one of `ends`, read from
-    /// the raw keys: an escaped key may be (its escapes are decoded only when the path is
-    /// written).
-    fn may_end_in(&self, ends: &[u8]) -> bool {
-        for frame in self.frames.iter().rev().filter(|frame| frame.object) {
-            if frame.escaped {
-                return true;
-            }
-            let key = &self.line[frame.key.0..frame.key.1];
-            if let Some(last) = key.iter().rev().find(|b| b.is_ascii_alphanumeric()) {
-                return ends.contains(last);
-            }
+    /// Whether the value's key (the last key of its path) may name a trace or span value
+    /// ([`may_key_trace_value`]), read from the raw key: an escaped key may (its escapes are
+    /// decoded only when the path is written, and the written path is checked again).
+    fn last_key_may_trace(&self) -> bool {
+        match self.frames.iter().rev().find(|frame| frame.object) {
+            Some(frame) if frame.escaped => true,
+            Some(frame) => may_key_trace_value(&self.line[frame.key.0..frame.key.1]),
+            None => false,
         }
-        false
     }
 
     /// Whether the value here is the line's time: a top-level time key, MongoDB's
@@ -535,7 +532,7 @@ pub(super) fn analyse_json(
     want_time: bool,
     ctx: &TimeContext,
     out: &mut Analysis,
-    key_ends: Option<&[u8]>,
+    trace_values: bool,
 ) -> bool {
     let Analysis {
         time,
@@ -554,7 +551,7 @@ pub(super) fn analyse_json(
         time,
         want_time,
         ctx,
-        keyed: key_ends.map(|ends| (ends, keyed)),
+        keyed: trace_values.then_some(keyed),
     };
     visit.advance(spans.partition_point(|s| s.0 < open));
     walk_json(line, open, json, &mut visit)
@@ -574,7 +571,7 @@ struct JsonFields<'a> {
     want_time: bool,
     ctx: &'a TimeContext,
     /// The last letters or digits of the keys whose values are wanted, and where they go.
-    keyed: Option<(&'a [u8], &'a mut KeyedValues)>,
+    keyed: Option<&'a mut KeyedValues>,
 }
 
 impl JsonFields<'_> {
@@ -640,11 +637,11 @@ impl Visit for JsonFields<'_> {
         if self.next_start < end {
             self.name(path, start, end);
         }
-        if let Some((ends, keyed)) = &mut self.keyed
+        if let Some(keyed) = &mut self.keyed
             && let Value::Str(raw) | Value::Int(raw) | Value::Number(raw) = value
-            && path.may_end_in(ends)
+            && path.last_key_may_trace()
         {
-            keyed.push_json(path, raw, escaped, ends);
+            keyed.push_json(path, raw, escaped);
         }
         if self.want_time && (path.frames.len() <= 2 || path.is_log_record_time()) {
             self.time(path, value);

@@ -4,6 +4,8 @@
 
 use memchr::memchr2;
 
+use crate::id::trace::may_key_trace_value;
+
 use super::json::{Stops, scan_until};
 use super::line_time::time_value;
 use super::pairs::logfmt_pair;
@@ -108,14 +110,14 @@ pub(super) fn analyse_logfmt(
     want_time: bool,
     ctx: &TimeContext,
     out: &mut Analysis,
-    key_ends: Option<&[u8]>,
+    trace_values: bool,
 ) -> bool {
     let mut next = 0;
     walk_logfmt(line, |pair| {
-        if let Some(ends) = key_ends {
+        if trace_values && may_key_trace_value(&line[pair.key.0..pair.key.1]) {
             let Analysis { keyed, text, .. } = &mut *out;
             logfmt_pair(line, pair, text, &mut |key, value| {
-                keyed.push_text(key, value, ends);
+                keyed.push_text(key, value)
             });
         }
         let key = &line[pair.key.0..pair.key.1];

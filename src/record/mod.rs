@@ -77,7 +77,7 @@ pub struct Analysis {
     json: JsonScratch,
     /// Scratch for [`analyse_hits`].
     hit_spans: Vec<(usize, usize)>,
-    /// What [`analyse_hits_with_values`] collected.
+    /// What [`analyse_hits_with_trace_values`] collected.
     keyed: KeyedValues,
     /// Scratch for the escapes of a text or logfmt value.
     text: Vec<u8>,
@@ -104,7 +104,7 @@ impl Analysis {
         self.time.map(LineTime::millis)
     }
 
-    /// The values [`analyse_hits_with_values`] collected, with their keys, in line order.
+    /// The values [`analyse_hits_with_trace_values`] collected, with their keys, in line order.
     pub fn keyed_values(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
         self.keyed.iter()
     }
@@ -126,20 +126,20 @@ impl Analysis {
 
 /// [`analyse`] for the hits of a matching line, with its time.
 pub fn analyse_hits(line: &[u8], hits: &[Hit], ctx: &TimeContext, out: &mut Analysis) {
-    analyse_hits_as(line, hits, ctx, out, None);
+    analyse_hits_as(line, hits, ctx, out, false);
 }
 
-/// [`analyse_hits`], also collecting the string and number values of the keys whose last
-/// letter or digit is one of `key_ends`, as [`for_each_pair_with_bare_keys`] gives them, in
-/// the same walk: [`Analysis::keyed_values`].
-pub fn analyse_hits_with_values(
+/// [`analyse_hits`], also collecting the string and number values of the keys that may name
+/// trace and span values ([`crate::id::trace::may_key_trace_value`]), as
+/// [`for_each_pair_with_bare_keys`] gives them, in the same walk: [`Analysis::keyed_values`].
+/// In plain text the pairs are read only where [`keys::has_trace_key`] finds such a key.
+pub fn analyse_hits_with_trace_values(
     line: &[u8],
     hits: &[Hit],
     ctx: &TimeContext,
     out: &mut Analysis,
-    key_ends: &[u8],
 ) {
-    analyse_hits_as(line, hits, ctx, out, Some(key_ends));
+    analyse_hits_as(line, hits, ctx, out, true);
 }
 
 fn analyse_hits_as(
@@ -147,12 +147,12 @@ fn analyse_hits_as(
     hits: &[Hit],
     ctx: &TimeContext,
     out: &mut Analysis,
-    key_ends: Option<&[u8]>,
+    trace_values: bool,
 ) {
     let mut spans = std::mem::take(&mut out.hit_spans);
     spans.clear();
     spans.extend(hits.iter().map(|h| (h.start, h.end)));
-    analyse_as(line, &spans, true, ctx, out, key_ends);
+    analyse_as(line, &spans, true, ctx, out, trace_values);
     out.hit_spans = spans;
 }
 
@@ -166,22 +166,22 @@ pub fn analyse(
     ctx: &TimeContext,
     out: &mut Analysis,
 ) {
-    analyse_as(line, spans, want_time, ctx, out, None);
+    analyse_as(line, spans, want_time, ctx, out, false);
 }
 
-/// [`analyse`], collecting the values of the keys `key_ends` asks for, if it asks.
+/// [`analyse`], collecting the values of trace and span keys when `trace_values`.
 fn analyse_as(
     line: &[u8],
     spans: &[(usize, usize)],
     want_time: bool,
     ctx: &TimeContext,
     out: &mut Analysis,
-    key_ends: Option<&[u8]>,
+    trace_values: bool,
 ) {
     debug_assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0));
     out.reset(spans.len());
     if let Some(open) = json_start(line) {
-        if analyse_json(line, open, spans, want_time, ctx, out, key_ends) {
+        if analyse_json(line, open, spans, want_time, ctx, out, trace_values) {
             out.format = LineFormat::Json;
             let mut inherit = false;
             for k in 0..spans.len() {
@@ -197,7 +197,7 @@ fn analyse_as(
         }
         out.reset(spans.len());
     }
-    if analyse_logfmt(line, spans, want_time, ctx, out, key_ends) {
+    if analyse_logfmt(line, spans, want_time, ctx, out, trace_values) {
         out.format = LineFormat::Logfmt;
         return;
     }
@@ -210,12 +210,12 @@ fn analyse_as(
     if want_time {
         out.time = plain_time(line, ctx);
     }
-    if let Some(ends) = key_ends {
+    // Trace and span keys are read in `key: value` text too (`span_id: ...`); the vector
+    // pass for their keys costs less than reading a line's pairs.
+    if trace_values && keys::has_trace_key(line) {
         let Analysis { keyed, text, .. } = out;
-        // Trace and span keys are read in `key: value` text too (`span_id: ...`): the keys
-        // ending in `ends` are few, and their reader keeps only trace roles.
         text_pairs(line, true, text, &mut |key, value| {
-            keyed.push_text(key, value, ends)
+            keyed.push_text(key, value)
         });
     }
 }

@@ -3,6 +3,8 @@
 
 use memchr::{memchr, memchr2};
 
+use crate::id::trace::may_key_trace_value;
+
 use super::json::{
     JsonScratch, Path, Validate, Visit, json_start, scan_number, unescape, walk_json,
 };
@@ -30,7 +32,7 @@ pub fn for_each_pair(line: &[u8], buffers: &mut PairBuffers, f: impl FnMut(&[u8]
 }
 
 /// [`for_each_pair`], and in plain text also `key: value` with a bare key: what `ids` reads
-/// for the values of trace and span keys ([`super::analyse_hits_with_values`]).
+/// for the values of trace and span keys ([`super::analyse_hits_with_trace_values`]).
 pub fn for_each_pair_with_bare_keys(
     line: &[u8],
     buffers: &mut PairBuffers,
@@ -100,8 +102,8 @@ fn bare_value(raw: &[u8]) -> Value<'_> {
     }
 }
 
-/// The string and number values of the keys a caller asked for by their last letter or
-/// digit, collected while a line is analysed ([`super::analyse_hits_with_values`]): what
+/// The string and number values of the keys that may name trace and span values, collected
+/// while a line is analysed ([`super::analyse_hits_with_trace_values`]): what
 /// [`for_each_pair`] would give for those keys, without walking the line again. Numbers
 /// count as written: a bare span ID such as `1e51234567890123` reads as one.
 #[derive(Clone, Debug, Default)]
@@ -125,12 +127,13 @@ impl KeyedValues {
             .map(|&(key, value, end)| (&self.bytes[key..value], &self.bytes[value..end]))
     }
 
-    /// Adds the value at the JSON path `path` if its key is wanted, as [`JsonPairs`] gives it
-    /// (a key path longer than [`MAX_FIELD`] gives none).
+    /// Adds the value at the JSON path `path` if the path may name a trace or span value
+    /// ([`may_key_trace_value`]), as [`JsonPairs`] gives it (a key path longer than
+    /// [`MAX_FIELD`] gives none).
     #[inline(never)]
-    pub(super) fn push_json(&mut self, path: Path<'_>, raw: &[u8], escaped: bool, ends: &[u8]) {
+    pub(super) fn push_json(&mut self, path: Path<'_>, raw: &[u8], escaped: bool) {
         let key = self.bytes.len();
-        if !path.write(&mut self.bytes) || !key_wanted(&self.bytes[key..], ends) {
+        if !path.write(&mut self.bytes) || !may_key_trace_value(&self.bytes[key..]) {
             self.bytes.truncate(key);
             return;
         }
@@ -144,12 +147,12 @@ impl KeyedValues {
     }
 
     /// Adds a text or logfmt value, as [`for_each_pair`] reports it, if it is a string or a
-    /// number and its key is wanted.
-    pub(super) fn push_text(&mut self, key: &[u8], value: Value<'_>, ends: &[u8]) {
+    /// number and its key may name a trace or span value.
+    pub(super) fn push_text(&mut self, key: &[u8], value: Value<'_>) {
         let (Value::Str(raw) | Value::Int(raw) | Value::Number(raw)) = value else {
             return;
         };
-        if !key_wanted(key, ends) {
+        if !may_key_trace_value(key) {
             return;
         }
         let at = self.bytes.len();
@@ -157,14 +160,6 @@ impl KeyedValues {
         self.bytes.extend_from_slice(raw);
         self.pairs.push((at, at + key.len(), self.bytes.len()));
     }
-}
-
-/// Whether the last letter or digit of `key` is one of `ends`.
-fn key_wanted(key: &[u8], ends: &[u8]) -> bool {
-    key.iter()
-        .rev()
-        .find(|b| b.is_ascii_alphanumeric())
-        .is_some_and(|last| ends.contains(last))
 }
 
 /// The logfmt pair `pair` of `line` as [`for_each_pair`] reports it.

@@ -715,17 +715,21 @@ fn plain_pairs_leave_out_keys_longer_than_a_field() {
 
 mod times;
 
-/// The values [`analyse_hits_with_values`] collects in its walk are those
-/// [`for_each_pair_with_bare_keys`] gives for the same keys, strings and numbers, on every kind of line: hand-picked ones,
-/// and lines put together at random from JSON, logfmt and text pieces.
+/// The values [`analyse_hits_with_trace_values`] collects in its walk are those
+/// [`for_each_pair_with_bare_keys`] gives for the same keys, strings and numbers, on every
+/// kind of line (plain text only where [`super::keys::has_trace_key`] finds a trace key):
+/// hand-picked ones, and lines put together at random from JSON, logfmt and text pieces.
 #[test]
 fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
-    use crate::id::trace::{ROLE_KEY_ENDS as ENDS, may_have_role};
-    let oracle = |line: &[u8], buffers: &mut PairBuffers| {
+    use crate::id::trace::may_key_trace_value;
+    let oracle = |line: &[u8], format: LineFormat, buffers: &mut PairBuffers| {
         let mut want = Vec::new();
+        if format == LineFormat::Plain && !super::keys::has_trace_key(line) {
+            return want;
+        }
         for_each_pair_with_bare_keys(line, buffers, |key, value| {
             if let Value::Str(raw) | Value::Int(raw) | Value::Number(raw) = value
-                && may_have_role(key)
+                && may_key_trace_value(key)
             {
                 want.push((key.to_vec(), raw.to_vec()));
             }
@@ -735,7 +739,7 @@ fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
     let collected = |line: &[u8], out: &mut Analysis| {
         let mut hits = Vec::new();
         scan::for_each_token(line, |hit| hits.push(hit));
-        analyse_hits_with_values(line, &hits, &utc(), out, ENDS);
+        analyse_hits_with_trace_values(line, &hits, &utc(), out);
         let got: Vec<(Vec<u8>, Vec<u8>)> = out
             .keyed_values()
             .map(|(k, v)| (k.to_vec(), v.to_vec()))
@@ -757,9 +761,10 @@ fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
     ];
     for line in &fixed {
         let line = line.as_bytes();
+        let got = collected(line, &mut out);
         assert_eq!(
-            collected(line, &mut out),
-            oracle(line, &mut buffers),
+            got,
+            oracle(line, out.format(), &mut buffers),
             "{}",
             String::from_utf8_lossy(line)
         );
@@ -884,13 +889,9 @@ fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
             let piece = noise[rng.below(noise.len())];
             line.splice(at..at, piece.iter().copied());
         }
-        let want = oracle(&line, &mut buffers);
-        assert_eq!(
-            collected(&line, &mut out),
-            want,
-            "{}",
-            String::from_utf8_lossy(&line)
-        );
+        let got = collected(&line, &mut out);
+        let want = oracle(&line, out.format(), &mut buffers);
+        assert_eq!(got, want, "{}", String::from_utf8_lossy(&line));
         agreed_with_values += usize::from(!want.is_empty());
     }
     // The random lines hold values often enough for the comparison to mean something.
