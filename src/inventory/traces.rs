@@ -141,7 +141,6 @@ impl TraceLines {
         analysis: &mut Analysis,
         tally: &mut Tally,
     ) {
-        let bytes = chunk.bytes;
         self.waiting.clear();
         self.values.clear();
         self.next = 0;
@@ -149,9 +148,17 @@ impl TraceLines {
         self.xrays.clear();
         // An X-Ray ID outside a trace field stands in an `X-Amzn-Trace-Id` value.
         self.xrays
-            .extend(memmem::find_iter(bytes, XRAY_HEADER).map(|at| at + b"Root=".len()));
-        // The stretches of lines between the lines with tokens: the pass looks at their bytes
-        // only, and flags a line by its trace keys or its X-Ray header value, in order.
+            .extend(memmem::find_iter(chunk.bytes, XRAY_HEADER).map(|at| at + b"Root=".len()));
+        self.flag_lines_between(chunk);
+        self.read_flagged(chunk.bytes, file, context, analysis, tally);
+        self.read_waiting_xrays(chunk, tally);
+    }
+
+    /// Flags the lines between the lines with tokens that hold a trace key or an X-Ray
+    /// header value: the key pass looks at their bytes only. What flags a line comes in
+    /// order, so each line is flagged once.
+    fn flag_lines_between(&mut self, chunk: &Chunk) {
+        let bytes = chunk.bytes;
         let stretches = std::iter::once(0)
             .chain(chunk.lines.iter().map(|&(_, end)| end + 1))
             .zip(
@@ -189,6 +196,17 @@ impl TraceLines {
                 flag(&mut self.flagged, bytes, from, at, by_keys);
             }
         }
+    }
+
+    /// Reads and counts the flagged lines, which have no ID tokens.
+    fn read_flagged(
+        &mut self,
+        bytes: &[u8],
+        file: u32,
+        context: &TimeContext,
+        analysis: &mut Analysis,
+        tally: &mut Tally,
+    ) {
         let mut xray = 0;
         for i in 0..self.flagged.len() {
             let (start, end, by_keys) = self.flagged[i];
@@ -212,6 +230,11 @@ impl TraceLines {
             }
             self.values.truncate(first);
         }
+    }
+
+    /// Reads the X-Ray header values of the lines with tokens, which wait for the line
+    /// callback.
+    fn read_waiting_xrays(&mut self, chunk: &Chunk, tally: &mut Tally) {
         let mut xray = 0;
         for &(start, end) in chunk.lines {
             xray += self.xrays[xray..].partition_point(|&at| at < start);
@@ -219,7 +242,7 @@ impl TraceLines {
             if in_line == 0 {
                 continue;
             }
-            let line = &bytes[start..end];
+            let line = &chunk.bytes[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             let starts = self.xrays[xray..xray + in_line]
                 .iter()
@@ -257,7 +280,7 @@ impl TraceLines {
 const XRAY_HEADER: &[u8] = b"Root=1-";
 
 /// Adds the line around `at` (inside the stretch of lines that starts at `from`) to
-/// `flagged`, or marks the last line there when `at` is in it: what flags a line comes in
+/// `flagged`, or marks the last line there when `at` is in it: what flags lines comes in
 /// order, so each line's bounds are found by looking at each byte at most once.
 fn flag(
     flagged: &mut Vec<(usize, usize, bool)>,
