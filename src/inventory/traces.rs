@@ -413,7 +413,7 @@ pub(super) fn read_keyed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::{Hit, Matcher};
+    use crate::scan::Matcher;
 
     fn form_and_spans(line: &str, field: Option<&str>) -> (Form, Vec<u64>) {
         let start = line.find("4bf92f35").expect("the trace in the line");
@@ -510,20 +510,31 @@ mod tests {
         assert_eq!(form, Form::UuidUndashed);
     }
 
-    /// The hits of `chunk` and the lines they are on, as the search hands them over.
-    fn hits_and_lines(chunk: &[u8]) -> (Vec<Hit>, Vec<(usize, usize)>) {
+    /// `chunk` read by a fresh [`TraceLines`] into `tally`, with its hits and the lines they
+    /// are on as the search hands them over; the lines with tokens are returned too.
+    fn read_chunk(chunk: &[u8], tally: &mut Tally) -> (TraceLines, Vec<(usize, usize)>, Analysis) {
         let mut hits = Vec::new();
         Matcher::every_id().find(chunk, &mut hits);
-        let mut lines: Vec<(usize, usize)> = Vec::new();
+        let mut hit_lines: Vec<(usize, usize)> = Vec::new();
         for hit in &hits {
-            if lines.last().is_some_and(|&(_, end)| hit.start < end) {
+            if hit_lines.last().is_some_and(|&(_, end)| hit.start < end) {
                 continue;
             }
             let start = memrchr(b'\n', &chunk[..hit.start]).map_or(0, |p| p + 1);
             let end = memchr(b'\n', &chunk[hit.end..]).map_or(chunk.len(), |p| hit.end + p);
-            lines.push((start, end));
+            hit_lines.push((start, end));
         }
-        (hits, lines)
+        let mut lines = TraceLines::default();
+        let mut analysis = Analysis::default();
+        let context = TimeContext::for_file(None, None);
+        let chunk = Chunk {
+            bytes: chunk,
+            first_line_no: 1,
+            hits: &hits,
+            lines: &hit_lines,
+        };
+        lines.read_chunk(&chunk, 0, &context, &mut analysis, tally);
+        (lines, hit_lines, analysis)
     }
 
     /// An X-Ray header value on a line with tokens waits for the line callback, with its
@@ -535,17 +546,8 @@ mod tests {
             b 01m8kbygm5ng2pshny302zvwbs 1-5759e988-bd862e3fe1be46a994272794\n";
         let tallies = super::super::Tallies::new(false);
         let mut tally = tallies.tally();
-        let mut lines = TraceLines::default();
-        let mut analysis = Analysis::default();
+        let (mut lines, hit_lines, mut analysis) = read_chunk(chunk, &mut tally);
         let context = TimeContext::for_file(None, None);
-        let (hits, hit_lines) = hits_and_lines(chunk);
-        let chunk = Chunk {
-            bytes: chunk,
-            first_line_no: 1,
-            hits: &hits,
-            lines: &hit_lines,
-        };
-        lines.read_chunk(&chunk, 0, &context, &mut analysis, &mut tally);
         let waiting = lines.take(0).expect("the header's line waits");
         let got: Vec<(u128, Space)> = lines
             .xray(&waiting)
@@ -590,37 +592,21 @@ mod tests {
             ts=4 span_id=1e51234567890123 parentSpanId=12.5\n";
         let tallies = super::super::Tallies::new(false);
         let mut tally = tallies.tally();
-        let mut lines = TraceLines::default();
-        let mut analysis = Analysis::default();
+        let (mut lines, hit_lines, mut analysis) = read_chunk(chunk, &mut tally);
         let context = TimeContext::for_file(None, None);
-        let (hits, hit_lines) = hits_and_lines(chunk);
-        let chunk = Chunk {
-            bytes: chunk,
-            first_line_no: 1,
-            hits: &hits,
-            lines: &hit_lines,
-        };
-        lines.read_chunk(&chunk, 0, &context, &mut analysis, &mut tally);
         // Only the ULID's line has tokens: its keys are left to the walk that names its
         // tokens' fields, and it has no X-Ray value to wait with.
         let ulid_line = chunk
-            .bytes
             .split(|&b| b == b'\n')
             .take(3)
             .map(|l| l.len() + 1)
             .sum::<usize>();
         assert_eq!(hit_lines.len(), 2, "the ULID's line and the 32-hex one");
+        assert_eq!(hit_lines[0].0, ulid_line);
         assert!(lines.take(ulid_line).is_none());
         let line = b"ts=2 order=01m8kbygm5ng2pshny302zvwbs spanId=e457b5a2e4d86bd1";
-        let line_hits: Vec<Hit> = hits
-            .iter()
-            .filter(|h| h.start > ulid_line && h.end <= ulid_line + line.len())
-            .map(|h| Hit {
-                start: h.start - ulid_line,
-                end: h.end - ulid_line,
-                ..*h
-            })
-            .collect();
+        let mut line_hits = Vec::new();
+        Matcher::every_id().find(line, &mut line_hits);
         record::analyse_hits_with_trace_values(line, &line_hits, &context, &mut analysis);
         let mut values = Vec::new();
         read_keyed(&mut lines.roles, &analysis, &mut tally, &mut values);
