@@ -118,11 +118,7 @@ fn key_may_trace(key: &[u8]) -> bool {
             if matches!(key[end - 1], b'_' | b'.' | b'-') {
                 end -= 1;
             }
-            let Some(word) = end.checked_sub(4).map(|start| &key[start..end]) else {
-                return false;
-            };
-            let folded: [u8; 4] = std::array::from_fn(|i| word[i] | 0x20);
-            matches!(&folded, b"race" | b"span" | b"rent")
+            ends_in_trace_word(&key[..end])
         }
         b'x' => {
             let mut buf = [0; FOLDED_MAX];
@@ -130,6 +126,16 @@ fn key_may_trace(key: &[u8]) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `bytes` ends in `race`, `span` or `rent`, in any case: the words before `id` in
+/// the keys of trace and span values (`trace_id`, `spanId`, `x-datadog-parent-id`).
+pub fn ends_in_trace_word(bytes: &[u8]) -> bool {
+    let Some(word) = bytes.len().checked_sub(4).map(|start| &bytes[start..]) else {
+        return false;
+    };
+    let folded: [u8; 4] = std::array::from_fn(|i| word[i] | 0x20);
+    matches!(&folded, b"race" | b"span" | b"rent")
 }
 
 /// The role of the field whose value starts at `line[start]`: the key before it in JSON

@@ -570,7 +570,7 @@ struct JsonFields<'a> {
     /// Still looking for the time.
     want_time: bool,
     ctx: &'a TimeContext,
-    /// The last letters or digits of the keys whose values are wanted, and where they go.
+    /// Where the values of trace and span keys go, when they are wanted.
     keyed: Option<&'a mut KeyedValues>,
 }
 

@@ -131,11 +131,7 @@ pub fn trace_value_follows(bytes: &[u8], sep: usize) -> bool {
         // `"span":{"id":...}`: the key of the object decides.
         end = parent.as_ptr() as usize - bytes.as_ptr() as usize + parent.len();
     }
-    let Some(word) = end.checked_sub(4).map(|start| &bytes[start..end]) else {
-        return false;
-    };
-    let folded: [u8; 4] = std::array::from_fn(|i| word[i] | 0x20);
-    if !matches!(&folded, b"race" | b"span" | b"rent") {
+    if !crate::id::trace::ends_in_trace_word(&bytes[..end]) {
         return false;
     }
     let mut value = sep + 1;
