@@ -148,7 +148,7 @@ impl TraceLines {
         self.xrays.clear();
         // An X-Ray ID outside a trace field stands in an `X-Amzn-Trace-Id` value.
         self.xrays
-            .extend(memmem::find_iter(chunk.bytes, XRAY_HEADER).map(|at| at + b"Root=".len()));
+            .extend(memmem::find_iter(chunk.bytes, XRAY_HEADER).map(|at| at + ROOT.len()));
         self.flag_lines_between(chunk);
         self.read_flagged(chunk.bytes, file, context, analysis, tally);
         self.read_waiting_xrays(chunk, tally);
@@ -172,14 +172,11 @@ impl TraceLines {
         for (from, to) in stretches.filter(|(from, to)| from < to) {
             self.key_ends.clear();
             keys::for_each_trace_key_end(&bytes[from..to], |sep| {
-                let sep = from + sep;
-                if keys::ends_in_id(bytes, sep) && keys::trace_value_follows(bytes, sep) {
-                    self.key_ends.push(sep);
+                if keys::is_trace_key_end(bytes, from + sep) {
+                    self.key_ends.push(from + sep);
                 }
             });
-            xray += self.xrays[xray..].partition_point(|&at| at < from);
-            let in_stretch = self.xrays[xray..].partition_point(|&at| at < to);
-            let xrays = &self.xrays[xray..xray + in_stretch];
+            let xrays = within(&self.xrays, &mut xray, from, to);
             let (mut k, mut x) = (0, 0);
             loop {
                 let (at, by_keys) = match (self.key_ends.get(k), xrays.get(x)) {
@@ -213,12 +210,8 @@ impl TraceLines {
             let line = &bytes[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             let first = self.values.len();
-            xray += self.xrays[xray..].partition_point(|&at| at < start);
-            let in_line = self.xrays[xray..].partition_point(|&at| at < end);
-            let starts = self.xrays[xray..xray + in_line]
-                .iter()
-                .map(|&at| at - start);
-            read_xray(line, starts, tally, &mut self.values);
+            let starts = within(&self.xrays, &mut xray, start, end);
+            read_xray(line, start, starts, tally, &mut self.values);
             if by_keys {
                 record::analyse_hits_with_trace_values(line, &[], context, analysis);
                 read_keyed(&mut self.roles, analysis, tally, &mut self.values);
@@ -237,18 +230,14 @@ impl TraceLines {
     fn read_waiting_xrays(&mut self, chunk: &Chunk, tally: &mut Tally) {
         let mut xray = 0;
         for &(start, end) in chunk.lines {
-            xray += self.xrays[xray..].partition_point(|&at| at < start);
-            let in_line = self.xrays[xray..].partition_point(|&at| at < end);
-            if in_line == 0 {
+            let starts = within(&self.xrays, &mut xray, start, end);
+            if starts.is_empty() {
                 continue;
             }
             let line = &chunk.bytes[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let starts = self.xrays[xray..xray + in_line]
-                .iter()
-                .map(|&at| at - start);
             let first = self.values.len();
-            read_xray(line, starts, tally, &mut self.values);
+            read_xray(line, start, starts, tally, &mut self.values);
             self.waiting.push((start, first..self.values.len()));
         }
     }
@@ -279,6 +268,17 @@ impl TraceLines {
 /// How an `X-Amzn-Trace-Id` value starts, its trace ID right after `Root=`.
 const XRAY_HEADER: &[u8] = b"Root=1-";
 
+/// What comes before the trace ID of an X-Ray header value, in any case.
+const ROOT: &[u8] = b"root=";
+
+/// The positions of `sorted` in `start..end`, looked for from `cursor` on, which moves past
+/// those before `start`: ranges asked for in order cost one pass over `sorted`.
+fn within<'a>(sorted: &'a [usize], cursor: &mut usize, start: usize, end: usize) -> &'a [usize] {
+    *cursor += sorted[*cursor..].partition_point(|&at| at < start);
+    let len = sorted[*cursor..].partition_point(|&at| at < end);
+    &sorted[*cursor..*cursor + len]
+}
+
 /// Adds the line around `at` (inside the stretch of lines that starts at `from`) to
 /// `flagged`, or marks the last line there when `at` is in it: what flags lines comes in
 /// order, so each line's bounds are found by looking at each byte at most once.
@@ -303,41 +303,45 @@ fn flag(
     flagged.push((start, end, by_keys));
 }
 
-/// Appends the X-Ray trace IDs of `line` that start at `starts` (every place one may start,
-/// in order), with their `Parent` spans, to `values`.
+/// Appends the X-Ray trace IDs of `line`, which starts at `line_start` of its chunk, that
+/// start at `starts` (places in the chunk where one may start, in order), with their
+/// `Parent` spans, to `values`.
 fn read_xray(
     line: &[u8],
-    starts: impl Iterator<Item = usize>,
+    line_start: usize,
+    starts: &[usize],
     tally: &mut Tally,
     values: &mut Vec<Occurrence>,
 ) {
-    for start in starts {
-        let Some(trace::XrayAt {
-            trace: id, parent, ..
-        }) = trace::xray_at(line, start)
-        else {
+    for start in starts.iter().map(|&at| at - line_start) {
+        let Some(xray) = trace::xray_at(line, start) else {
             continue;
         };
         // `X-Amzn-Trace-Id: Root=1-...`: the key before `Root=`.
-        let key_at = match start.checked_sub(5) {
-            Some(root) if line[root..start].eq_ignore_ascii_case(b"root=") => root,
+        let key_at = match start.checked_sub(ROOT.len()) {
+            Some(root) if line[root..start].eq_ignore_ascii_case(ROOT) => root,
             _ => start,
         };
         let field = trace::key_before(line, key_at).map(|key| tally.field(key));
+        push_xray(&xray, field, values);
+    }
+}
+
+/// Appends an X-Ray trace ID and its `Parent` span, if it has one, written in `field`.
+fn push_xray(xray: &trace::XrayAt, field: Option<FieldId>, values: &mut Vec<Occurrence>) {
+    values.push(Occurrence {
+        id: xray.trace,
+        form: Form::Xray,
+        field,
+        space: Space::Wide,
+    });
+    if let Some((_, span)) = xray.parent {
         values.push(Occurrence {
-            id,
+            id: Id(u128::from(span)),
             form: Form::Xray,
             field,
-            space: Space::Wide,
+            space: Space::Span,
         });
-        if let Some((_, span)) = parent {
-            values.push(Occurrence {
-                id: Id(u128::from(span)),
-                form: Form::Xray,
-                field,
-                space: Space::Span,
-            });
-        }
     }
 }
 
@@ -360,29 +364,12 @@ pub(super) fn read_keyed(
             continue;
         }
         if role.role == FieldRole::Trace && !raw.starts_with(XRAY_HEADER) {
-            let start = if raw
-                .get(..5)
-                .is_some_and(|r| r.eq_ignore_ascii_case(b"root="))
-            {
-                5
-            } else {
-                0
+            let start = match raw.get(..ROOT.len()) {
+                Some(root) if root.eq_ignore_ascii_case(ROOT) => ROOT.len(),
+                _ => 0,
             };
-            if let Some(trace::XrayAt { trace, parent, .. }) = trace::xray_at(raw, start) {
-                values.push(Occurrence {
-                    id: trace,
-                    form: Form::Xray,
-                    field: Some(field),
-                    space: Space::Wide,
-                });
-                if let Some((_, span)) = parent {
-                    values.push(Occurrence {
-                        id: Id(u128::from(span)),
-                        form: Form::Xray,
-                        field: Some(field),
-                        space: Space::Span,
-                    });
-                }
+            if let Some(xray) = trace::xray_at(raw, start) {
+                push_xray(&xray, Some(field), values);
                 continue;
             }
         }
@@ -414,6 +401,7 @@ pub(super) fn read_keyed(
 mod tests {
     use super::*;
     use crate::scan::Matcher;
+    use crate::search::{self, Scratch, SearchOptions};
 
     fn form_and_spans(line: &str, field: Option<&str>) -> (Form, Vec<u64>) {
         let start = line.find("4bf92f35").expect("the trace in the line");
@@ -510,30 +498,25 @@ mod tests {
         assert_eq!(form, Form::UuidUndashed);
     }
 
-    /// `chunk` read by a fresh [`TraceLines`] into `tally`, with its hits and the lines they
-    /// are on as the search hands them over; the lines with tokens are returned too.
+    /// `chunk` read by a fresh [`TraceLines`] into `tally`, handed over by the search as
+    /// `ids` has it handed over; the lines with tokens are returned too.
     fn read_chunk(chunk: &[u8], tally: &mut Tally) -> (TraceLines, Vec<(usize, usize)>, Analysis) {
-        let mut hits = Vec::new();
-        Matcher::every_id().find(chunk, &mut hits);
-        let mut hit_lines: Vec<(usize, usize)> = Vec::new();
-        for hit in &hits {
-            if hit_lines.last().is_some_and(|&(_, end)| hit.start < end) {
-                continue;
-            }
-            let start = memrchr(b'\n', &chunk[..hit.start]).map_or(0, |p| p + 1);
-            let end = memchr(b'\n', &chunk[hit.end..]).map_or(chunk.len(), |p| hit.end + p);
-            hit_lines.push((start, end));
-        }
         let mut lines = TraceLines::default();
         let mut analysis = Analysis::default();
+        let mut hit_lines = Vec::new();
         let context = TimeContext::for_file(None, None);
-        let chunk = Chunk {
-            bytes: chunk,
-            first_line_no: 1,
-            hits: &hits,
-            lines: &hit_lines,
-        };
-        lines.read_chunk(&chunk, 0, &context, &mut analysis, tally);
+        search::search_bytes(
+            &Matcher::every_id(),
+            SearchOptions::default(),
+            chunk,
+            &mut Scratch::default(),
+            1,
+            Some(&mut |chunk: &Chunk| {
+                hit_lines.extend_from_slice(chunk.lines);
+                lines.read_chunk(chunk, 0, &context, &mut analysis, tally);
+            }),
+            &mut |_| true,
+        );
         (lines, hit_lines, analysis)
     }
 

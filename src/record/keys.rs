@@ -30,38 +30,33 @@ pub fn for_each_trace_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
     for_each_found_at::<true>(Simd::current(), hay, &mut f);
 }
 
-/// Whether `line` has a key end of [`for_each_trace_key_end`] that passes [`ends_in_id`] and
-/// [`trace_value_follows`].
+/// Whether `line` has a key end of [`for_each_trace_key_end`] that [`is_trace_key_end`].
 pub fn has_trace_key(line: &[u8]) -> bool {
     let mut found = false;
-    for_each_trace_key_end(line, |sep| {
-        found = found || (ends_in_id(line, sep) && trace_value_follows(line, sep));
-    });
+    for_each_trace_key_end(line, |sep| found = found || is_trace_key_end(line, sep));
     found
+}
+
+/// Whether the key that ends at the separator `sep` (as the passes above find it) may name a
+/// trace or span value that is not a 32-hex token: [`ends_in_id`] and [`trace_value_follows`].
+pub fn is_trace_key_end(bytes: &[u8], sep: usize) -> bool {
+    ends_in_id(bytes, sep) && trace_value_follows(bytes, sep)
 }
 
 /// The key ends, with `BARE` also those of plain text, at the dispatch level `simd`.
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 fn for_each_found_at<const BARE: bool>(simd: Simd, hay: &[u8], f: &mut impl FnMut(usize)) {
     #[cfg(target_arch = "x86_64")]
-    let done = match simd.level() {
+    match simd.level() {
         // SAFETY: a `Simd` at a level exists only when the CPU has that level's features.
         Level::Avx512 => unsafe { x86::found_avx512::<BARE>(hay, f) },
         // SAFETY: as above.
         Level::Avx2 => unsafe { x86::found_avx2::<BARE>(hay, f) },
         Level::Sse2 => x86::found_sse2::<BARE>(hay, f),
-        Level::Scalar => 0,
-    };
+        Level::Scalar => found_scalar::<BARE>(hay, f),
+    }
     #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
-    tail::<BARE>(hay, done, f);
-}
-
-/// The same as [`for_each_found_at`], one byte at a time: the reference the vector paths are
-/// tested against.
-#[cfg(test)]
-pub(crate) fn for_each_found_scalar<const BARE: bool>(hay: &[u8], mut f: impl FnMut(usize)) {
-    tail::<BARE>(hay, 0, &mut f);
+    found_scalar::<BARE>(hay, f);
 }
 
 fn is_d(b: u8) -> bool {
@@ -88,8 +83,9 @@ fn is_key_end<const BARE: bool>(hay: &[u8], i: usize) -> bool {
     }
 }
 
-fn tail<const BARE: bool>(hay: &[u8], from: usize, f: &mut impl FnMut(usize)) {
-    for i in from..hay.len() {
+/// The same as the vector passes, one byte at a time: the reference they are tested against.
+fn found_scalar<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
+    for i in 0..hay.len() {
         if is_key_end::<BARE>(hay, i) {
             f(i);
         }
@@ -273,10 +269,9 @@ mod x86 {
         m
     }
 
-    /// Reports the key ends of `hay`, 16 bytes a compare, the last block padded; returns
-    /// where it stopped (the end).
-    pub(super) fn found_sse2<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) -> usize {
-        // SAFETY: `found` reads only whole blocks of `hay`.
+    /// Reports the key ends of `hay`, 16 bytes a compare, the last block padded.
+    pub(super) fn found_sse2<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
+        // SAFETY: `found` hands `masks` only pointers to 64 readable bytes.
         found::<BARE>(hay, f, |p| unsafe { masks::<__m128i, BARE>(p) })
     }
 
@@ -285,11 +280,9 @@ mod x86 {
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn found_avx2<const BARE: bool>(
-        hay: &[u8],
-        f: &mut impl FnMut(usize),
-    ) -> usize {
-        // SAFETY: `found` reads only whole blocks of `hay`; the caller promises AVX2.
+    pub(super) unsafe fn found_avx2<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
+        // SAFETY: `found` hands `masks` only pointers to 64 readable bytes; the caller
+        // promises AVX2.
         found::<BARE>(hay, f, |p| unsafe { masks::<__m256i, BARE>(p) })
     }
 
@@ -298,11 +291,9 @@ mod x86 {
     /// # Safety
     /// The CPU must have AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn found_avx512<const BARE: bool>(
-        hay: &[u8],
-        f: &mut impl FnMut(usize),
-    ) -> usize {
-        // SAFETY: `found` reads only whole blocks of `hay`; the caller promises AVX-512.
+    pub(super) unsafe fn found_avx512<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
+        // SAFETY: `found` hands `masks` only pointers to 64 readable bytes; the caller
+        // promises AVX-512.
         found::<BARE>(hay, f, |p| unsafe { masks::<__m512i, BARE>(p) })
     }
 
@@ -313,7 +304,7 @@ mod x86 {
         hay: &[u8],
         f: &mut impl FnMut(usize),
         masks: impl Fn(*const u8) -> Masks,
-    ) -> usize {
+    ) {
         let mut prev = Masks::default();
         let mut p = 0;
         // The last bytes, padded with NUL (none of the bytes looked for) to a whole block: a
@@ -347,7 +338,6 @@ mod x86 {
             prev = m;
             p += 64;
         }
-        hay.len()
     }
 }
 
@@ -359,7 +349,7 @@ mod tests {
     fn ends(hay: &[u8]) -> (Vec<usize>, Vec<usize>) {
         let (mut fast, mut slow) = (Vec::new(), Vec::new());
         for_each_key_end(hay, |i| fast.push(i));
-        for_each_found_scalar::<false>(hay, |i| slow.push(i));
+        found_scalar::<false>(hay, &mut |i| slow.push(i));
         (fast, slow)
     }
 
@@ -467,7 +457,7 @@ mod tests {
                 let (fast, slow) = ends(&hay);
                 assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&hay));
                 let mut bare = Vec::new();
-                for_each_found_scalar::<true>(&hay, |i| bare.push(i));
+                found_scalar::<true>(&hay, &mut |i| bare.push(i));
                 bare_seen += bare.len() - slow.len();
                 for &simd in &levels {
                     let name = simd.level().name();
