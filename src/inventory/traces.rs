@@ -359,10 +359,6 @@ pub(super) fn read_keyed(
         let Some(role) = roles.get(field, key).key else {
             continue;
         };
-        // A 32-hex trace ID is a token of the line, counted with the others.
-        if role.role == FieldRole::Trace && raw.len() == crate::id::UUID_UNDASHED_LEN {
-            continue;
-        }
         if role.role == FieldRole::Trace && !raw.starts_with(XRAY_HEADER) {
             let start = match raw.get(..ROOT.len()) {
                 Some(root) if root.eq_ignore_ascii_case(ROOT) => ROOT.len(),

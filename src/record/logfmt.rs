@@ -57,6 +57,7 @@ pub(super) fn walk_logfmt(line: &[u8], mut on: impl FnMut(Pair)) -> bool {
 
 /// The pair that starts at `i`, `key=value` or `key="quoted value"` followed by a blank or
 /// the line's end, and where it ends; `None` when the bytes there are no pair.
+#[inline(always)]
 pub(super) fn pair_at(line: &[u8], i: usize) -> Option<(Pair, usize)> {
     let n = line.len();
     let equals = key_end(line, i);

@@ -105,7 +105,8 @@ fn bare_value(raw: &[u8]) -> Value<'_> {
 /// The string and number values of the keys that may name trace and span values, collected
 /// while a line is analysed ([`super::analyse_hits_with_trace_values`]): what
 /// [`for_each_pair`] would give for those keys, without walking the line again. Numbers
-/// count as written: a bare span ID such as `1e51234567890123` reads as one.
+/// count as written: a bare span ID such as `1e51234567890123` reads as one. Values 32 bytes
+/// long are left out ([`KeyedValues::is_token_length`]).
 #[derive(Clone, Debug, Default)]
 pub(super) struct KeyedValues {
     /// Each key followed by its value (escapes decoded).
@@ -115,6 +116,13 @@ pub(super) struct KeyedValues {
 }
 
 impl KeyedValues {
+    /// Whether a value this long is left out: 32 hex digits are a token of the line, counted
+    /// with its other tokens, and nothing else that long is a trace or span value (a decimal
+    /// has at most 20 digits, a span 16 hex, an X-Ray ID 35 bytes).
+    pub(super) fn is_token_length(value: &[u8]) -> bool {
+        value.len() == crate::id::UUID_UNDASHED_LEN
+    }
+
     pub(super) fn clear(&mut self) {
         self.bytes.clear();
         self.pairs.clear();
@@ -132,6 +140,10 @@ impl KeyedValues {
     /// [`MAX_FIELD`] gives none).
     #[inline(never)]
     pub(super) fn push_json(&mut self, path: Path<'_>, raw: &[u8], escaped: bool) {
+        // An escape only shortens a value.
+        if !escaped && Self::is_token_length(raw) {
+            return;
+        }
         let key = self.bytes.len();
         if !path.write(&mut self.bytes) || !may_key_trace_value(&self.bytes[key..]) {
             self.bytes.truncate(key);
@@ -140,6 +152,10 @@ impl KeyedValues {
         let value = self.bytes.len();
         if escaped {
             unescape(raw, &mut self.bytes);
+            if Self::is_token_length(&self.bytes[value..]) {
+                self.bytes.truncate(key);
+                return;
+            }
         } else {
             self.bytes.extend_from_slice(raw);
         }
@@ -152,7 +168,7 @@ impl KeyedValues {
         let (Value::Str(raw) | Value::Int(raw) | Value::Number(raw)) = value else {
             return;
         };
-        if !may_key_trace_value(key) {
+        if Self::is_token_length(raw) || !may_key_trace_value(key) {
             return;
         }
         let at = self.bytes.len();

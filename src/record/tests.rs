@@ -716,9 +716,10 @@ fn plain_pairs_leave_out_keys_longer_than_a_field() {
 mod times;
 
 /// The values [`analyse_hits_with_trace_values`] collects in its walk are those
-/// [`for_each_pair_with_bare_keys`] gives for the same keys, strings and numbers, on every
-/// kind of line (plain text only where [`super::keys::has_trace_key`] finds a trace key):
-/// hand-picked ones, and lines put together at random from JSON, logfmt and text pieces.
+/// [`for_each_pair_with_bare_keys`] gives for the same keys, strings and numbers, but for
+/// those 32 bytes long (tokens of the line), on every kind of line (plain text only where
+/// [`super::keys::has_trace_key`] finds a trace key): hand-picked ones, and lines put
+/// together at random from JSON, logfmt and text pieces.
 #[test]
 fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
     use crate::id::trace::may_key_trace_value;
@@ -730,6 +731,7 @@ fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
         for_each_pair_with_bare_keys(line, buffers, |key, value| {
             if let Value::Str(raw) | Value::Int(raw) | Value::Number(raw) = value
                 && may_key_trace_value(key)
+                && raw.len() != 32
             {
                 want.push((key.to_vec(), raw.to_vec()));
             }
@@ -758,6 +760,8 @@ fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
         r#"plain text span_id=00f067aa0ba902b7, "traceId": "4bf9" and X-B3-SpanId: 1"#.to_string(),
         r#"msg="{\"span_id\":\"00f067aa0ba902b7\"}" id=1"#.to_string(),
         r#"{"broken": "json" span_id=1"#.to_string(),
+        r#"{"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"4bf92f3577b34da6a3ce929d0e0e473\u0036"}"#.to_string(),
+        r#"trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id="4bf92f3577b34da6a3ce929d0e0e473\6""#.to_string(),
     ];
     for line in &fixed {
         let line = line.as_bytes();
@@ -782,7 +786,9 @@ fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
         b"id",
         b"_",
     ];
-    let values: [&[u8]; 12] = [
+    let values: [&[u8]; 14] = [
+        b"4bf92f3577b34da6a3ce929d0e0e4736",
+        b"4bf92f3577b34da6a3ce929d0e0e473\\u0036",
         b"00f067aa0ba902b7",
         b"11803532876627986230",
         b"-12",
