@@ -248,13 +248,20 @@ mod x86 {
     /// `p..p + 64` must be readable, and the CPU must have the features of `V`.
     #[inline(always)]
     unsafe fn masks<V: Lanes, const BARE: bool>(p: *const u8) -> Masks {
+        // SAFETY: p + shift + WIDTH <= p + 64, readable by the caller's promise, who also
+        // promises the features.
+        masks_of::<V, BARE>(|shift| unsafe { V::load(p.add(shift)) })
+    }
+
+    /// The masks of the 64 bytes whose vectors `load` gives, from their offsets.
+    #[inline(always)]
+    fn masks_of<V: Lanes, const BARE: bool>(load: impl Fn(usize) -> V) -> Masks {
         let mut m = Masks::default();
         for k in 0..64 / V::WIDTH {
             let shift = V::WIDTH * k;
-            // SAFETY: p + shift + WIDTH <= p + 64, readable by the caller's promise, who also
-            // promises the features.
+            let v = load(shift);
+            // SAFETY: whoever made `v` has the features of `V`.
             unsafe {
-                let v = V::load(p.add(shift));
                 let is = |b: u8| v.eq(b) << shift;
                 m.equals |= is(b'=');
                 m.colon |= is(b':');
@@ -269,10 +276,30 @@ mod x86 {
         m
     }
 
+    /// The masks of the last bytes of a buffer, fewer than 64, padded with NUL (none of the
+    /// bytes looked for) in a copy: a byte-at-a-time tail cost more than the vector pass on a
+    /// line of a few blocks.
+    ///
+    /// # Safety
+    /// The CPU must have the features of `V`.
+    #[inline(always)]
+    unsafe fn padded_masks<V: Lanes, const BARE: bool>(rest: &[u8]) -> Masks {
+        let mut last = [0u8; 64];
+        last[..rest.len()].copy_from_slice(rest);
+        // SAFETY: `last` is 64 bytes; the caller promises the features.
+        unsafe { masks::<V, BARE>(last.as_ptr()) }
+    }
+
     /// Reports the key ends of `hay`, 16 bytes a compare, the last block padded.
     pub(super) fn found_sse2<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
-        // SAFETY: `found` hands `masks` only pointers to 64 readable bytes.
-        found::<BARE>(hay, f, |p| unsafe { masks::<__m128i, BARE>(p) })
+        // SAFETY: `found` hands `masks` only pointers to 64 readable bytes; SSE2 is part of
+        // x86_64.
+        found::<BARE>(
+            hay,
+            f,
+            |p| unsafe { masks::<__m128i, BARE>(p) },
+            |rest| unsafe { padded_masks::<__m128i, BARE>(rest) },
+        )
     }
 
     /// [`found_sse2`], 32 bytes a compare.
@@ -283,40 +310,54 @@ mod x86 {
     pub(super) unsafe fn found_avx2<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
         // SAFETY: `found` hands `masks` only pointers to 64 readable bytes; the caller
         // promises AVX2.
-        found::<BARE>(hay, f, |p| unsafe { masks::<__m256i, BARE>(p) })
+        found::<BARE>(
+            hay,
+            f,
+            |p| unsafe { masks::<__m256i, BARE>(p) },
+            |rest| unsafe { padded_masks::<__m256i, BARE>(rest) },
+        )
     }
 
-    /// [`found_sse2`], 64 bytes a compare.
+    /// [`found_sse2`], 64 bytes a compare, the last block read by a masked load rather than
+    /// copied: a line's last bytes copied and then read whole stall the load until the
+    /// copy's small stores land (a tenth of the pass on lines of a few blocks).
     ///
     /// # Safety
     /// The CPU must have AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn found_avx512<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
         // SAFETY: `found` hands `masks` only pointers to 64 readable bytes; the caller
-        // promises AVX-512.
-        found::<BARE>(hay, f, |p| unsafe { masks::<__m512i, BARE>(p) })
+        // promises AVX-512. The masked load reads only the bytes of `rest`: the lanes past
+        // it are zero and never touched, so they cannot fault.
+        found::<BARE>(
+            hay,
+            f,
+            |p| unsafe { masks::<__m512i, BARE>(p) },
+            |rest| unsafe {
+                let lanes = (1u64 << rest.len()) - 1;
+                let v = _mm512_maskz_loadu_epi8(lanes, rest.as_ptr().cast());
+                masks_of::<__m512i, BARE>(|_| v)
+            },
+        )
     }
 
     /// The loop of all three: `masks` reads the 64 bytes at a pointer it is given, which are
-    /// always readable.
+    /// always readable, and `tail` the last bytes of `hay` when fewer than 64 remain.
     #[inline(always)]
     fn found<const BARE: bool>(
         hay: &[u8],
         f: &mut impl FnMut(usize),
         masks: impl Fn(*const u8) -> Masks,
+        tail: impl Fn(&[u8]) -> Masks,
     ) {
         let mut prev = Masks::default();
         let mut p = 0;
-        // The last bytes, padded with NUL (none of the bytes looked for) to a whole block: a
-        // byte-at-a-time tail cost more than the vector pass on a line of a few blocks.
-        let mut last = [0u8; 64];
         while p < hay.len() {
             let m = if p + 64 <= hay.len() {
                 // SAFETY: p + 64 <= hay.len().
                 masks(unsafe { hay.as_ptr().add(p) })
             } else {
-                last[..hay.len() - p].copy_from_slice(&hay[p..]);
-                masks(last.as_ptr())
+                tail(&hay[p..])
             };
             // Bit k of `back(x, n)`: byte k - n is x, the previous block supplying the first n.
             let back = |cur: u64, prev: u64, n: u32| cur << n | prev >> (64 - n);
