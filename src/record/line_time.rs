@@ -40,6 +40,8 @@
 //! no lines from after its last write (a December line in a file written in January is from
 //! the previous year). The calendar arithmetic is [`crate::time`]'s.
 
+use std::cell::Cell;
+
 use jiff::Timestamp;
 use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
@@ -181,7 +183,6 @@ fn clock_at(line: &[u8], i: usize) -> Option<(u8, u8, u8, i64, usize)> {
 }
 
 /// The `MM:SS` and optional fraction of a clock: minute, second, microsecond and the end.
-/// Digits past the microsecond are read over and dropped.
 fn minutes_at(line: &[u8], i: usize) -> Option<(u8, u8, i64, usize)> {
     let s: &[u8; 5] = line.get(i..)?.first_chunk()?;
     if s[2] != b':' {
@@ -189,7 +190,13 @@ fn minutes_at(line: &[u8], i: usize) -> Option<(u8, u8, i64, usize)> {
     }
     let minute = two(s[0..].first_chunk()?)?;
     let second = two(s[3..].first_chunk()?)?;
-    let mut j = i + 5;
+    let (micro, end) = fraction_at(line, i + 5);
+    Some((minute, second, micro, end))
+}
+
+/// An optional fraction of a second at `j`, after `.` or `,`: its microseconds and the end.
+/// Digits past the microsecond are read over and dropped.
+fn fraction_at(line: &[u8], mut j: usize) -> (i64, usize) {
     let mut micro = 0;
     if matches!(line.get(j), Some(b'.' | b',')) && digit(line, j + 1).is_some() {
         j += 1;
@@ -200,7 +207,7 @@ fn minutes_at(line: &[u8], i: usize) -> Option<(u8, u8, i64, usize)> {
             j += 1;
         }
     }
-    Some((minute, second, micro, j))
+    (micro, j)
 }
 
 /// Whether a time may end at `i`: not in the middle of a word.
@@ -208,23 +215,64 @@ fn ends_token(line: &[u8], i: usize) -> bool {
     line.get(i).is_none_or(|b| !b.is_ascii_alphanumeric())
 }
 
-/// An ISO 8601 / RFC 3339 date and time at `i`, with its offset in seconds if written.
-fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
-    let s: &[u8; 11] = line.get(i..)?.first_chunk()?;
+/// A date and a minute as [`iso_at`] reads them, from the 16 bytes `2026-11-29T10:00`.
+#[derive(Clone, Copy)]
+struct Minute {
+    year: i32,
+    month: u8,
+    day: u8,
+    hour: u8,
+    minute: u8,
+}
+
+thread_local! {
+    /// The 16 bytes [`date_and_minute`] read last, and what they read as: a log's lines
+    /// share them for a minute at a time, and reading them was a third of reading a time.
+    static LAST_MINUTE: Cell<Option<([u8; 16], Minute)>> = const { Cell::new(None) };
+}
+
+/// The date and minute at `i`: `YYYY-MM-DD` (or with `/`), `T`, `t` or a blank, `HH:MM`,
+/// digits checked but not their ranges.
+fn date_and_minute(line: &[u8], i: usize) -> Option<Minute> {
+    let s: &[u8; 16] = line.get(i..)?.first_chunk()?;
+    if let Some((bytes, minute)) = LAST_MINUTE.get()
+        && bytes == *s
+    {
+        return Some(minute);
+    }
     if !matches!(s[4], b'-' | b'/') || s[7] != s[4] || !matches!(s[10], b'T' | b't' | b' ') {
         return None;
     }
-    let year =
-        i32::from(two(s[0..].first_chunk()?)?) * 100 + i32::from(two(s[2..].first_chunk()?)?);
-    let month = two(s[5..].first_chunk()?)?;
-    let day = two(s[8..].first_chunk()?)?;
-    let (hour, minute, second, micro, mut j) = match clock_at(line, i + 11) {
-        Some(clock) => clock,
+    if s[13] != b':' {
+        return None;
+    }
+    let minute = Minute {
+        year: i32::from(two(s[0..].first_chunk()?)?) * 100 + i32::from(two(s[2..].first_chunk()?)?),
+        month: two(s[5..].first_chunk()?)?,
+        day: two(s[8..].first_chunk()?)?,
+        hour: two(s[11..].first_chunk()?)?,
+        minute: two(s[14..].first_chunk()?)?,
+    };
+    LAST_MINUTE.set(Some((*s, minute)));
+    Some(minute)
+}
+
+/// An ISO 8601 / RFC 3339 date and time at `i`, with its offset in seconds if written.
+fn iso_at(line: &[u8], i: usize) -> Option<(Civil, Option<i32>, usize)> {
+    let Minute {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+    } = date_and_minute(line, i)?;
+    let (second, micro, mut j) = if byte_is(line, i + 16, b':') {
+        let second = two(line.get(i + 17..)?.first_chunk()?)?;
+        let (micro, end) = fraction_at(line, i + 19);
+        (second, micro, end)
+    } else {
         // ISO 8601 allows a time without seconds: `2026-12-01T10:00Z`.
-        None if byte_is(line, i + 13, b':') && !byte_is(line, i + 16, b':') => {
-            (d2(line, i + 11)?, d2(line, i + 14)?, 0, 0, i + 16)
-        }
-        None => return None,
+        (0, 0, i + 16)
     };
     let mut offset = None;
     match line.get(j) {
@@ -718,6 +766,60 @@ fn civil_time(c: Civil, offset: Option<i32>, ctx: &TimeContext) -> Option<LineTi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What [`date_and_minute`] remembers never changes what a time reads as: times put
+    /// together at random from a few dates and minutes (some broken, one all NUL) and the
+    /// rest of a time (seconds, fractions, offsets, some broken), each read with the memory
+    /// as the lines before left it and again with it emptied.
+    #[test]
+    fn the_remembered_minute_never_changes_a_time() {
+        let minutes: [&[u8]; 8] = [
+            b"2026-11-29T10:00",
+            b"2026-11-29T10:01",
+            b"2026/11/29 10:00",
+            b"2026-11-29t23:59",
+            b"2026-13-40T25:61",
+            b"2026-11-29X10:00",
+            b"2026-1a-29T10:00",
+            &[0; 16],
+        ];
+        let rests: [&[u8]; 12] = [
+            b":05.334Z",
+            b":05",
+            b"Z",
+            b"",
+            b":5",
+            b":60+01:00",
+            b":05,123456789 PST",
+            b"+0100 x",
+            b":",
+            b":0a",
+            b":59.000001-25:00",
+            b" INFO x",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut hits = 0;
+        for _ in 0..20_000 {
+            let line = [minutes[next(minutes.len())], rests[next(rests.len())]].concat();
+            let cut = line.len() - next(3).min(line.len());
+            let line = &line[..cut];
+            let remembered = LAST_MINUTE
+                .get()
+                .is_some_and(|(bytes, _)| line.starts_with(&bytes));
+            let kept = format!("{:?}", iso_at(line, 0));
+            LAST_MINUTE.set(None);
+            let fresh = format!("{:?}", iso_at(line, 0));
+            assert_eq!(kept, fresh, "{}", String::from_utf8_lossy(line));
+            hits += usize::from(remembered);
+        }
+        assert!(hits > 1000, "the memory was used {hits} times");
+    }
 
     /// Every abbreviation of the table is found by its name, with its offset, and other words
     /// of three or four capitals are not, nor a name inside a longer word.
