@@ -3,7 +3,8 @@
 //! line time, when one is found and falls in the years 1 to 9999, read back from its RFC 3339
 //! rendering as the same microsecond, in JSON, logfmt and plain text; every key and value
 //! [`for_each_pair`] reports a key of at most 256 bytes and a value no longer than the line;
-//! the values of trace and span keys collected in the analysis walk are `for_each_pair`'s.
+//! the values of trace and span keys collected in the analysis walk are `for_each_pair`'s,
+//! but for those 32 bytes long (the line's tokens).
 
 use idgrep::id::trace::may_key_trace_value;
 use idgrep::record::{
@@ -74,6 +75,7 @@ pub fn check(data: &[u8]) {
         for_each_pair_with_bare_keys(line, &mut buffers, |key, value| {
             if let Value::Str(v) | Value::Int(v) | Value::Number(v) = value
                 && may_key_trace_value(key)
+                && v.len() != 32
             {
                 wanted.push((key.to_vec(), v.to_vec()));
             }

@@ -320,7 +320,7 @@ mod x86 {
 
     /// [`found_sse2`], 64 bytes a compare, the last block read by a masked load rather than
     /// copied: a line's last bytes copied and then read whole stall the load until the
-    /// copy's small stores land (a tenth of the pass on lines of a few blocks).
+    /// copy's small stores land (two fifths of the pass on plain-text lines of a few blocks).
     ///
     /// # Safety
     /// The CPU must have AVX-512 F and BW.
