@@ -50,12 +50,14 @@ pub struct Chunk<'a> {
     pub bytes: &'a [u8],
     /// Number of the first line in `bytes` (counted with `line_numbers` or context only).
     pub first_line_no: u64,
-    /// The matcher's hits in `bytes`, in order, at offsets into `bytes`: which lines the
-    /// line callback will be given.
-    pub hits: &'a [Hit],
-    /// The lines the hits are on, in order: where each starts and where it ends (its `\n`,
-    /// or the end of `bytes`).
+    /// The lines the matcher's hits are on, which the line callback will be given, in
+    /// order: where each starts and where it ends (its `\n`, or the end of `bytes`).
     pub lines: &'a [(usize, usize)],
+}
+
+/// `line` without the `\r` of a `\r\n` ending.
+pub fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// How to search.
@@ -327,7 +329,6 @@ impl LineState<'_> {
             on_chunk(&Chunk {
                 bytes: chunk,
                 first_line_no,
-                hits: self.hits,
                 lines: self.hit_lines,
             });
         }
@@ -358,10 +359,7 @@ impl LineState<'_> {
             }
             outcome.matched_lines += 1;
             if self.report {
-                let mut line = &chunk[line_start..line_end];
-                if let [rest @ .., b'\r'] = line {
-                    line = rest;
-                }
+                let line = trim_cr(&chunk[line_start..line_end]);
                 let after_gap = with_context && self.take_gap();
                 let m = LineMatch {
                     line_no: self.line_no,
@@ -405,8 +403,7 @@ impl LineState<'_> {
         before: &[u8],
         on_line: &mut dyn FnMut(&LineMatch) -> bool,
     ) -> bool {
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = trim_cr(line.strip_suffix(b"\n").unwrap_or(line));
         let m = LineMatch {
             line_no,
             line,

@@ -5,7 +5,7 @@
 
 use memchr::{memchr, memrchr};
 
-use crate::search::Chunk;
+use crate::search::{self, Chunk};
 
 use super::rules::NilKind;
 use crate::record::keys;
@@ -107,7 +107,7 @@ pub(super) fn key_lines(chunk: &Chunk, mut on_line: impl FnMut(&[u8], u64)) {
         line_no += bytecount::count(&bytes[counted..start], b'\n') as u64;
         counted = start;
         let line = &bytes[start..end];
-        on_line(line.strip_suffix(b"\r").unwrap_or(line), line_no);
+        on_line(search::trim_cr(line), line_no);
         next_line = end + 1;
     });
 }

@@ -74,7 +74,6 @@ fn flagged(text: &str) -> Vec<(u64, String)> {
         &Chunk {
             bytes: text.as_bytes(),
             first_line_no: 10,
-            hits: &[],
             lines: &[],
         },
         |line, no| found.push((no, String::from_utf8_lossy(line).into_owned())),

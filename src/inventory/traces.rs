@@ -23,7 +23,7 @@ use crate::id::trace_value::{self, KeyRole, ValueForm};
 use crate::id::{Form, Id};
 use crate::record::keys;
 use crate::record::{self, Analysis, TimeContext};
-use crate::search::Chunk;
+use crate::search::{self, Chunk};
 
 /// The form of the 32-hex token `line[start..end]` of value `id`: a trace ID inside a
 /// `traceparent` or `b3` header, or in a trace field, or else a plain 32-hex token
@@ -207,8 +207,7 @@ impl TraceLines {
         let mut xray = 0;
         for i in 0..self.flagged.len() {
             let (start, end, by_keys) = self.flagged[i];
-            let line = &bytes[start..end];
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let line = search::trim_cr(&bytes[start..end]);
             let first = self.values.len();
             let starts = within(&self.xrays, &mut xray, start, end);
             read_xray(line, start, starts, tally, &mut self.values);
@@ -234,8 +233,7 @@ impl TraceLines {
             if starts.is_empty() {
                 continue;
             }
-            let line = &chunk.bytes[start..end];
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let line = search::trim_cr(&chunk.bytes[start..end]);
             let first = self.values.len();
             read_xray(line, start, starts, tally, &mut self.values);
             self.waiting.push((start, first..self.values.len()));
@@ -397,7 +395,7 @@ pub(super) fn read_keyed(
 mod tests {
     use super::*;
     use crate::scan::Matcher;
-    use crate::search::{self, Scratch, SearchOptions};
+    use crate::search::{Scratch, SearchOptions};
 
     fn form_and_spans(line: &str, field: Option<&str>) -> (Form, Vec<u64>) {
         let start = line.find("4bf92f35").expect("the trace in the line");

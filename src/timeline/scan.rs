@@ -211,7 +211,7 @@ impl FileTimes {
             let mut start = 0;
             while start < bytes.len() {
                 let end = memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-                if let Some(t) = records.time(trim_cr(&bytes[start..end])) {
+                if let Some(t) = records.time(search::trim_cr(&bytes[start..end])) {
                     self.first_us = Some(t);
                     first_at = start;
                     break;
@@ -233,7 +233,7 @@ impl FileTimes {
         }
         loop {
             let start = memrchr(b'\n', &bytes[..end]).map_or(0, |p| p + 1);
-            if let Some(t) = records.time(trim_cr(&bytes[start..end])) {
+            if let Some(t) = records.time(search::trim_cr(&bytes[start..end])) {
                 self.chunk_last = Some((start, t));
                 return;
             }
@@ -258,10 +258,6 @@ impl FileTimes {
     }
 }
 
-fn trim_cr(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
 /// What of an input a pass reads.
 enum Parts<'a> {
     Whole(Box<dyn io::Read + Send>),
@@ -281,7 +277,7 @@ impl DatedRanges {
     /// `None` when the walk for the file's first time gives up (a long run of undated lines)
     /// or its read fails: the file is then read whole.
     fn new(file: std::fs::File, ranges: Vec<Range>, records: &mut Records) -> Option<DatedRanges> {
-        let first_us = match find_from_start(&file, |line| records.time(trim_cr(line))) {
+        let first_us = match find_from_start(&file, |line| records.time(search::trim_cr(line))) {
             Ok(Walk::Found(t)) => Some(t),
             Ok(Walk::Nothing) => None,
             Ok(Walk::TooFar) | Err(_) => return None,
@@ -597,14 +593,14 @@ fn previous_time(
     while n > times.checked + 1 && end > 0 {
         let body_end = end - 1;
         let start = memrchr(b'\n', &before[..body_end]).map_or(0, |p| p + 1);
-        if let Some(t) = records.time(trim_cr(&before[start..body_end])) {
+        if let Some(t) = records.time(search::trim_cr(&before[start..body_end])) {
             return Ok(Some(t));
         }
         n -= 1;
         end = start;
     }
     if let (Some(start), Some(file)) = (times.before, file) {
-        times.last_us = last_before(file, start, |line| records.time(trim_cr(line)))?;
+        times.last_us = last_before(file, start, |line| records.time(search::trim_cr(line)))?;
         times.before = None;
     }
     Ok(times.last_us)
