@@ -303,23 +303,47 @@ impl Form {
 }
 
 /// Whether an ID token (letters, digits and dashes) holds an uppercase letter, and whether
-/// it holds a lowercase one. Eight bytes at a time: in ASCII, bit 0x40 marks a letter among
-/// these bytes, and bit 0x20 a lowercase one. A byte loop took about a hundred instructions
-/// per occurrence, as many as the rest of its counting.
+/// it holds a lowercase one. In ASCII, bit 0x40 marks a letter among these bytes, and bit
+/// 0x20 a lowercase one. A byte loop took about a hundred instructions per occurrence, as
+/// many as the rest of its counting; eight bytes at a time, seventy.
 fn letter_cases(token: &[u8]) -> (bool, bool) {
     let n = token.len();
     debug_assert!((24..=40).contains(&n), "an ID token");
-    let word = |at: usize| u64::from_le_bytes(token[at..at + 8].try_into().expect("8 bytes"));
-    // These five windows cover 24 to 40 bytes (IDs are 26, 32 or 36); a byte read twice
-    // changes nothing.
-    let (mut upper, mut lower) = (0, 0);
-    for word in [word(0), word(8), word(16), word(24.min(n - 8)), word(n - 8)] {
-        // Shifted one bit up, each byte's 0x20 bit lands on its 0x40 bit.
-        let letters = word & 0x4040_4040_4040_4040;
-        upper |= letters & !(word << 1);
-        lower |= letters & (word << 1);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        let window = |at: usize| -> &[u8; 16] { token[at..at + 16].try_into().expect("16 bytes") };
+        // Windows at 0, 16 (or less) and n - 16 cover up to 48 bytes (IDs are 26, 32 or 36);
+        // a byte read twice changes nothing.
+        let windows = [window(0), window(16.min(n - 16)), window(n - 16)];
+        // SAFETY: SSE2 is part of x86_64, and each load reads one 16-byte array.
+        let (upper, lower) = unsafe {
+            let (letter_bit, lower_bit) = (_mm_set1_epi8(0x40), _mm_set1_epi8(0x20));
+            let (mut upper, mut lower) = (_mm_setzero_si128(), _mm_setzero_si128());
+            for w in windows {
+                let v = _mm_loadu_si128(w.as_ptr().cast());
+                let letter = _mm_cmpeq_epi8(_mm_and_si128(v, letter_bit), letter_bit);
+                let small = _mm_cmpeq_epi8(_mm_and_si128(v, lower_bit), lower_bit);
+                upper = _mm_or_si128(upper, _mm_andnot_si128(small, letter));
+                lower = _mm_or_si128(lower, _mm_and_si128(small, letter));
+            }
+            (_mm_movemask_epi8(upper), _mm_movemask_epi8(lower))
+        };
+        (upper != 0, lower != 0)
     }
-    (upper != 0, lower != 0)
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let word = |at: usize| u64::from_le_bytes(token[at..at + 8].try_into().expect("8 bytes"));
+        // These five windows cover 24 to 40 bytes; a byte read twice changes nothing.
+        let (mut upper, mut lower) = (0, 0);
+        for word in [word(0), word(8), word(16), word(24.min(n - 8)), word(n - 8)] {
+            // Shifted one bit up, each byte's 0x20 bit lands on its 0x40 bit.
+            let letters = word & 0x4040_4040_4040_4040;
+            upper |= letters & !(word << 1);
+            lower |= letters & (word << 1);
+        }
+        (upper != 0, lower != 0)
+    }
 }
 
 /// UUID variant field (RFC 9562 section 4.1), with the two special values the RFC names.

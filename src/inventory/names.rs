@@ -89,7 +89,7 @@ impl<'n> LocalNames<'n> {
         });
         if let Some(at) = at {
             let recent = &self.recent[at];
-            if recent.len as usize == name.len() && recent.bytes[..name.len()] == *name {
+            if recent.len as usize == name.len() && same_short(name, &recent.bytes) {
                 return recent.index;
             }
         }
@@ -112,5 +112,65 @@ impl<'n> LocalNames<'n> {
 
     pub fn shared(&self) -> &'n FieldNames {
         self.shared
+    }
+}
+
+/// Whether `name` (1 to [`RECENT_NAME_LEN`] bytes) is the start of `stored`, compared a word
+/// at a time in overlapping windows: a slice comparison called `memcmp`, whose call cost
+/// more than comparing a field name takes.
+#[inline(always)]
+fn same_short(name: &[u8], stored: &[u8; RECENT_NAME_LEN]) -> bool {
+    let n = name.len();
+    debug_assert!((1..=RECENT_NAME_LEN).contains(&n));
+    if n >= 8 {
+        let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8"));
+        // Windows at 0, 8 (or less) and n - 8 cover up to 24 bytes.
+        let mid = 8.min(n - 8);
+        word(name, 0) == word(stored, 0)
+            && word(name, mid) == word(stored, mid)
+            && word(name, n - 8) == word(stored, n - 8)
+    } else if n >= 4 {
+        let word = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().expect("4"));
+        word(name, 0) == word(stored, 0) && word(name, n - 4) == word(stored, n - 4)
+    } else {
+        name.iter().zip(stored).all(|(a, b)| a == b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name differing from the stored one in any single byte, at any length, is told apart,
+    /// and an equal one is found: the windows cover every byte.
+    #[test]
+    fn short_names_compare_every_byte() {
+        let mut stored = [0u8; RECENT_NAME_LEN];
+        for (i, b) in stored.iter_mut().enumerate() {
+            *b = b'a' + i as u8;
+        }
+        for n in 1..=RECENT_NAME_LEN {
+            let name = stored[..n].to_vec();
+            assert!(same_short(&name, &stored), "{n}");
+            for at in 0..n {
+                let mut other = name.clone();
+                other[at] = b'_';
+                assert!(!same_short(&other, &stored), "{n} {at}");
+            }
+        }
+    }
+
+    /// Names that share their length and ends, and so a recent slot, keep their own indexes.
+    #[test]
+    fn names_sharing_a_slot_keep_their_indexes() {
+        let shared = FieldNames::default();
+        let mut names = LocalNames::new(&shared);
+        let (a, b) = (b"order_x_id".as_slice(), b"order_y_id".as_slice());
+        let (ia, ib) = (names.index(a), names.index(b));
+        assert_ne!(ia, ib);
+        for _ in 0..3 {
+            assert_eq!(names.index(a), ia);
+            assert_eq!(names.index(b), ib);
+        }
     }
 }

@@ -30,10 +30,12 @@
 //!
 //! The parts: `pairs` (the packed-pair searcher), `sampled` (the sampled searcher), `tails`
 //! (the searcher for many queries with traces among them), `tokens` (the token walk and the
-//! walk of long runs), `numbering` (line numbers from the vector loops), `simd` (the dispatch
+//! walk of long runs), `numbering` (line numbers from the vector loops), `newlines` (a
+//! buffer's newlines as a bitmap, for the lines of dense hits), `simd` (the dispatch
 //! level) and `x86` (the byte operations of the SSE2 and AVX2 vector widths); each
 //! searcher keeps its vector kernels in child modules of its own.
 
+mod newlines;
 mod numbering;
 mod pairs;
 mod sampled;
@@ -52,6 +54,7 @@ use std::collections::HashMap;
 
 use crate::id::{self, Id, Kind, Parsed, Shape, trace};
 
+pub use newlines::Newlines;
 pub use numbering::Numbering;
 pub use simd::Level;
 pub use tokens::{for_each_token, for_each_token_scalar};
