@@ -59,6 +59,10 @@ pub struct Chunk<'a> {
     /// The lines the matcher's hits are on, which the line callback will be given, in
     /// order: where each starts and where it ends (its `\n`, or the end of `bytes`).
     pub lines: &'a [(usize, usize)],
+    /// Where the X-Ray IDs of `X-Amzn-Trace-Id` values start in `bytes` (right after
+    /// `Root=`), in order, when [`SearchOptions::xray_roots`] asked the matcher for them and
+    /// it could tell; else `None`.
+    pub xray_roots: Option<&'a [usize]>,
 }
 
 /// `line` without the `\r` of a `\r\n` ending.
@@ -75,6 +79,9 @@ pub struct SearchOptions {
     pub text: bool,
     /// Lines around each matching line that are reported too.
     pub context: Context,
+    /// Have a matcher of every ID note where X-Ray header values start as it searches
+    /// ([`Chunk::xray_roots`]), for the inventory views.
+    pub xray_roots: bool,
 }
 
 /// How many lines before and after each matching line are reported with it, as ripgrep's
@@ -107,6 +114,7 @@ pub struct Scratch {
     hit_lines: Vec<(usize, usize)>,
     numbering: Numbering,
     newlines: Newlines,
+    xray_roots: Vec<usize>,
 }
 
 /// Reads `reader` to the end, calling `on_line` for each matching line (not for binary
@@ -257,6 +265,7 @@ struct LineState<'a> {
     hit_lines: &'a mut Vec<(usize, usize)>,
     numbering: &'a mut Numbering,
     newlines: &'a mut Newlines,
+    xray_roots: &'a mut Vec<usize>,
     /// Lines are counted (for their numbers, or to place context lines).
     numbered: bool,
     report: bool,
@@ -287,6 +296,7 @@ impl<'a> LineState<'a> {
             hit_lines,
             numbering,
             newlines,
+            xray_roots,
         } = scratch;
         let lines = LineState {
             matcher,
@@ -297,6 +307,7 @@ impl<'a> LineState<'a> {
             hit_lines,
             numbering,
             newlines,
+            xray_roots,
             // Context lines are placed by their numbers, shown or not.
             numbered: options.line_numbers || options.context != Context::default(),
             report: true,
@@ -319,8 +330,13 @@ impl LineState<'_> {
         on_line: &mut dyn FnMut(&LineMatch) -> bool,
     ) -> bool {
         let first_line_no = self.line_no;
+        let mut roots_found = false;
         if self.numbered {
             self.matcher.find_numbered(chunk, self.hits, self.numbering);
+        } else if self.options.xray_roots {
+            roots_found = self
+                .matcher
+                .find_with_xray_roots(chunk, self.hits, self.xray_roots);
         } else {
             self.matcher.find(chunk, self.hits);
         }
@@ -352,6 +368,7 @@ impl LineState<'_> {
                 bytes: chunk,
                 first_line_no,
                 lines: self.hit_lines,
+                xray_roots: roots_found.then_some(&self.xray_roots[..]),
             });
         }
         let with_context = self.report && self.options.context != Context::default();

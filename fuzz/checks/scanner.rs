@@ -4,7 +4,8 @@
 //! the plain oracle ([`super::oracle_tokens`]), and a search through it, read in pieces of
 //! two sizes the input picks and whole, reports exactly the oracle's lines. With a flag, the
 //! same IDs as trace and span queries, with their trace spellings added: one matcher for all
-//! finds what one matcher per query finds.
+//! finds what one matcher per query finds. The token walk notes where `Root=1-` is written
+//! as a search for it finds it.
 
 use idgrep::id::{self, Id, Parsed};
 use idgrep::scan::{Hit, Level, Matcher};
@@ -72,6 +73,15 @@ pub fn check(data: &[u8]) {
         walk.find(&hay, &mut hits);
         let got: Vec<Token> = hits.iter().map(token_of).collect();
         assert_eq!(got, every, "the token walk at {}", level.name());
+        // Noting X-Ray roots changes no hit, and notes every `Root=1-`.
+        let mut roots = Vec::new();
+        assert!(walk.find_with_xray_roots(&hay, &mut hits, &mut roots));
+        assert_eq!(hits.iter().map(token_of).collect::<Vec<_>>(), every);
+        let want: Vec<usize> = (0..hay.len())
+            .filter(|&at| hay[at..].starts_with(id::trace::XRAY_ROOT))
+            .map(|at| at + id::trace::XRAY_ROOT_KEY_LEN)
+            .collect();
+        assert_eq!(roots, want, "X-Ray roots at {}", level.name());
         same_lines(
             &walk,
             &hay,

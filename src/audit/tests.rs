@@ -75,6 +75,7 @@ fn flagged(text: &str) -> Vec<(u64, String)> {
             bytes: text.as_bytes(),
             first_line_no: 10,
             lines: &[],
+            xray_roots: None,
         },
         |line, no| found.push((no, String::from_utf8_lossy(line).into_owned())),
     );

@@ -56,6 +56,7 @@ fn search(config: &SearchConfig, inputs: &[Input], candidates: Option<&Candidate
         line_numbers: config.line_numbers,
         text: config.input.text,
         context: config.context,
+        ..SearchOptions::default()
     };
     let mut writer = Writer::new(
         config.mode == OutputMode::Lines && config.context != Context::default(),

@@ -18,6 +18,11 @@ use super::{HEX_DECODE, INVALID, Id, Kind, ParseError, Parsed, Written, is_token
 
 /// Length of an X-Ray trace ID: `1-` 8 hex `-` 24 hex.
 pub const XRAY_LEN: usize = 35;
+/// How an `X-Amzn-Trace-Id` value names its trace: `Root=`, then the ID, which starts with
+/// its version, `1-`.
+pub const XRAY_ROOT: &[u8] = b"Root=1-";
+/// The bytes of [`XRAY_ROOT`] before the ID.
+pub const XRAY_ROOT_KEY_LEN: usize = 5;
 /// Length of a span ID (and a 64-bit trace ID) in hex.
 pub const SPAN_HEX_LEN: usize = 16;
 /// The most digits of a 64-bit unsigned decimal.

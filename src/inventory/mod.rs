@@ -55,6 +55,7 @@ pub fn build(
     let options = SearchOptions {
         line_numbers: false,
         text: settings.text,
+        xray_roots: true,
         ..SearchOptions::default()
     };
     let (threads, notices) = par::scan_all(

@@ -9,8 +9,9 @@
 //! collects the values of its trace and span keys ([`record::analyse_hits_with_trace_values`]).
 //! The lines between those are looked at a chunk at a time by the cheap key filter `audit`
 //! uses ([`crate::record::keys`]: keys ending in `id`), and read only where it flags a trace or
-//! span key. X-Ray header values are found by a search of the whole chunk for `Root=1-`; those
-//! on lines with tokens wait for the line callback, so that each line counts once per ID.
+//! span key. X-Ray header values are found where `Root=1-` is written (the token walk notes
+//! each as it goes); those on lines with tokens wait for the line callback, so that each line
+//! counts once per ID.
 
 use std::ops::Range;
 
@@ -146,9 +147,15 @@ impl TraceLines {
         self.next = 0;
         self.flagged.clear();
         self.xrays.clear();
-        // An X-Ray ID outside a trace field stands in an `X-Amzn-Trace-Id` value.
-        self.xrays
-            .extend(memmem::find_iter(chunk.bytes, XRAY_HEADER).map(|at| at + ROOT.len()));
+        // An X-Ray ID outside a trace field stands in an `X-Amzn-Trace-Id` value. The token
+        // walk finds them as it goes where the search asked it to.
+        match chunk.xray_roots {
+            Some(roots) => self.xrays.extend_from_slice(roots),
+            None => self.xrays.extend(
+                memmem::find_iter(chunk.bytes, trace::XRAY_ROOT)
+                    .map(|at| at + trace::XRAY_ROOT_KEY_LEN),
+            ),
+        }
         self.flag_lines_between(chunk);
         self.read_flagged(chunk.bytes, file, context, analysis, tally);
         self.read_waiting_xrays(chunk, tally);
@@ -263,9 +270,6 @@ impl TraceLines {
     }
 }
 
-/// How an `X-Amzn-Trace-Id` value starts, its trace ID right after `Root=`.
-const XRAY_HEADER: &[u8] = b"Root=1-";
-
 /// What comes before the trace ID of an X-Ray header value, in any case.
 const ROOT: &[u8] = b"root=";
 
@@ -357,7 +361,7 @@ pub(super) fn read_keyed(
         let Some(role) = roles.get(field, key).key else {
             continue;
         };
-        if role.role == FieldRole::Trace && !raw.starts_with(XRAY_HEADER) {
+        if role.role == FieldRole::Trace && !raw.starts_with(trace::XRAY_ROOT) {
             let start = match raw.get(..ROOT.len()) {
                 Some(root) if root.eq_ignore_ascii_case(ROOT) => ROOT.len(),
                 _ => 0,

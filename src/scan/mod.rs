@@ -64,7 +64,7 @@ use pairs::{DECIMAL_MIN_LEN, Entry, PairSearcher, Tail};
 use sampled::SampledSearcher;
 use simd::Simd;
 use tails::TailSearcher;
-use tokens::for_each_token_at;
+use tokens::{for_each_token_and_xray_root, for_each_token_at};
 
 /// One occurrence of an ID in a buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,6 +231,24 @@ impl Matcher {
         self.search(self.simd(), hay, hits, None);
     }
 
+    /// [`Matcher::find`] for a matcher of every ID, also filling `roots` with where the X-Ray
+    /// IDs of `X-Amzn-Trace-Id` values start (right after `Root=`), in order; false, with
+    /// `roots` left alone, for other matchers.
+    pub fn find_with_xray_roots(
+        &self,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        roots: &mut Vec<usize>,
+    ) -> bool {
+        if !matches!(self.strategy, Strategy::Every) {
+            self.find(hay, hits);
+            return false;
+        }
+        hits.clear();
+        for_each_token_and_xray_root(self.simd(), hay, &mut every_id(hay, hits), roots);
+        true
+    }
+
     /// [`Matcher::find_numbered`] at the dispatch level `simd`.
     fn find_numbered_with(
         &self,
@@ -283,13 +301,19 @@ impl Matcher {
                 None
             }
             Strategy::Every => {
-                for_each_token_at(simd, hay, &mut |hit| {
-                    if !id::is_number(hit.shape, &hay[hit.start..hit.end]) {
-                        hits.push(hit);
-                    }
-                });
+                for_each_token_at(simd, hay, &mut every_id(hay, hits));
                 None
             }
+        }
+    }
+}
+
+/// What [`Strategy::Every`] keeps of the token walk's hits in `hay`: every one but the
+/// 32-digit numbers.
+fn every_id<'a>(hay: &'a [u8], hits: &'a mut Vec<Hit>) -> impl FnMut(Hit) + 'a {
+    move |hit| {
+        if !id::is_number(hit.shape, &hay[hit.start..hit.end]) {
+            hits.push(hit);
         }
     }
 }

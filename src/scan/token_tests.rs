@@ -301,3 +301,70 @@ fn long_runs_agree_with_the_scalar_walk_at_every_level() {
         }
     }
 }
+
+/// Where each level's walk notes X-Ray roots is where a search for `Root=1-` finds them
+/// (plus the `Root=`), on haystacks with roots, near misses of them (`root=1-`, `Root=11-`,
+/// `xRoot=1-`, a `1-` after other keys) and IDs, at every offset and cut short at the end; and
+/// the hits are the walk's hits without roots.
+#[test]
+fn xray_roots_are_where_a_search_for_them_finds_them() {
+    use crate::id::trace::{XRAY_ROOT, XRAY_ROOT_KEY_LEN};
+    let levels = levels();
+    let mut next = rng(0x0a11);
+    const PIECES: &[&[u8]] = &[
+        b"Root=1-5759e988-bd862e3fe1be46a994272793",
+        b"Root=1-",
+        b"root=1-5759e988-bd862e3fe1be46a994272793",
+        b"Root=11-",
+        b"Root=1",
+        b"xRoot=1-",
+        b"Self=1-5759e988",
+        b"a-b 1-2 v1-",
+        b"01m8metwzf4yycgcys5ftvs67f",
+        b";Parent=53995c3f42cd8ad8;Sampled=1",
+        b" ",
+        b"\n",
+        b"=",
+        b"-",
+    ];
+    let mut found = 0;
+    for round in 0..2000 {
+        let mut hay = Vec::new();
+        let len = (next() % 300) as usize;
+        while hay.len() < len {
+            hay.extend_from_slice(PIECES[(next() % PIECES.len() as u64) as usize]);
+        }
+        let cut = (next() % 8) as usize;
+        hay.truncate(hay.len().saturating_sub(cut));
+        let want: Vec<usize> = memchr::memmem::find_iter(&hay, XRAY_ROOT)
+            .map(|at| at + XRAY_ROOT_KEY_LEN)
+            .collect();
+        found += want.len();
+        let mut want_hits = Vec::new();
+        for_each_token_scalar(&hay, |h| want_hits.push(h));
+        for &simd in &levels {
+            for from in [0, 1, 5, 63] {
+                let part = &hay[from.min(hay.len())..];
+                let mut roots = vec![usize::MAX];
+                let mut hits = Vec::new();
+                tokens::for_each_token_and_xray_root(simd, part, &mut |h| hits.push(h), &mut roots);
+                let expected: Vec<usize> = want
+                    .iter()
+                    .filter(|&&at| at >= from + XRAY_ROOT_KEY_LEN)
+                    .map(|&at| at - from)
+                    .collect();
+                let text = String::from_utf8_lossy(part);
+                assert_eq!(
+                    roots,
+                    expected,
+                    "{} round {round}: {text:?}",
+                    simd.level().name()
+                );
+                if from == 0 {
+                    assert_eq!(hits, want_hits, "{} round {round}", simd.level().name());
+                }
+            }
+        }
+    }
+    assert!(found > 1000, "the generator planted too few roots: {found}");
+}

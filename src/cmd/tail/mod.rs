@@ -34,7 +34,7 @@ pub fn search(config: SearchConfig, follow_config: FollowConfig) -> Exit {
         options: SearchOptions {
             line_numbers: config.line_numbers,
             text: true,
-            context: Default::default(),
+            ..SearchOptions::default()
         },
         whole_text: config.input.text,
         zone: config.input.zone.clone(),

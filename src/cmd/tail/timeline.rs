@@ -95,7 +95,7 @@ impl Sink for TimelineSink<'_> {
         let options = SearchOptions {
             line_numbers: true,
             text: true,
-            context: Default::default(),
+            ..SearchOptions::default()
         };
         let (since, until) = (self.config.query.since, self.config.query.until);
         let mut bytes = batch.bytes;

@@ -60,9 +60,13 @@ impl Kernel for __m512i {
 /// The CPU must have AVX-512 F and BW, and SSE4.1 for the decoders (every AVX-512 CPU has
 /// it).
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(super) unsafe fn tokens<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+pub(super) unsafe fn tokens<F: FnMut(Hit) + ?Sized>(
+    hay: &[u8],
+    f: &mut F,
+    roots: Option<&mut Vec<usize>>,
+) {
     // SAFETY: the caller's features are the ones the walk needs.
-    unsafe { walk::<__m512i, F>(hay, f) }
+    unsafe { walk::<__m512i, F>(hay, f, roots) }
 }
 
 /// The walk of long runs with 64-byte vectors.

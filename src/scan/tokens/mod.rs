@@ -11,6 +11,9 @@ mod avx512;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+use memchr::memmem;
+
+use crate::id::trace::{XRAY_ROOT, XRAY_ROOT_KEY_LEN};
 use crate::id::{self, Shape, ULID_LEN, UUID_UNDASHED_LEN};
 
 /// True for ASCII letters and digits: the bytes of an ID's alphanumeric runs.
@@ -49,18 +52,44 @@ pub fn for_each_token(hay: &[u8], mut f: impl FnMut(Hit)) {
 }
 
 /// [`for_each_token`] at the dispatch level `simd`.
-#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 pub(super) fn for_each_token_at<F: FnMut(Hit) + ?Sized>(simd: Simd, hay: &[u8], f: &mut F) {
+    walk_at(simd, hay, f, None);
+}
+
+/// [`for_each_token_at`], also filling `roots` with where the X-Ray IDs of `X-Amzn-Trace-Id`
+/// values start (each right after [`XRAY_ROOT`]'s `Root=`), in order: the vector walks
+/// see them in the blocks they classify anyway, where a search of its own for them read
+/// every byte once more.
+pub(super) fn for_each_token_and_xray_root<F: FnMut(Hit) + ?Sized>(
+    simd: Simd,
+    hay: &[u8],
+    f: &mut F,
+    roots: &mut Vec<usize>,
+) {
+    roots.clear();
+    walk_at(simd, hay, f, Some(roots));
+}
+
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+fn walk_at<F: FnMut(Hit) + ?Sized>(
+    simd: Simd,
+    hay: &[u8],
+    f: &mut F,
+    roots: Option<&mut Vec<usize>>,
+) {
     // SAFETY (the vector arms): a `Simd` at a level exists only when the CPU has that level's
     // features.
     #[cfg(target_arch = "x86_64")]
     match simd.level() {
-        Level::Avx512 => return unsafe { avx512::tokens(hay, f) },
-        Level::Avx2 => return unsafe { x86::tokens_avx2(hay, f) },
-        Level::Sse2 => return unsafe { x86::tokens_sse2(hay, f) },
+        Level::Avx512 => return unsafe { avx512::tokens(hay, f, roots) },
+        Level::Avx2 => return unsafe { x86::tokens_avx2(hay, f, roots) },
+        Level::Sse2 => return unsafe { x86::tokens_sse2(hay, f, roots) },
         Level::Scalar => {}
     }
-    for_each_token_scalar(hay, f)
+    for_each_token_scalar(hay, f);
+    if let Some(roots) = roots {
+        roots.extend(memmem::find_iter(hay, XRAY_ROOT).map(|at| at + XRAY_ROOT_KEY_LEN));
+    }
 }
 
 /// The shortest run [`for_each_long_run`] reports: a UUID's last group.

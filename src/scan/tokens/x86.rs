@@ -2,6 +2,7 @@
 //! classes, the candidate run starts, the decoding of candidates and the walk itself.
 
 use super::{RUN_MAX, RUN_MIN};
+use crate::id::trace::{XRAY_ROOT, XRAY_ROOT_KEY_LEN};
 use crate::id::{self, Id, Shape, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
 use crate::scan::Hit;
 use crate::scan::x86::Vector;
@@ -154,6 +155,8 @@ impl Window {
 /// Starts of the alphanumeric runs of one block that may be IDs, one mask per shape.
 #[derive(Clone, Copy)]
 struct Starts {
+    /// Every run start.
+    begins: u64,
     /// Runs of exactly 26.
     ulid: u64,
     /// Runs of exactly 32.
@@ -177,6 +180,7 @@ fn starts(w: &Window, carry: u64) -> Starts {
     // Bit k: byte k + len ends the run.
     let ends_at = |len: usize| !Window::at(m, len as u32);
     Starts {
+        begins,
         ulid: begins & (run16 & run8 >> 16 & run2 >> 24) as u64 & ends_at(ULID_LEN),
         hex: begins & (run16 & run16 >> 16) as u64 & ends_at(UUID_UNDASHED_LEN),
         // A dash is not alphanumeric, so it ends the run too.
@@ -245,12 +249,19 @@ unsafe fn visit<K: Kernel, F: FnMut(Hit) + ?Sized>(
 }
 
 /// The token walk over blocks of 64 bytes. Each block is handled one step late, once the
-/// block after it is classified, so runs reaching into it can be measured.
+/// block after it is classified, so runs reaching into it can be measured. With `roots`, it
+/// also notes where X-Ray IDs follow `Root=` ([`super::for_each_token_and_xray_root`]): their
+/// `1` is a run of one byte with a dash after it, which the block's masks show, and which
+/// logs seldom write otherwise.
 ///
 /// # Safety
 /// The CPU must have `K`'s features.
 #[inline(always)]
-pub(super) unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+pub(super) unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(
+    hay: &[u8],
+    f: &mut F,
+    mut roots: Option<&mut Vec<usize>>,
+) {
     let padded = Blocks::new(hay);
     let (blocks, block) = (padded.count, |k| padded.at(k));
     if blocks == 0 {
@@ -272,6 +283,16 @@ pub(super) unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut
         if s.ulid | s.hex | s.dashed != 0 {
             // SAFETY: the caller enabled K's features.
             unsafe { visit::<K, F>(hay, 64 * k, &w, s, f) };
+        }
+        if let Some(roots) = roots.as_deref_mut() {
+            let mut ones = s.begins & Window::at(w.dash, 1);
+            while ones != 0 {
+                let at = 64 * k + ones.trailing_zeros() as usize;
+                if at >= XRAY_ROOT_KEY_LEN && hay[at - XRAY_ROOT_KEY_LEN..].starts_with(XRAY_ROOT) {
+                    roots.push(at);
+                }
+                ones &= ones - 1;
+            }
         }
         carry = cur.alnum >> 63;
         cur = next;
@@ -395,9 +416,13 @@ pub(super) unsafe fn long_runs_sse2<F: FnMut(usize, usize) + ?Sized>(hay: &[u8],
 /// # Safety
 /// The CPU must have AVX2, and SSE4.1 for the decoders (every AVX2 CPU has it).
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+pub(super) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(
+    hay: &[u8],
+    f: &mut F,
+    roots: Option<&mut Vec<usize>>,
+) {
     // SAFETY: the caller's features are the ones the walk needs.
-    unsafe { walk::<__m256i, F>(hay, f) }
+    unsafe { walk::<__m256i, F>(hay, f, roots) }
 }
 
 /// The token walk with 16-byte vectors.
@@ -405,7 +430,11 @@ pub(super) unsafe fn tokens_avx2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) 
 /// # Safety
 /// The CPU must have SSE2 (every x86_64 CPU does).
 #[target_feature(enable = "sse2")]
-pub(super) unsafe fn tokens_sse2<F: FnMut(Hit) + ?Sized>(hay: &[u8], f: &mut F) {
+pub(super) unsafe fn tokens_sse2<F: FnMut(Hit) + ?Sized>(
+    hay: &[u8],
+    f: &mut F,
+    roots: Option<&mut Vec<usize>>,
+) {
     // SAFETY: the caller's features are the ones the walk needs.
-    unsafe { walk::<__m128i, F>(hay, f) }
+    unsafe { walk::<__m128i, F>(hay, f, roots) }
 }
