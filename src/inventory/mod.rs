@@ -255,19 +255,26 @@ impl<'a> Summary<'a> {
 
     /// Field names with their occurrence counts, most frequent first, then by name.
     pub fn fields(&self) -> Vec<(&'a [u8], u32)> {
-        let mut fields = Vec::new();
-        self.fields_into(&mut fields);
-        fields
+        let mut numbers = Vec::new();
+        self.field_numbers_into(&mut numbers);
+        let names = &self.inventory.field_names;
+        numbers
+            .into_iter()
+            .map(|(f, n)| (&*names[f as usize], n))
+            .collect()
     }
 
-    /// [`Summary::fields`] into `fields`, emptied first: a caller showing a million rows
-    /// keeps one list rather than allocating one per row.
-    pub fn fields_into(&self, fields: &mut Vec<(&'a [u8], u32)>) {
+    /// [`Summary::fields`] by their numbers ([`Inventory::field_names`]) into `fields`,
+    /// emptied first: a caller showing a million rows keeps one list rather than allocating
+    /// one per row, and writes each of the few names its own way once.
+    pub fn field_numbers_into(&self, fields: &mut Vec<(u32, u32)>) {
         let names = &self.inventory.field_names;
         fields.clear();
-        self.entry
-            .for_each_field(|f, n| fields.push((&*names[f as usize], n)));
-        fields.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        self.entry.for_each_field(|f, n| fields.push((f, n)));
+        fields.sort_unstable_by(|a, b| {
+            b.1.cmp(&a.1)
+                .then_with(|| names[a.0 as usize].cmp(&names[b.0 as usize]))
+        });
     }
 
     /// Written forms with their occurrence counts, in [`Form::ALL`] order.
@@ -302,6 +309,11 @@ pub fn field_matches(field: &[u8], name: &[u8]) -> bool {
 }
 
 impl Inventory {
+    /// Every field name, by its number.
+    pub fn field_names(&self) -> &[Box<[u8]>] {
+        &self.field_names
+    }
+
     /// Distinct IDs counted (after [`Inventory::retain`], those kept).
     pub fn len(&self) -> usize {
         self.order.len()

@@ -26,20 +26,23 @@ impl Newlines {
     pub(super) fn map_at(&mut self, simd: Simd, bytes: &[u8]) {
         self.len = bytes.len();
         self.words.clear();
-        self.words.reserve(bytes.len().div_ceil(64));
-        let whole = bytes.len() / 64 * 64;
+        // Sized first, so that the loops store without a capacity check per word.
+        self.words.resize(bytes.len().div_ceil(64), 0);
+        let whole = bytes.len() / 64;
+        let (words, last) = self.words.split_at_mut(whole);
+        let (blocks, rest) = bytes.split_at(whole * 64);
         // SAFETY (the vector arms): a `Simd` at a level exists only when the CPU has that
         // level's features.
         #[cfg(target_arch = "x86_64")]
         match simd.level() {
-            Level::Avx512 => unsafe { x86::map_avx512(&bytes[..whole], &mut self.words) },
-            Level::Avx2 => unsafe { x86::map_avx2(&bytes[..whole], &mut self.words) },
-            Level::Sse2 => unsafe { x86::map_sse2(&bytes[..whole], &mut self.words) },
-            Level::Scalar => map_scalar(&bytes[..whole], &mut self.words),
+            Level::Avx512 => unsafe { x86::map_avx512(blocks, words) },
+            Level::Avx2 => unsafe { x86::map_avx2(blocks, words) },
+            Level::Sse2 => unsafe { x86::map_sse2(blocks, words) },
+            Level::Scalar => map_scalar(blocks, words),
         }
         #[cfg(not(target_arch = "x86_64"))]
-        map_scalar(&bytes[..whole], &mut self.words);
-        map_scalar(&bytes[whole..], &mut self.words);
+        map_scalar(blocks, words);
+        map_scalar(rest, last);
     }
 
     /// Where the line holding byte `at` starts: just after the last newline before `at`, or
@@ -85,14 +88,14 @@ impl Newlines {
     }
 }
 
-/// Appends the newline bits of `bytes`, 64 to a word, the last word partial.
-fn map_scalar(bytes: &[u8], words: &mut Vec<u64>) {
-    for block in bytes.chunks(64) {
-        let mut word = 0;
-        for (k, &b) in block.iter().enumerate() {
-            word |= u64::from(b == b'\n') << k;
-        }
-        words.push(word);
+/// The newline bits of `bytes`, 64 to a word of `words` (one per block, the last block may
+/// be partial).
+fn map_scalar(bytes: &[u8], words: &mut [u64]) {
+    for (block, word) in bytes.chunks(64).zip(words) {
+        *word = block
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (k, &b)| bits | u64::from(b == b'\n') << k);
     }
 }
 
@@ -103,23 +106,23 @@ mod x86 {
     use std::arch::x86_64::*;
 
     /// # Safety
-    /// The CPU must have AVX-512 BW; `bytes.len()` is a multiple of 64.
+    /// The CPU must have AVX-512 BW. One word of `words` per whole block of `bytes`.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn map_avx512(bytes: &[u8], words: &mut Vec<u64>) {
+    pub(super) unsafe fn map_avx512(bytes: &[u8], words: &mut [u64]) {
         let newline = _mm512_set1_epi8(b'\n' as i8);
-        for block in bytes.chunks_exact(64) {
+        for (block, word) in bytes.chunks_exact(64).zip(words) {
             // SAFETY: the block has 64 bytes.
             let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
-            words.push(_mm512_cmpeq_epi8_mask(v, newline));
+            *word = _mm512_cmpeq_epi8_mask(v, newline);
         }
     }
 
     /// # Safety
-    /// The CPU must have AVX2; `bytes.len()` is a multiple of 64.
+    /// The CPU must have AVX2. One word of `words` per whole block of `bytes`.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn map_avx2(bytes: &[u8], words: &mut Vec<u64>) {
+    pub(super) unsafe fn map_avx2(bytes: &[u8], words: &mut [u64]) {
         let newline = _mm256_set1_epi8(b'\n' as i8);
-        for block in bytes.chunks_exact(64) {
+        for (block, word) in bytes.chunks_exact(64).zip(words) {
             // SAFETY: the block has 64 bytes, two loads of 32.
             let (low, high) = unsafe {
                 let p = block.as_ptr();
@@ -130,24 +133,24 @@ mod x86 {
             };
             let low = _mm256_movemask_epi8(_mm256_cmpeq_epi8(low, newline)) as u32;
             let high = _mm256_movemask_epi8(_mm256_cmpeq_epi8(high, newline)) as u32;
-            words.push(u64::from(low) | u64::from(high) << 32);
+            *word = u64::from(low) | u64::from(high) << 32;
         }
     }
 
     /// # Safety
-    /// None beyond x86_64's SSE2; `bytes.len()` is a multiple of 64.
+    /// None beyond x86_64's SSE2. One word of `words` per whole block of `bytes`.
     #[target_feature(enable = "sse2")]
-    pub(super) unsafe fn map_sse2(bytes: &[u8], words: &mut Vec<u64>) {
+    pub(super) unsafe fn map_sse2(bytes: &[u8], words: &mut [u64]) {
         let newline = _mm_set1_epi8(b'\n' as i8);
-        for block in bytes.chunks_exact(64) {
-            let mut word = 0;
+        for (block, word) in bytes.chunks_exact(64).zip(words) {
+            let mut bits = 0;
             for k in 0..4 {
                 // SAFETY: the block has 64 bytes, four loads of 16.
                 let v = unsafe { _mm_loadu_si128(block.as_ptr().add(16 * k).cast()) };
-                let bits = _mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)) as u16;
-                word |= u64::from(bits) << (16 * k);
+                let lane = _mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)) as u16;
+                bits |= u64::from(lane) << (16 * k);
             }
-            words.push(word);
+            *word = bits;
         }
     }
 }
