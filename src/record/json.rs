@@ -11,8 +11,8 @@
 //! holding that key (none at the top level). The walker is lenient about raw control bytes
 //! and invalid UTF-8 inside strings; any other departure from JSON makes the line text.
 //!
-//! The byte scans here ([`scan_until`]) also serve logfmt, and the walker also serves
-//! [`super::for_each_pair`].
+//! The byte scans here ([`scan_until`]) also serve logfmt and the words before a plain
+//! line's time, and the walker also serves [`super::for_each_pair`].
 
 use memchr::memchr;
 

@@ -47,8 +47,9 @@ use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 use memchr::memchr;
 
+use super::json::{Stops, scan_until};
 use super::logfmt::pair_at;
-use super::{is_blank, is_time_key, skip_blank};
+use super::{is_time_key, skip_blank};
 use crate::time::{days_from_civil_cached, days_in_month};
 
 /// A line's time.
@@ -685,10 +686,13 @@ pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<LineTime> {
         {
             return Some(time);
         }
-        while i < line.len() && !is_blank(line[i]) {
-            i += 1;
-        }
-        i = skip_blank(line, i);
+        // Sixteen bytes a step: the words before an access log's time are skipped on every
+        // line.
+        let blanks = Stops {
+            bytes: b" \t",
+            controls: false,
+        };
+        i = skip_blank(line, scan_until(line, i, blanks));
     }
     let mut from = 0;
     while let Some(k) = memchr(b'[', &line[from..]) {

@@ -903,3 +903,56 @@ fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
     // The random lines hold values often enough for the comparison to mean something.
     assert!(agreed_with_values > 15_000, "{agreed_with_values}");
 }
+
+/// Time keys are known in any case, whether the fast path for the common spellings or the
+/// folded comparison answers; keys that differ by a byte, a letter more or less, are not.
+#[test]
+fn time_keys_in_any_case_and_nothing_near_them() {
+    let keys: [&[u8]; 15] = [
+        b"ts",
+        b"time",
+        b"timestamp",
+        b"@timestamp",
+        b"t",
+        b"date",
+        b"@t",
+        b"eventTime",
+        b"datetime",
+        b"asctime",
+        b"time_local",
+        b"time_iso8601",
+        b"timeMillis",
+        b"timeUnixNano",
+        b"__REALTIME_TIMESTAMP",
+    ];
+    for key in keys {
+        let variants = [
+            key.to_vec(),
+            key.to_ascii_uppercase(),
+            key.to_ascii_lowercase(),
+        ];
+        for variant in variants {
+            assert!(
+                is_time_key(&variant),
+                "{}",
+                String::from_utf8_lossy(&variant)
+            );
+            let mut longer = variant.clone();
+            longer.push(b's');
+            let shorter = &variant[..variant.len() - 1];
+            let mut changed = variant.clone();
+            changed[0] ^= 0x01;
+            for near in [&longer[..], shorter, &changed[..]] {
+                let near_is_key = keys.iter().any(|k| k.eq_ignore_ascii_case(near));
+                assert_eq!(
+                    is_time_key(near),
+                    near_is_key,
+                    "{}",
+                    String::from_utf8_lossy(near)
+                );
+            }
+        }
+    }
+    assert!(!is_time_key(b""));
+    assert!(!is_time_key(b"order_id"));
+}
