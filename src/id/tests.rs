@@ -529,3 +529,38 @@ fn all_hex_agrees_with_the_decode_table() {
         }
     }
 }
+
+/// 16 hex digits decode as a digit-by-digit table decode does: every value of every byte at
+/// every position of valid digits (so each invalid byte is refused wherever it stands), other
+/// lengths refused, and random strings of digits in both cases.
+#[test]
+fn hex64_decodes_as_the_table_does() {
+    let table = |bytes: &[u8]| -> Option<u64> {
+        (bytes.len() == 16).then_some(())?;
+        bytes.iter().try_fold(0u64, |value, &b| {
+            let d = HEX_DECODE[b as usize];
+            (d != INVALID).then(|| value << 4 | u64::from(d))
+        })
+    };
+    let base = *b"0123456789abcdef";
+    for at in 0..16 {
+        for b in 0..=255u8 {
+            let mut digits = base;
+            digits[at] = b;
+            assert_eq!(trace::decode_hex64(&digits), table(&digits), "{at} {b}");
+        }
+    }
+    assert_eq!(trace::decode_hex64(b"0123456789abcde"), None);
+    assert_eq!(trace::decode_hex64(b"0123456789abcdef0"), None);
+    let mut rng = crate::testing::Rng(0x16);
+    const DIGITS: &[u8] = b"0123456789abcdefABCDEF";
+    for _ in 0..10_000 {
+        let digits: Vec<u8> = (0..16).map(|_| *rng.pick(DIGITS)).collect();
+        let value = table(&digits).expect("hex digits");
+        assert_eq!(trace::decode_hex64(&digits), Some(value));
+        assert_eq!(
+            format!("{value:016x}"),
+            String::from_utf8_lossy(&digits).to_lowercase()
+        );
+    }
+}

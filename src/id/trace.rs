@@ -347,20 +347,27 @@ pub fn b3_spans(hay: &[u8], end: usize) -> [Option<(usize, u64)>; 2] {
     ]
 }
 
-/// Decodes 16 hex digits (either case) to a 64-bit value.
+/// Decodes 16 hex digits (either case) to a 64-bit value: checked all at once without a
+/// branch, then decoded eight at a time in a word, where a table lookup per digit cost about
+/// 65 instructions a span ID.
 #[inline]
 pub fn decode_hex64(bytes: &[u8]) -> Option<u64> {
-    if bytes.len() != SPAN_HEX_LEN {
+    let digits: &[u8; SPAN_HEX_LEN] = bytes.try_into().ok()?;
+    if !super::all_hex(digits) {
         return None;
     }
-    let mut value = 0u64;
-    let mut bad = 0u8;
-    for &b in bytes {
-        let d = HEX_DECODE[b as usize];
-        bad |= d;
-        value = (value << 4) | (d & 0xf) as u64;
-    }
-    (bad & 0x80 == 0).then_some(value)
+    let half = |at: usize| {
+        let word = u64::from_le_bytes(digits[at..at + 8].try_into().expect("8 digits"));
+        // Each byte's value: its low four bits, plus 9 for a letter (bit 6 set).
+        let nibbles = (word & 0x0f0f_0f0f_0f0f_0f0f) + ((word >> 6) & 0x0101_0101_0101_0101) * 9;
+        // Two digits to a byte, in the low byte of each 16-bit lane, then the lanes' bytes
+        // side by side: the first digit's pair ends up in the lowest byte.
+        let pairs = (nibbles & 0x00ff_00ff_00ff_00ff) << 4 | (nibbles >> 8) & 0x00ff_00ff_00ff_00ff;
+        let pairs = (pairs | pairs >> 8) & 0x0000_ffff_0000_ffff;
+        let pairs = (pairs | pairs >> 16) as u32;
+        u64::from(pairs.swap_bytes())
+    };
+    Some(half(0) << 32 | half(8))
 }
 
 /// Decodes an X-Ray trace ID, `1-<8 hex>-<24 hex>` (either case), to its 128-bit value.

@@ -25,8 +25,8 @@ impl Newlines {
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     pub(super) fn map_at(&mut self, simd: Simd, bytes: &[u8]) {
         self.len = bytes.len();
-        self.words.clear();
-        // Sized first, so that the loops store without a capacity check per word.
+        // Sized first, so that the loops store without a capacity check per word; every word
+        // is written below, so the last map's words are not cleared first.
         self.words.resize(bytes.len().div_ceil(64), 0);
         let whole = bytes.len() / 64;
         let (words, last) = self.words.split_at_mut(whole);
