@@ -725,20 +725,21 @@ pub(super) fn time_value(value: &[u8], ctx: &TimeContext) -> Option<LineTime> {
 
 /// An epoch number, its unit told by the count of integer digits.
 pub(super) fn epoch_time(raw: &[u8]) -> Option<LineTime> {
-    let dot = memchr(b'.', raw).unwrap_or(raw.len());
+    // The integer part runs to the first byte that is no digit, which must be the `.`.
+    let dot = raw
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(raw.len());
     let (int, frac) = (&raw[..dot], raw.get(dot + 1..).unwrap_or(b""));
     if int.is_empty()
         || int.len() > 19
-        || !int.iter().all(u8::is_ascii_digit)
+        || (dot < raw.len() && (raw[dot] != b'.' || frac.is_empty()))
         || !frac.iter().all(u8::is_ascii_digit)
-        || (dot < raw.len() && frac.is_empty())
     {
         return None;
     }
-    let mut n: u64 = 0;
-    for &b in int {
-        n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
-    }
+    // 19 digits stay below `u64::MAX`: no check per digit.
+    let n = int.iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'));
     let n = i64::try_from(n).ok()?;
     let micros = match int.len() {
         0..=11 => {
@@ -852,6 +853,63 @@ mod tests {
             assert_eq!(kept, fresh, "{}", String::from_utf8_lossy(&line));
         }
         assert!(remembered > 300, "{remembered}");
+    }
+
+    /// Epoch numbers read as the plain rule reads them: the integer part up to a `.`, all
+    /// digits, at most 19 of them and within `i64`, then a fraction of digits; generated
+    /// numbers and near misses, each against that rule spelled out with `str::parse`.
+    #[test]
+    fn epoch_numbers_read_as_the_rule_says() {
+        let rule = |raw: &[u8]| -> Option<LineTime> {
+            let text = std::str::from_utf8(raw).ok()?;
+            let (int, frac) = match text.split_once('.') {
+                Some((int, frac)) => (int, Some(frac)),
+                None => (text, None),
+            };
+            let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+            if !digits(int) || int.len() > 19 || frac.is_some_and(|f| !digits(f)) {
+                return None;
+            }
+            let n: i64 = int.parse().ok()?;
+            let frac = frac.unwrap_or("");
+            let micros = match int.len() {
+                0..=11 => {
+                    let six: String = frac.chars().chain(std::iter::repeat('0')).take(6).collect();
+                    n * 1_000_000 + six.parse::<i64>().ok()?
+                }
+                12..=14 => n * 1000,
+                15..=17 => n,
+                _ => n / 1000,
+            };
+            Some(LineTime::absolute(micros))
+        };
+        let mut state = 0x5eed_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        const PARTS: [&str; 9] = ["1", "9", "0", ".", "5", "x", "-", "17950131487", "99999"];
+        for _ in 0..50_000 {
+            let len = 1 + next(8) as usize;
+            let raw: String = (0..len)
+                .map(|_| PARTS[next(PARTS.len() as u64) as usize])
+                .collect();
+            assert_eq!(epoch_time(raw.as_bytes()), rule(raw.as_bytes()), "{raw}");
+        }
+        for raw in [
+            "1795013148742000000",
+            "9223372036854775807",
+            "9223372036854775808",
+            "9999999999999999999",
+            "1795013148.5",
+            "1795013148.",
+            ".5",
+            "",
+        ] {
+            assert_eq!(epoch_time(raw.as_bytes()), rule(raw.as_bytes()), "{raw}");
+        }
     }
 
     #[test]
