@@ -831,17 +831,11 @@ mod tests {
             TimeContext::for_file(None, None),
             TimeContext::for_file(Some(&jiff::tz::TimeZone::fixed(jiff::tz::offset(5))), None),
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = crate::testing::Rng(0x9e37_79b9_7f4a_7c15);
         let mut remembered = 0;
         for _ in 0..20_000 {
-            let line = [times[next(times.len())], afters[next(afters.len())]].concat();
-            let ctx = &contexts[next(contexts.len())];
+            let line = [*rng.pick(&times), *rng.pick(&afters)].concat();
+            let ctx = rng.pick(&contexts);
             remembered += usize::from(
                 LAST_ACCESS
                     .get()
@@ -883,19 +877,11 @@ mod tests {
             };
             Some(LineTime::absolute(micros))
         };
-        let mut state = 0x5eed_u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut rng = crate::testing::Rng(0x5eed);
         const PARTS: [&str; 9] = ["1", "9", "0", ".", "5", "x", "-", "17950131487", "99999"];
         for _ in 0..50_000 {
-            let len = 1 + next(8) as usize;
-            let raw: String = (0..len)
-                .map(|_| PARTS[next(PARTS.len() as u64) as usize])
-                .collect();
+            let len = 1 + rng.below(8);
+            let raw: String = (0..len).map(|_| *rng.pick(&PARTS)).collect();
             assert_eq!(epoch_time(raw.as_bytes()), rule(raw.as_bytes()), "{raw}");
         }
         for raw in [
@@ -938,17 +924,11 @@ mod tests {
             b":59.000001-25:00",
             b" INFO x",
         ];
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = crate::testing::Rng(0x2545_f491_4f6c_dd1d);
         let mut hits = 0;
         for _ in 0..20_000 {
-            let line = [minutes[next(minutes.len())], rests[next(rests.len())]].concat();
-            let cut = line.len() - next(3).min(line.len());
+            let line = [*rng.pick(&minutes), *rng.pick(&rests)].concat();
+            let cut = line.len() - rng.below(3).min(line.len());
             let line = &line[..cut];
             let remembered = LAST_MINUTE
                 .get()
