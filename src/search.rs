@@ -6,10 +6,10 @@
 //! vector loops count newlines as they go, see [`crate::scan::Numbering`]; no line is walked
 //! one by one, except the context lines next to a hit). Where hits are dense, as for the
 //! inventory views, the bounds come from a map of the buffer's newlines
-//! ([`crate::scan::Newlines`]) rather than a `memchr` each way per line. The partial last line moves to the
-//! front of the buffer for the next read, so an ID that straddles two reads is still found; a
-//! line longer than the buffer grows it (in a memory map, module `buffer`, so that a line of
-//! gigabytes costs about its size). The last lines of a buffer that a hit early in the
+//! ([`crate::scan::Newlines`]) rather than a `memchr` each way per line. The partial last
+//! line moves to the front of the buffer for the next read, so an ID that straddles two
+//! reads is still found; a line longer than the buffer grows it (in a memory map, module
+//! `buffer`, so that a line of gigabytes costs about its size). The last lines of a buffer that a hit early in the
 //! next could need as before-context are carried over (at most `-B` of them).
 
 use std::collections::VecDeque;
