@@ -9,8 +9,9 @@
 //! ([`crate::scan::Newlines`]) rather than a `memchr` each way per line. The partial last
 //! line moves to the front of the buffer for the next read, so an ID that straddles two
 //! reads is still found; a line longer than the buffer grows it (in a memory map, module
-//! `buffer`, so that a line of gigabytes costs about its size). The last lines of a buffer that a hit early in the
-//! next could need as before-context are carried over (at most `-B` of them).
+//! `buffer`, so that a line of gigabytes costs about its size). The last lines of a buffer
+//! that a hit early in the next could need as before-context are carried over (at most `-B`
+//! of them).
 
 use std::collections::VecDeque;
 use std::io::{self, Read};

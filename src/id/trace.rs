@@ -23,6 +23,18 @@ pub const XRAY_LEN: usize = 35;
 pub const XRAY_ROOT: &[u8] = b"Root=1-";
 /// The bytes of [`XRAY_ROOT`] before the ID.
 pub const XRAY_ROOT_KEY_LEN: usize = 5;
+
+/// Whether the X-Ray ID of an `X-Amzn-Trace-Id` value starts at `at` in `hay`: [`XRAY_ROOT`]
+/// is written there, its `Root=` before `at`.
+pub fn is_xray_root_at(hay: &[u8], at: usize) -> bool {
+    at >= XRAY_ROOT_KEY_LEN && hay[at - XRAY_ROOT_KEY_LEN..].starts_with(XRAY_ROOT)
+}
+
+/// Where the X-Ray IDs of `X-Amzn-Trace-Id` values start in `hay`, in order: a search for
+/// [`XRAY_ROOT`], for callers whose token walk did not note them.
+pub fn xray_roots(hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memmem::find_iter(hay, XRAY_ROOT).map(|at| at + XRAY_ROOT_KEY_LEN)
+}
 /// Length of a span ID (and a 64-bit trace ID) in hex.
 pub const SPAN_HEX_LEN: usize = 16;
 /// The most digits of a 64-bit unsigned decimal.

@@ -15,7 +15,7 @@
 
 use std::ops::Range;
 
-use memchr::{memchr, memmem, memrchr};
+use memchr::{memchr, memrchr};
 
 use super::tally::FieldId;
 use super::{Occurrence, Space, Tally};
@@ -151,10 +151,7 @@ impl TraceLines {
         // walk finds them as it goes where the search asked it to.
         match chunk.xray_roots {
             Some(roots) => self.xrays.extend_from_slice(roots),
-            None => self.xrays.extend(
-                memmem::find_iter(chunk.bytes, trace::XRAY_ROOT)
-                    .map(|at| at + trace::XRAY_ROOT_KEY_LEN),
-            ),
+            None => self.xrays.extend(trace::xray_roots(chunk.bytes)),
         }
         self.flag_lines_between(chunk);
         self.read_flagged(chunk.bytes, file, context, analysis, tally);

@@ -807,10 +807,6 @@ fn civil_time(c: Civil, offset: Option<i32>, ctx: &TimeContext) -> Option<LineTi
 mod tests {
     use super::*;
 
-    /// What [`date_and_minute`] remembers never changes what a time reads as: times put
-    /// together at random from a few dates and minutes (some broken, one all NUL) and the
-    /// rest of a time (seconds, fractions, offsets, some broken), each read with the memory
-    /// as the lines before left it and again with it emptied.
     /// The remembered access-log time gives what reading the bytes gives: times written
     /// with and without an offset, with fractions, broken ones and ones glued to more text,
     /// each read with the memory as the lines before left it and again with it emptied, in
@@ -898,6 +894,10 @@ mod tests {
         }
     }
 
+    /// What [`date_and_minute`] remembers never changes what a time reads as: times put
+    /// together at random from a few dates and minutes (some broken, one all NUL) and the
+    /// rest of a time (seconds, fractions, offsets, some broken), each read with the memory
+    /// as the lines before left it and again with it emptied.
     #[test]
     fn the_remembered_minute_never_changes_a_time() {
         let minutes: [&[u8]; 8] = [

@@ -11,9 +11,7 @@ mod avx512;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-use memchr::memmem;
-
-use crate::id::trace::{XRAY_ROOT, XRAY_ROOT_KEY_LEN};
+use crate::id::trace::xray_roots;
 use crate::id::{self, Shape, ULID_LEN, UUID_UNDASHED_LEN};
 
 /// True for ASCII letters and digits: the bytes of an ID's alphanumeric runs.
@@ -57,9 +55,8 @@ pub(super) fn for_each_token_at<F: FnMut(Hit) + ?Sized>(simd: Simd, hay: &[u8], 
 }
 
 /// [`for_each_token_at`], also filling `roots` with where the X-Ray IDs of `X-Amzn-Trace-Id`
-/// values start (each right after [`XRAY_ROOT`]'s `Root=`), in order: the vector walks
-/// see them in the blocks they classify anyway, where a search of its own for them read
-/// every byte once more.
+/// values start ([`xray_roots`]), in order: the vector walks see them in the blocks they
+/// classify anyway, where a search of its own for them read every byte once more.
 pub(super) fn for_each_token_and_xray_root<F: FnMut(Hit) + ?Sized>(
     simd: Simd,
     hay: &[u8],
@@ -88,7 +85,7 @@ fn walk_at<F: FnMut(Hit) + ?Sized>(
     }
     for_each_token_scalar(hay, f);
     if let Some(roots) = roots {
-        roots.extend(memmem::find_iter(hay, XRAY_ROOT).map(|at| at + XRAY_ROOT_KEY_LEN));
+        roots.extend(xray_roots(hay));
     }
 }
 

@@ -2,7 +2,7 @@
 //! classes, the candidate run starts, the decoding of candidates and the walk itself.
 
 use super::{RUN_MAX, RUN_MIN};
-use crate::id::trace::{XRAY_ROOT, XRAY_ROOT_KEY_LEN};
+use crate::id::trace::is_xray_root_at;
 use crate::id::{self, Id, Shape, ULID_LEN, UUID_DASHED_LEN, UUID_UNDASHED_LEN};
 use crate::scan::Hit;
 use crate::scan::x86::Vector;
@@ -288,7 +288,7 @@ pub(super) unsafe fn walk<K: Kernel, F: FnMut(Hit) + ?Sized>(
             let mut ones = s.begins & Window::at(w.dash, 1);
             while ones != 0 {
                 let at = 64 * k + ones.trailing_zeros() as usize;
-                if at >= XRAY_ROOT_KEY_LEN && hay[at - XRAY_ROOT_KEY_LEN..].starts_with(XRAY_ROOT) {
+                if is_xray_root_at(hay, at) {
                     roots.push(at);
                 }
                 ones &= ones - 1;
