@@ -7,9 +7,9 @@
 //! [`trace_value_follows`] their second, at each key end.
 //!
 //! A general multi-pattern searcher stops at every quote and `=` of a JSON or logfmt line to
-//! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, `"`, `\`,
-//! `d` in either case, and for `ids` the blank) and bit arithmetic leaves only the separators
-//! with the right bytes before them. On x86_64 it uses AVX-512 or AVX2 where the CPU has it,
+//! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, and `d` in
+//! either case), and only the separators with a `d` one to three bytes before them (every key
+//! end has one, a timestamp's colons do not) are checked byte by byte. On x86_64 it uses AVX-512 or AVX2 where the CPU has it,
 //! else SSE2, which every x86_64 CPU has, as `IDGREP_SIMD` allows (see [`crate::scan`]); other
 //! targets, and `IDGREP_SIMD=scalar`, walk one byte at a time.
 
@@ -144,17 +144,13 @@ pub fn trace_value_follows(bytes: &[u8], sep: usize) -> bool {
 mod x86 {
     use std::arch::x86_64::*;
 
-    /// Bit k of each mask is set when byte k of a 64-byte block is that byte.
+    /// Bit k of each mask is set when byte k of a 64-byte block is such a byte.
     #[derive(Clone, Copy, Default)]
     struct Masks {
         equals: u64,
         colon: u64,
-        quote: u64,
-        backslash: u64,
         /// `d` or `D`.
         d: u64,
-        /// ` `, looked for only by `ids` (bare keys).
-        space: u64,
     }
 
     /// What the mask pass needs of one vector width.
@@ -247,58 +243,51 @@ mod x86 {
     /// # Safety
     /// `p..p + 64` must be readable, and the CPU must have the features of `V`.
     #[inline(always)]
-    unsafe fn masks<V: Lanes, const BARE: bool>(p: *const u8) -> Masks {
+    unsafe fn masks<V: Lanes>(p: *const u8) -> Masks {
         // SAFETY: p + shift + WIDTH <= p + 64, readable by the caller's promise, who also
         // promises the features.
-        masks_of::<V, BARE>(|shift| unsafe { V::load(p.add(shift)) })
+        masks_of::<V>(|shift| unsafe { V::load(p.add(shift)) })
     }
 
     /// The masks of the 64 bytes whose vectors `load` gives, from their offsets.
     #[inline(always)]
-    fn masks_of<V: Lanes, const BARE: bool>(load: impl Fn(usize) -> V) -> Masks {
+    fn masks_of<V: Lanes>(load: impl Fn(usize) -> V) -> Masks {
         let mut m = Masks::default();
         for k in 0..64 / V::WIDTH {
             let shift = V::WIDTH * k;
             let v = load(shift);
             // SAFETY: whoever made `v` has the features of `V`.
             unsafe {
-                let is = |b: u8| v.eq(b) << shift;
-                m.equals |= is(b'=');
-                m.colon |= is(b':');
-                m.quote |= is(b'"');
-                m.backslash |= is(b'\\');
+                m.equals |= v.eq(b'=') << shift;
+                m.colon |= v.eq(b':') << shift;
                 m.d |= v.folded().eq(b'd') << shift;
-                if BARE {
-                    m.space |= is(b' ');
-                }
             }
         }
         m
     }
 
-    /// The masks of the last bytes of a buffer, fewer than 64, padded with NUL (none of the
-    /// bytes looked for) in a copy: a byte-at-a-time tail cost more than the vector pass on a
-    /// line of a few blocks.
+    /// The masks of a buffer shorter than 64 bytes, padded with NUL (none of the bytes looked
+    /// for) in a copy: a byte-at-a-time walk cost more than the vector pass on short lines.
     ///
     /// # Safety
     /// The CPU must have the features of `V`.
     #[inline(always)]
-    unsafe fn padded_masks<V: Lanes, const BARE: bool>(rest: &[u8]) -> Masks {
+    unsafe fn padded_masks<V: Lanes>(rest: &[u8]) -> Masks {
         let mut last = [0u8; 64];
         last[..rest.len()].copy_from_slice(rest);
         // SAFETY: `last` is 64 bytes; the caller promises the features.
-        unsafe { masks::<V, BARE>(last.as_ptr()) }
+        unsafe { masks::<V>(last.as_ptr()) }
     }
 
-    /// Reports the key ends of `hay`, 16 bytes a compare, the last block padded.
+    /// Reports the key ends of `hay`, 16 bytes a compare, a `hay` under 64 bytes padded.
     pub(super) fn found_sse2<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
         // SAFETY: `found` hands `masks` only pointers to 64 readable bytes; SSE2 is part of
         // x86_64.
         found::<BARE>(
             hay,
             f,
-            |p| unsafe { masks::<__m128i, BARE>(p) },
-            |rest| unsafe { padded_masks::<__m128i, BARE>(rest) },
+            |p| unsafe { masks::<__m128i>(p) },
+            |rest| unsafe { padded_masks::<__m128i>(rest) },
         )
     }
 
@@ -313,14 +302,14 @@ mod x86 {
         found::<BARE>(
             hay,
             f,
-            |p| unsafe { masks::<__m256i, BARE>(p) },
-            |rest| unsafe { padded_masks::<__m256i, BARE>(rest) },
+            |p| unsafe { masks::<__m256i>(p) },
+            |rest| unsafe { padded_masks::<__m256i>(rest) },
         )
     }
 
-    /// [`found_sse2`], 64 bytes a compare, the last block read by a masked load rather than
-    /// copied: a line's last bytes copied and then read whole stall the load until the
-    /// copy's small stores land (two fifths of the pass on plain-text lines of a few blocks).
+    /// [`found_sse2`], 64 bytes a compare, a `hay` under 64 bytes read by a masked load rather
+    /// than copied: a line's bytes copied and then read whole stall the load until the copy's
+    /// small stores land.
     ///
     /// # Safety
     /// The CPU must have AVX-512 F and BW.
@@ -332,17 +321,17 @@ mod x86 {
         found::<BARE>(
             hay,
             f,
-            |p| unsafe { masks::<__m512i, BARE>(p) },
+            |p| unsafe { masks::<__m512i>(p) },
             |rest| unsafe {
                 let lanes = (1u64 << rest.len()) - 1;
                 let v = _mm512_maskz_loadu_epi8(lanes, rest.as_ptr().cast());
-                masks_of::<__m512i, BARE>(|_| v)
+                masks_of::<__m512i>(|_| v)
             },
         )
     }
 
     /// The loop of all three: `masks` reads the 64 bytes at a pointer it is given, which are
-    /// always readable, and `tail` the last bytes of `hay` when fewer than 64 remain.
+    /// always readable, and `tail` the whole of a `hay` shorter than 64 bytes.
     #[inline(always)]
     fn found<const BARE: bool>(
         hay: &[u8],
@@ -356,25 +345,32 @@ mod x86 {
             let m = if p + 64 <= hay.len() {
                 // SAFETY: p + 64 <= hay.len().
                 masks(unsafe { hay.as_ptr().add(p) })
+            } else if hay.len() >= 64 {
+                // The last 64 bytes, read again where they overlap the block before, their
+                // masks shifted down to start at `p`: a copy of a line's last bytes cost as
+                // much as the rest of the pass on lines of a few blocks.
+                // SAFETY: hay.len() - 64 + 64 <= hay.len().
+                let last = masks(unsafe { hay.as_ptr().add(hay.len() - 64) });
+                let seen = (64 - (hay.len() - p)) as u32;
+                Masks {
+                    equals: last.equals >> seen,
+                    colon: last.colon >> seen,
+                    d: last.d >> seen,
+                }
             } else {
-                tail(&hay[p..])
+                tail(hay)
             };
-            // Bit k of `back(x, n)`: byte k - n is x, the previous block supplying the first n.
-            let back = |cur: u64, prev: u64, n: u32| cur << n | prev >> (64 - n);
-            let d1 = back(m.d, prev.d, 1);
-            let d2 = back(m.d, prev.d, 2);
-            let d3 = back(m.d, prev.d, 3);
-            let quote1 = back(m.quote, prev.quote, 1);
-            let backslash2 = back(m.backslash, prev.backslash, 2);
-            let mut ends = (m.equals & d1) | (m.colon & quote1 & (d2 | (backslash2 & d3)));
-            if BARE {
-                let space1 = back(m.space, prev.space, 1);
-                let quote2 = back(m.quote, prev.quote, 2);
-                ends |= m.colon & (d1 | (space1 & (d2 | (quote2 & d3))));
-            }
-            while ends != 0 {
-                f(p + ends.trailing_zeros() as usize);
-                ends &= ends - 1;
+            // Every key end has its `d` one to three bytes before the separator; the few
+            // separators that do are checked one by one, which costs less than working out
+            // the quotes, backslashes and blanks between for every byte.
+            let back = |n: u32| m.d << n | prev.d >> (64 - n);
+            let mut near_d = (m.equals | m.colon) & (back(1) | back(2) | back(3));
+            while near_d != 0 {
+                let at = p + near_d.trailing_zeros() as usize;
+                if super::is_key_end::<BARE>(hay, at) {
+                    f(at);
+                }
+                near_d &= near_d - 1;
             }
             prev = m;
             p += 64;
@@ -462,7 +458,8 @@ mod tests {
     }
 
     /// Every level finds what the byte-at-a-time reference finds, across the edges of the
-    /// 64-byte blocks and in the padded last one.
+    /// 64-byte blocks, in the last one read where it overlaps the one before, and in a padded
+    /// short one.
     #[test]
     fn vector_paths_equal_the_scalar_one_across_block_edges() {
         let levels = coverage::levels(
