@@ -121,6 +121,8 @@ pub fn may_key_trace_value(key: &[u8]) -> bool {
     matches!(key.last().map(|b| b | 0x20), Some(b'd' | b'x')) && key_may_trace(key)
 }
 
+/// Out of line: the walks call it for a few keys in ten, and inlined it grew their loops.
+#[inline(never)]
 fn key_may_trace(key: &[u8]) -> bool {
     let n = key.len();
     if n < 2 {
@@ -137,22 +139,33 @@ fn key_may_trace(key: &[u8]) -> bool {
             }
             ends_in_trace_word(&key[..end])
         }
-        b'x' => {
-            let mut buf = [0; FOLDED_MAX];
-            folded(key, &mut buf).is_some_and(|name| name.ends_with(b"traceidhex"))
-        }
+        b'x' => ends_in_trace_id_hex(key),
         _ => false,
     }
 }
 
+#[cold]
+fn ends_in_trace_id_hex(key: &[u8]) -> bool {
+    let mut buf = [0; FOLDED_MAX];
+    folded(key, &mut buf).is_some_and(|name| name.ends_with(b"traceidhex"))
+}
+
 /// Whether `bytes` ends in `race`, `span` or `rent`, in any case: the words before `id` in
 /// the keys of trace and span values (`trace_id`, `spanId`, `x-datadog-parent-id`).
+#[inline]
 pub fn ends_in_trace_word(bytes: &[u8]) -> bool {
-    let Some(word) = bytes.len().checked_sub(4).map(|start| &bytes[start..]) else {
+    let Some(start) = bytes.len().checked_sub(4) else {
         return false;
     };
-    let folded: [u8; 4] = std::array::from_fn(|i| word[i] | 0x20);
-    matches!(&folded, b"race" | b"span" | b"rent")
+    let word = u32::from_le_bytes([
+        bytes[start],
+        bytes[start + 1],
+        bytes[start + 2],
+        bytes[start + 3],
+    ]) | 0x2020_2020;
+    [b"race", b"span", b"rent"]
+        .iter()
+        .any(|w| word == u32::from_le_bytes(**w))
 }
 
 /// The role of the field whose value starts at `line[start]`: the key before it in JSON
@@ -628,6 +641,42 @@ fn nonzero(value: u128, what: &'static str) -> Result<(), ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word before `id` is compared a word at a time; a byte at a time, in any case,
+    /// says the same, also of words of bytes next to the letters (`R` and `r`, `@` and `` ` ``).
+    #[test]
+    fn trace_words_are_the_case_free_compare_of_their_bytes() {
+        let others = b"aceprnstRT@`_.- 0";
+        let mut rng = crate::testing::Rng(0x6a09_e667_f3bc_c908);
+        let mut seen = 0;
+        for _ in 0..100_000 {
+            // A word, each byte in either case or now and then another byte, after a few
+            // bytes or none, cut short now and then.
+            let mut bytes: Vec<u8> = (0..rng.below(3)).map(|_| *rng.pick(others)).collect();
+            for &b in *rng.pick(&[b"race", b"span", b"rent"]) {
+                bytes.push(match rng.below(8) {
+                    0 => *rng.pick(others),
+                    1..4 => b.to_ascii_uppercase(),
+                    _ => b,
+                });
+            }
+            bytes.truncate(bytes.len() - rng.below(2));
+            let want = bytes.len() >= 4
+                && [&b"race"[..], b"span", b"rent"]
+                    .iter()
+                    .any(|w| bytes[bytes.len() - 4..].eq_ignore_ascii_case(w));
+            seen += want as u32;
+            assert_eq!(
+                ends_in_trace_word(&bytes),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+        assert!(seen > 10_000, "the generator made {seen} trace words");
+        assert!(ends_in_trace_word(b"x-datadog-paRent"));
+        assert!(!ends_in_trace_word(b"rac"));
+    }
 
     /// Every X-Ray ID a byte-by-byte look at each place finds, and only those, over haystacks
     /// of dates, dashes, digits and X-Ray IDs cut, joined and run together.

@@ -97,6 +97,7 @@ impl Path<'_> {
     /// Whether the value's key (the last key of its path) may name a trace or span value
     /// ([`may_key_trace_value`]), read from the raw key: an escaped key may (its escapes are
     /// decoded only when the path is written, and the written path is checked again).
+    #[inline(always)]
     fn last_key_may_trace(&self) -> bool {
         match self.frames.iter().rev().find(|frame| frame.object) {
             Some(frame) if frame.escaped => true,
