@@ -109,6 +109,11 @@ impl Analysis {
         self.keyed.iter()
     }
 
+    /// Whether [`Analysis::keyed_values`] has any: few lines do.
+    pub fn has_keyed_values(&self) -> bool {
+        !self.keyed.is_empty()
+    }
+
     fn reset(&mut self, spans: usize) {
         self.keyed.clear();
         self.names.clear();

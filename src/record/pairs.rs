@@ -128,6 +128,10 @@ impl KeyedValues {
         self.pairs.clear();
     }
 
+    pub(super) fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
     /// Every key and its value, in line order.
     pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
         self.pairs
