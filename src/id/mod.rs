@@ -768,20 +768,17 @@ pub fn decode_ulid(bytes: &[u8]) -> Option<Id> {
     (bad & 0x80 == 0).then_some(Id(value))
 }
 
-/// Decodes 32 hex digits (either case).
+/// Decodes 32 hex digits (either case), as two halves of 16 decoded a word at a time
+/// ([`trace::decode_hex64`]): a table lookup per digit cost about 160 instructions an ID.
 #[inline]
 pub fn decode_hex(bytes: &[u8]) -> Option<Id> {
     if bytes.len() != UUID_UNDASHED_LEN {
         return None;
     }
-    let mut value = 0u128;
-    let mut bad = 0u8;
-    for &b in bytes {
-        let d = HEX_DECODE[b as usize];
-        bad |= d;
-        value = (value << 4) | (d & 0xf) as u128;
-    }
-    (bad & 0x80 == 0).then_some(Id(value))
+    let (high, low) = bytes.split_at(trace::SPAN_HEX_LEN);
+    let high = trace::decode_hex64(high)?;
+    let low = trace::decode_hex64(low)?;
+    Some(Id(u128::from(high) << 64 | u128::from(low)))
 }
 
 /// Positions of the 32 hex digits in the 36-character hex-and-dash form.

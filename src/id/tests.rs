@@ -564,3 +564,52 @@ fn hex64_decodes_as_the_table_does() {
         );
     }
 }
+
+/// 32 hex digits and X-Ray IDs decode as `u128::from_str_radix` reads their digits, with any
+/// byte value at any place refused unless it is a digit.
+#[test]
+fn hex32_and_xray_decode_as_the_standard_library_reads_them() {
+    let oracle = |digits: &[u8]| -> Option<u128> {
+        let text = std::str::from_utf8(digits).ok()?;
+        // `from_str_radix` takes a leading `+`; a token never does.
+        (!text.starts_with('+')).then_some(())?;
+        u128::from_str_radix(text, 16).ok()
+    };
+    let base = *b"4bf92f3577b34da6a3ce929d0e0e4736";
+    for at in 0..UUID_UNDASHED_LEN {
+        for b in 0..=255u8 {
+            let mut digits = base;
+            digits[at] = b;
+            assert_eq!(
+                decode_hex(&digits).map(|id| id.0),
+                oracle(&digits),
+                "{at} {b}"
+            );
+            let mut xray = b"1-".to_vec();
+            xray.extend_from_slice(&digits[..8]);
+            xray.push(b'-');
+            xray.extend_from_slice(&digits[8..]);
+            assert_eq!(
+                trace::decode_xray(&xray).map(|id| id.0),
+                oracle(&digits),
+                "{}",
+                String::from_utf8_lossy(&xray)
+            );
+        }
+    }
+    let mut rng = crate::testing::Rng(0x32);
+    const DIGITS: &[u8] = b"0123456789abcdefABCDEF";
+    for _ in 0..10_000 {
+        let digits: Vec<u8> = (0..32).map(|_| *rng.pick(DIGITS)).collect();
+        assert_eq!(decode_hex(&digits).map(|id| id.0), oracle(&digits));
+    }
+    assert_eq!(decode_hex(&base[..31]), None);
+    assert_eq!(
+        trace::decode_xray(b"1-5759e988bd862e3fe1be46a994272793"),
+        None
+    );
+    assert_eq!(
+        trace::decode_xray(b"1-5759e988-bd862e3fe1be46a994272793").map(|id| id.0),
+        Some(0x5759e988bd862e3fe1be46a994272793)
+    );
+}

@@ -401,10 +401,13 @@ pub fn decode_xray(bytes: &[u8]) -> Option<Id> {
     if bytes.len() != XRAY_LEN || &bytes[..2] != b"1-" || bytes[10] != b'-' {
         return None;
     }
-    let mut hex = [0u8; 32];
-    hex[..8].copy_from_slice(&bytes[2..10]);
-    hex[8..].copy_from_slice(&bytes[11..]);
-    super::decode_hex(&hex)
+    // The time's 8 digits and the first 8 of the rest make the high half.
+    let mut high = [0u8; SPAN_HEX_LEN];
+    high[..8].copy_from_slice(&bytes[2..10]);
+    high[8..].copy_from_slice(&bytes[11..19]);
+    let high = decode_hex64(&high)?;
+    let low = decode_hex64(&bytes[19..])?;
+    Some(Id(u128::from(high) << 64 | u128::from(low)))
 }
 
 /// Decodes an unsigned decimal of at most 20 digits that fits in 64 bits.
