@@ -9,9 +9,10 @@
 //! A general multi-pattern searcher stops at every quote and `=` of a JSON or logfmt line to
 //! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, and `d` in
 //! either case), and only the separators with a `d` one to three bytes before them (every key
-//! end has one, a timestamp's colons do not) are checked byte by byte. On x86_64 it uses AVX-512 or AVX2 where the CPU has it,
-//! else SSE2, which every x86_64 CPU has, as `IDGREP_SIMD` allows (see [`crate::scan`]); other
-//! targets, and `IDGREP_SIMD=scalar`, walk one byte at a time.
+//! end has one, a timestamp's colons do not) are checked byte by byte. On x86_64 it uses
+//! AVX-512 or AVX2 where the CPU has it, else SSE2, which every x86_64 CPU has, as
+//! `IDGREP_SIMD` allows (see [`crate::scan`]); other targets, and `IDGREP_SIMD=scalar`, walk
+//! one byte at a time.
 
 #[cfg(target_arch = "x86_64")]
 use crate::scan::simd::Level;
@@ -347,8 +348,9 @@ mod x86 {
                 masks(unsafe { hay.as_ptr().add(p) })
             } else if hay.len() >= 64 {
                 // The last 64 bytes, read again where they overlap the block before, their
-                // masks shifted down to start at `p`: a copy of a line's last bytes cost as
-                // much as the rest of the pass on lines of a few blocks.
+                // masks shifted down to start at `p`, rather than a copy of the last bytes:
+                // no `memcpy` call per line, and no whole read stalled behind the copy's
+                // small stores.
                 // SAFETY: hay.len() - 64 + 64 <= hay.len().
                 let last = masks(unsafe { hay.as_ptr().add(hay.len() - 64) });
                 let seen = (64 - (hay.len() - p)) as u32;
