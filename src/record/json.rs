@@ -638,8 +638,11 @@ impl Visit for JsonFields<'_> {
         if self.next_start < end {
             self.name(path, start, end);
         }
+        // The value's length first: a 32-hex value, a token the walk has already, is left
+        // out whatever its key, and the key's check costs more.
         if let Some(keyed) = &mut self.keyed
             && let Value::Str(raw) | Value::Int(raw) | Value::Number(raw) = value
+            && (escaped || !KeyedValues::is_token_length(raw))
             && path.last_key_may_trace()
         {
             keyed.push_json(path, raw, escaped);

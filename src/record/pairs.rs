@@ -141,13 +141,11 @@ impl KeyedValues {
 
     /// Adds the value at the JSON path `path` if the path may name a trace or span value
     /// ([`may_key_trace_value`]), as [`JsonPairs`] gives it (a key path longer than
-    /// [`MAX_FIELD`] gives none).
+    /// [`MAX_FIELD`] gives none). The walk has left out unescaped values of a token's length
+    /// ([`KeyedValues::is_token_length`]); an escaped one is checked once decoded, as an
+    /// escape only shortens a value.
     #[inline(never)]
     pub(super) fn push_json(&mut self, path: Path<'_>, raw: &[u8], escaped: bool) {
-        // An escape only shortens a value.
-        if !escaped && Self::is_token_length(raw) {
-            return;
-        }
         let key = self.bytes.len();
         if !path.write(&mut self.bytes) || !may_key_trace_value(&self.bytes[key..]) {
             self.bytes.truncate(key);
