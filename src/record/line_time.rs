@@ -47,8 +47,7 @@ use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 use memchr::memchr;
 
-use super::json::{Stops, scan_until};
-use super::logfmt::pair_at;
+use super::logfmt::{blank_at_or_after, pair_at};
 use super::{is_time_key, skip_blank};
 use crate::time::{days_from_civil_cached, days_in_month};
 
@@ -688,11 +687,7 @@ pub(super) fn plain_time(line: &[u8], ctx: &TimeContext) -> Option<LineTime> {
         }
         // Sixteen bytes a step: the words before an access log's time are skipped on every
         // line.
-        let blanks = Stops {
-            bytes: b" \t",
-            controls: false,
-        };
-        i = skip_blank(line, scan_until(line, i, blanks));
+        i = skip_blank(line, blank_at_or_after(line, i));
     }
     let mut from = 0;
     while let Some(k) = memchr(b'[', &line[from..]) {

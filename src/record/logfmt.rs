@@ -29,7 +29,8 @@ pub(super) fn key_end(line: &[u8], i: usize) -> usize {
     scan_until(line, i, stops)
 }
 
-/// The end of an unquoted logfmt value that starts at `i`: the first blank.
+/// The first blank at or after `i`: the end of an unquoted logfmt value, or of a word of a
+/// plain line.
 pub(super) fn blank_at_or_after(line: &[u8], i: usize) -> usize {
     let stops = Stops {
         bytes: b" \t",
