@@ -26,7 +26,7 @@ mod lines;
 mod once;
 mod watch;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 use std::fs::Metadata;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -121,7 +121,6 @@ pub fn run(options: Options, sink: &mut dyn Sink) -> Result<(), String> {
         waiting_once: BTreeMap::new(),
         unreadable: HashSet::new(),
         links: HashSet::new(),
-        dirs: HashMap::new(),
         output: file::stdout_identity(),
         rewalk: Vec::new(),
         relook: Vec::new(),
@@ -169,9 +168,6 @@ struct Follower<'s> {
     unreadable: HashSet<PathBuf>,
     /// Followed files watched through their symbolic link (the target may be elsewhere).
     links: HashSet<PathBuf>,
-    /// Directories already walked, by the directory each name stood for: one replaced by a
-    /// new directory of the same name (renamed away or deleted, then made again) is new.
-    dirs: HashMap<PathBuf, Identity>,
     /// The file standard output writes to, never read.
     output: Option<Identity>,
     rewalk: Vec<(Instant, PathBuf)>,
@@ -222,13 +218,6 @@ impl Follower<'_> {
                 Input::File(path) => self.discover(path, true),
                 Input::Error(path, reason) => self.sink.problem(&path, &reason),
                 Input::Stdin => {}
-            }
-        }
-        for root in &self.roots {
-            if root.is_dir
-                && let Ok(meta) = std::fs::metadata(&root.shown)
-            {
-                self.dirs.insert(root.shown.clone(), file::identity(&meta));
             }
         }
         Ok(())
@@ -407,12 +396,12 @@ impl Follower<'_> {
             self.examine_once(&path);
         } else {
             match self.stat(&path) {
+                // Whatever happened to a directory, it is walked again: one replaced by a new
+                // directory of the same name may reuse the old one's inode, and a file written
+                // into it before its watch was added sends no event of its own.
                 Ok(meta) if meta.is_dir() => {
-                    let identity = file::identity(&meta);
-                    if self.roots.iter().any(|r| r.is_dir)
-                        && self.dirs.get(&path) != Some(&identity)
-                    {
-                        self.add_dir(path, identity);
+                    if self.roots.iter().any(|r| r.is_dir) {
+                        self.add_dir(path);
                     }
                 }
                 Ok(meta) if meta.is_file() && self.wanted(&path) => self.discover(path, false),
@@ -424,7 +413,6 @@ impl Follower<'_> {
                     }
                 }
                 Err(_) => {
-                    self.dirs.remove(&path);
                     self.unreadable.remove(&path);
                 }
             }
@@ -443,9 +431,12 @@ impl Follower<'_> {
     }
 
     /// A directory appeared: its files are new, read from their first byte.
-    fn add_dir(&mut self, dir: PathBuf, identity: Identity) {
-        self.dirs.insert(dir.clone(), identity);
-        self.rewalk.push((Instant::now() + REWALK, dir.clone()));
+    fn add_dir(&mut self, dir: PathBuf) {
+        let at = Instant::now() + REWALK;
+        match self.rewalk.iter_mut().find(|(_, pending)| *pending == dir) {
+            Some(pending) => pending.0 = at,
+            None => self.rewalk.push((at, dir.clone())),
+        }
         self.walk_new(&dir);
     }
 
