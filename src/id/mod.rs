@@ -833,13 +833,52 @@ pub fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric()
 }
 
+/// The eight hex digits of `value`, most significant first: each nibble spread to a byte of
+/// a word, then turned into its digit in every byte at once.
+fn hex8(value: u32) -> [u8; 8] {
+    let x = u64::from(value);
+    let x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+    let x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+    // Byte k holds nibble k, counted from the least significant.
+    let nibbles = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+    // 1 in the bytes of 10 and more, which go from `:` on to `a` on (39 further).
+    let letters = ((nibbles + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+    (nibbles + 0x3030_3030_3030_3030 + letters * 39).to_be_bytes()
+}
+
+/// The eight Crockford base-32 digits of the low 40 bits of `value`, most significant first:
+/// each 5-bit group spread to a byte of a word, then turned into its digit in every byte at
+/// once (the alphabet skips `i`, `l`, `o` and `u`).
+fn crockford8(value: u64) -> [u8; 8] {
+    const LOW20: u64 = 0x000f_ffff;
+    const LOW10: u64 = 0x0000_03ff_0000_03ff;
+    const LOW5: u64 = 0x001f_001f_001f_001f;
+    let x = (value & LOW20) | (value >> 20 & LOW20) << 32;
+    let x = (x & LOW10) | (x >> 10 & LOW10) << 16;
+    // Byte k holds group k, counted from the least significant.
+    let groups = (x & LOW5) | (x >> 5 & LOW5) << 8;
+    // 1 in the bytes whose group is `at_least` or more: no byte carries into the next.
+    let from = |at_least: u64| {
+        ((groups + (0x80 - at_least) * 0x0101_0101_0101_0101) >> 7) & 0x0101_0101_0101_0101
+    };
+    let digits =
+        groups + 0x3030_3030_3030_3030 + from(10) * 39 + from(18) + from(20) + from(22) + from(27);
+    digits.to_be_bytes()
+}
+
 impl Id {
-    /// The ULID rendering, lowercase.
+    /// The ULID rendering, lowercase: the first digit holds the top 3 bits, then three
+    /// groups of eight digits render 40 bits each a word at a time (a table lookup per digit,
+    /// after a 128-bit shift per digit, took about 180 instructions an ID).
     pub fn ulid_bytes(self) -> [u8; ULID_LEN] {
+        const FORTY: u128 = (1 << 40) - 1;
         let mut out = [0u8; ULID_LEN];
-        for (i, slot) in out.iter_mut().enumerate() {
-            let shift = 5 * (ULID_LEN - 1 - i);
-            *slot = CROCKFORD_LOWER[((self.0 >> shift) & 0x1f) as usize];
+        let top = (self.0 >> 120) as u8;
+        out[0] = CROCKFORD_LOWER[usize::from(top >> 5)];
+        out[1] = CROCKFORD_LOWER[usize::from(top & 0x1f)];
+        for (group, shift) in [80, 40, 0].into_iter().enumerate() {
+            let digits = crockford8(((self.0 >> shift) & FORTY) as u64);
+            out[2 + 8 * group..10 + 8 * group].copy_from_slice(&digits);
         }
         out
     }
@@ -867,13 +906,11 @@ impl Id {
         out
     }
 
-    /// 32 lowercase hex digits, the bytes of the ID in order.
+    /// 32 lowercase hex digits, the bytes of the ID in order, eight at a time.
     pub fn hex_bytes(self) -> [u8; UUID_UNDASHED_LEN] {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut out = [0u8; UUID_UNDASHED_LEN];
-        for (i, slot) in out.iter_mut().enumerate() {
-            let shift = 4 * (UUID_UNDASHED_LEN - 1 - i);
-            *slot = HEX[((self.0 >> shift) & 0xf) as usize];
+        for (group, shift) in [96, 64, 32, 0].into_iter().enumerate() {
+            out[8 * group..8 * group + 8].copy_from_slice(&hex8((self.0 >> shift) as u32));
         }
         out
     }

@@ -613,3 +613,30 @@ fn hex32_and_xray_decode_as_the_standard_library_reads_them() {
         Some(0x5759e988bd862e3fe1be46a994272793)
     );
 }
+
+/// The word-at-a-time renderings spell every value as the `ulid` and `uuid` crates do: all
+/// zeros, all ones, each single bit, and random values.
+#[test]
+fn renderings_match_the_ulid_and_uuid_crates() {
+    let mut rng = crate::testing::Rng(0x05ee_d1d5);
+    let edges = [0, u128::MAX]
+        .into_iter()
+        .chain((0..128).map(|bit| 1u128 << bit));
+    let random = (0..20_000).map(|_| u128::from(rng.next()) << 64 | u128::from(rng.next()));
+    for value in edges.chain(random) {
+        let id = Id(value);
+        let ulid = ulid::Ulid(value).to_string().to_ascii_lowercase();
+        assert_eq!(id.ulid_bytes(), ulid.as_bytes(), "{value:#x}");
+        let uuid = uuid::Uuid::from_u128(value);
+        assert_eq!(
+            id.uuid_bytes(),
+            uuid.hyphenated().to_string().as_bytes(),
+            "{value:#x}"
+        );
+        assert_eq!(
+            id.hex_bytes(),
+            uuid.simple().to_string().as_bytes(),
+            "{value:#x}"
+        );
+    }
+}
