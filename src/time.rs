@@ -34,14 +34,22 @@ impl Clock {
     /// A time RFC 3339 cannot write (outside the years 0000-9999) appears as
     /// `unix_ms 253402300800000 (after 9999)`: text for people; machine output uses
     /// [`Clock::rfc3339`] and writes none.
+    #[inline(always)]
     pub fn write(&self, ms: i64, out: &mut Vec<u8>) {
+        // UTC without a jiff timestamp, and inline: three times per ID, checking one cost more
+        // than writing the text, and the call a fifth of the writing.
+        if self.zone.is_none() && (MIN_MS..=MAX_MS).contains(&ms) {
+            return write_utc(ms, out);
+        }
+        self.write_zoned_or_out_of_range(ms, out);
+    }
+
+    fn write_zoned_or_out_of_range(&self, ms: i64, out: &mut Vec<u8>) {
         if !self.writes_rfc3339(ms) {
             let side = if ms < 0 { "before 0000" } else { "after 9999" };
             out.extend_from_slice(format!("unix_ms {ms} ({side})").as_bytes());
             return;
         }
-        // UTC without a jiff timestamp: three times per ID, checking one cost more than
-        // writing the text.
         let Some(zone) = &self.zone else {
             return write_utc(ms, out);
         };
@@ -158,6 +166,7 @@ thread_local! {
 
 /// RFC 3339 UTC with milliseconds, e.g. `2022-02-22T19:22:22.000Z`, for a time already known
 /// to be in range.
+#[inline(always)]
 fn write_utc(ms: i64, out: &mut Vec<u8>) {
     let days = ms.div_euclid(86_400_000);
     let in_day = ms.rem_euclid(86_400_000) as usize;
