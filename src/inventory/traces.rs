@@ -233,6 +233,11 @@ impl TraceLines {
     fn read_waiting_xrays(&mut self, chunk: &Chunk, tally: &mut Tally) {
         let mut xray = 0;
         for &(start, end) in chunk.lines {
+            // Past the last X-Ray value (or with none in the chunk, as in most logs), no line
+            // has one: the lines are not looked through.
+            if xray == self.xrays.len() {
+                break;
+            }
             let starts = within(&self.xrays, &mut xray, start, end);
             if starts.is_empty() {
                 continue;
