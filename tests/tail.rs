@@ -620,19 +620,26 @@ fn several_ids_are_followed_in_any_written_form() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// `idgrep --tail ID .` in `dir`, following the directory `svc` made after it started, with
+/// the line `first` in its file `log` read.
+fn tail_into_new_dir(dir: &Path, log: &str, first: &str) -> (PathBuf, Tail) {
+    let svc = dir.join("svc");
+    append(&dir.join("app.log"), &format!("a {ID}\n"));
+    let mut tail = Tail::start(dir, &[ID, "."]);
+    tail.expect("a ");
+    fs::create_dir(&svc).unwrap();
+    append(&svc.join(log), &format!("{first} {ID}\n"));
+    tail.expect(&format!("{first} "));
+    (svc, tail)
+}
+
 /// A directory that appeared while following is replaced by a new one of the same name
 /// (renamed away, or deleted, and made again), and a short job writes its whole log there at
 /// once, never to touch it again: each new directory's log is read.
 #[test]
 fn a_directory_replaced_by_a_new_one_of_the_same_name_is_read() {
     let dir = tempfile::tempdir().unwrap();
-    let svc = dir.path().join("svc");
-    append(&dir.path().join("app.log"), &format!("a {ID}\n"));
-    let mut tail = Tail::start(dir.path(), &[ID, "."]);
-    tail.expect("a ");
-    fs::create_dir(&svc).unwrap();
-    append(&svc.join("job.log"), &format!("job 0 {ID}\n"));
-    tail.expect("job 0 ");
+    let (svc, mut tail) = tail_into_new_dir(dir.path(), "job.log", "job 0");
     for round in 1..=4 {
         if round % 2 == 1 {
             fs::rename(&svc, dir.path().join(format!("svc.{round}"))).unwrap();
@@ -656,18 +663,14 @@ fn a_directory_replaced_by_a_new_one_of_the_same_name_is_read() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// A directory that appeared while following is deleted and made again, and a file written
+/// into the new one, while idgrep is stopped (SIGSTOP): it gets the removal, the creation and
+/// nothing of the file in one round, before the new directory has a watch, and finds the
+/// file only by walking the new directory.
 #[test]
 fn a_directory_deleted_and_made_again_in_one_round_is_read() {
-    // Stopped, idgrep gets the removal, the creation and the new file in one round, before
-    // the new directory has a watch; ext4 gives the new directory the old one's inode at once.
     let dir = tempfile::tempdir().unwrap();
-    let svc = dir.path().join("svc");
-    append(&dir.path().join("app.log"), &format!("a {ID}\n"));
-    let mut tail = Tail::start(dir.path(), &[ID, "."]);
-    tail.expect("a ");
-    fs::create_dir(&svc).unwrap();
-    append(&svc.join("old.log"), &format!("old {ID}\n"));
-    tail.expect("old ");
+    let (svc, mut tail) = tail_into_new_dir(dir.path(), "old.log", "old");
     tail.signal("-STOP");
     fs::remove_dir_all(&svc).unwrap();
     fs::create_dir(&svc).unwrap();
