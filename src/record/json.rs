@@ -635,12 +635,16 @@ impl Visit for JsonFields<'_> {
 
     #[inline(always)]
     fn value(&mut self, path: Path<'_>, value: Value<'_>, escaped: bool, start: usize, end: usize) {
+        // A value that is one of the line's ID tokens whole (a ULID, a UUID) holds no trace
+        // value the key's check would find.
+        let is_token = self.next_start == start && self.spans[self.next].1 == end;
         if self.next_start < end {
             self.name(path, start, end);
         }
         // The value's length first: a 32-hex value, a token the walk has already, is left
         // out whatever its key, and the key's check costs more.
         if let Some(keyed) = &mut self.keyed
+            && !is_token
             && let Value::Str(raw) | Value::Int(raw) | Value::Number(raw) = value
             && (escaped || !KeyedValues::is_token_length(raw))
             && path.last_key_may_trace()

@@ -717,7 +717,8 @@ mod times;
 
 /// The values [`analyse_hits_with_trace_values`] collects in its walk are those
 /// [`for_each_pair_with_bare_keys`] gives for the same keys, strings and numbers, but for
-/// those 32 bytes long (tokens of the line), on every kind of line (plain text only where
+/// those 32 bytes long (tokens of the line) and, in JSON and logfmt, those written as one of
+/// the line's ID tokens whole, on every kind of line (plain text only where
 /// [`super::keys::has_trace_key`] finds a trace key): hand-picked ones, and lines put
 /// together at random from JSON, logfmt and text pieces.
 #[test]
@@ -728,10 +729,20 @@ fn values_collected_in_the_walk_are_the_pairs_of_their_keys() {
         if format == LineFormat::Plain && !super::keys::has_trace_key(line) {
             return want;
         }
+        // A value read straight from the line (not unescaped into a buffer) that is one of
+        // its tokens: where it lies in the line tells.
+        let mut tokens = Vec::new();
+        scan::for_each_token(line, |hit| tokens.push((hit.start, hit.end)));
+        let whole_token = |raw: &[u8]| {
+            let (base, at) = (line.as_ptr() as usize, raw.as_ptr() as usize);
+            (base..base + line.len()).contains(&at)
+                && tokens.contains(&(at - base, at - base + raw.len()))
+        };
         for_each_pair_with_bare_keys(line, buffers, |key, value| {
             if let Value::Str(raw) | Value::Int(raw) | Value::Number(raw) = value
                 && may_key_trace_value(key)
                 && raw.len() != 32
+                && (format == LineFormat::Plain || !whole_token(raw))
             {
                 want.push((key.to_vec(), raw.to_vec()));
             }
