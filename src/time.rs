@@ -45,22 +45,23 @@ impl Clock {
     }
 
     fn write_zoned_or_out_of_range(&self, ms: i64, out: &mut Vec<u8>) {
-        if !self.writes_rfc3339(ms) {
-            let side = if ms < 0 { "before 0000" } else { "after 9999" };
-            out.extend_from_slice(format!("unix_ms {ms} ({side})").as_bytes());
-            return;
-        }
-        let Some(zone) = &self.zone else {
-            return write_utc(ms, out);
-        };
-        match jiff::Timestamp::from_millisecond(ms) {
-            Ok(ts) => {
+        // UTC in range was written inline; jiff's range is within RFC 3339's years.
+        let zoned = self
+            .zone
+            .as_ref()
+            .zip(jiff::Timestamp::from_millisecond(ms).ok())
+            .filter(|_| (MIN_MS..=MAX_MS).contains(&ms));
+        match zoned {
+            Some((zone, ts)) => {
                 let zoned = ts.to_zoned_datetime(zone.clone());
                 out.extend_from_slice(
                     format!("{}", zoned.strftime("%Y-%m-%dT%H:%M:%S%.3f%:z")).as_bytes(),
                 );
             }
-            Err(_) => unreachable!("writes_rfc3339 checks jiff's range"),
+            None => {
+                let side = if ms < 0 { "before 0000" } else { "after 9999" };
+                out.extend_from_slice(format!("unix_ms {ms} ({side})").as_bytes());
+            }
         }
     }
 
