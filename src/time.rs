@@ -38,27 +38,21 @@ impl Clock {
     pub fn write(&self, ms: i64, out: &mut Vec<u8>) {
         // UTC without a jiff timestamp, and inline: three times per ID, checking one cost more
         // than writing the text, and the call a fifth of the writing.
-        if self.zone.is_none() && (MIN_MS..=MAX_MS).contains(&ms) {
+        if self.zone.is_none() && self.writes_rfc3339(ms) {
             return write_utc(ms, out);
         }
         self.write_zoned_or_out_of_range(ms, out);
     }
 
     fn write_zoned_or_out_of_range(&self, ms: i64, out: &mut Vec<u8>) {
-        // UTC in range was written inline; jiff's range is within RFC 3339's years.
-        let zoned = self
-            .zone
-            .as_ref()
-            .zip(jiff::Timestamp::from_millisecond(ms).ok())
-            .filter(|_| (MIN_MS..=MAX_MS).contains(&ms));
-        match zoned {
-            Some((zone, ts)) => {
+        match (&self.zone, jiff::Timestamp::from_millisecond(ms)) {
+            (Some(zone), Ok(ts)) if self.writes_rfc3339(ms) => {
                 let zoned = ts.to_zoned_datetime(zone.clone());
                 out.extend_from_slice(
                     format!("{}", zoned.strftime("%Y-%m-%dT%H:%M:%S%.3f%:z")).as_bytes(),
                 );
             }
-            None => {
+            _ => {
                 let side = if ms < 0 { "before 0000" } else { "after 9999" };
                 out.extend_from_slice(format!("unix_ms {ms} ({side})").as_bytes());
             }
