@@ -118,8 +118,10 @@ pub(super) fn analyse_logfmt(
     walk_logfmt(line, |pair| {
         // A value that is one of the line's ID tokens whole (a ULID, a UUID) holds no trace
         // value, whatever its key.
-        let is_token = spans.get(next) == Some(&pair.value);
-        if trace_values && !is_token && may_key_trace_value(&line[pair.key.0..pair.key.1]) {
+        if trace_values
+            && spans.get(next) != Some(&pair.value)
+            && may_key_trace_value(&line[pair.key.0..pair.key.1])
+        {
             let Analysis { keyed, text, .. } = &mut *out;
             logfmt_pair(line, pair, text, &mut |key, value| {
                 keyed.push_text(key, value)
