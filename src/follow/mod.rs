@@ -430,7 +430,8 @@ impl Follower<'_> {
                 && (self.globs)(path))
     }
 
-    /// A directory appeared: its files are new, read from their first byte.
+    /// Something happened to a directory (it appeared, or was made again): the files in it not
+    /// followed yet are read from their first byte, now and again after [`REWALK`].
     fn add_dir(&mut self, dir: PathBuf) {
         let at = Instant::now() + REWALK;
         match self.rewalk.iter_mut().find(|(_, pending)| *pending == dir) {
