@@ -381,30 +381,30 @@ impl Inventory {
     ) {
         // Ties by ID, then by (table, entry): a value is in at most one entry per key space,
         // and the tables of a space are numbered together, so the same bits as a UUID, a
-        // span and a 64-bit trace come in that order.
-        type Keyed<K> = (K, u128, (u32, u32));
-        let order = |a: &Keyed<K>, b: &Keyed<K>| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
+        // span and a 64-bit trace come in that order. The ID as two halves keeps an element
+        // at 32 bytes where a `u128` would align it to 48, and the sort moves them often.
+        type Keyed<K> = (K, u64, u64, (u32, u32));
         // One part's keys, sorted, with only its first `top` kept.
         let sorted = |part: &[(u32, u32)]| {
             let mut keyed: Vec<Keyed<K>> = part
                 .iter()
                 .map(|&at| {
                     let s = self.summary(at);
-                    (key(s), s.id.0, at)
+                    (key(s), (s.id.0 >> 64) as u64, s.id.0 as u64, at)
                 })
                 .collect();
             if let Some(top) = top.filter(|&t| t < keyed.len()) {
                 if top > 0 {
-                    keyed.select_nth_unstable_by(top - 1, order);
+                    keyed.select_nth_unstable(top - 1);
                 }
                 keyed.truncate(top);
             }
-            keyed.sort_unstable_by(order);
+            keyed.sort_unstable();
             keyed
         };
         if threads < 2 || self.order.len() < PARALLEL_SORT_MIN {
             let keyed = sorted(&self.order);
-            self.order = keyed.into_iter().map(|(_, _, at)| at).collect();
+            self.order = keyed.into_iter().map(|(_, _, _, at)| at).collect();
             return;
         }
         // Two halves keyed and sorted at once, then merged: with a million IDs this was a
@@ -421,11 +421,11 @@ impl Inventory {
         let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
         while merged.len() < len {
             let next = match (a.peek(), b.peek()) {
-                (Some(x), Some(y)) if order(x, y).is_le() => a.next(),
+                (Some(x), Some(y)) if x <= y => a.next(),
                 (Some(_), Some(_)) => b.next(),
                 _ => a.next().or_else(|| b.next()),
             };
-            merged.extend(next.map(|(_, _, at)| *at));
+            merged.extend(next.map(|(_, _, _, at)| *at));
         }
         self.order = merged;
     }
