@@ -175,11 +175,7 @@ impl TraceLines {
         let mut xray = 0;
         for (from, to) in stretches.filter(|(from, to)| from < to) {
             self.key_ends.clear();
-            keys::for_each_trace_key_end(&bytes[from..to], |sep| {
-                if keys::is_trace_key_end(bytes, from + sep) {
-                    self.key_ends.push(from + sep);
-                }
-            });
+            keys::for_each_trace_key_end(bytes, from..to, |sep| self.key_ends.push(sep));
             let xrays = within(&self.xrays, &mut xray, from, to);
             let (mut k, mut x) = (0, 0);
             loop {

@@ -2,62 +2,112 @@
 //! the `:` of `"user_id":` or of `\"user_id\":` (JSON inside an escaped message), and for
 //! `ids` also the `:` of `span_id:` and `"span_id" :`. The audit reads the values of id-like
 //! keys on every line, not only on lines with IDs, and `ids` the 16-hex and decimal values of
-//! trace and span keys on lines without ID tokens (the record walk reads the keys of the
-//! others); this is their first, cheap look at every byte, and [`ends_in_id`] and
-//! [`trace_value_follows`] their second, at each key end.
+//! trace and span keys on lines without ID tokens and on plain lines with them (the record
+//! walk reads the keys of JSON and logfmt); this is their first, cheap look at every byte,
+//! and [`ends_in_id`] and [`trace_value_follows`] their second, at each key end.
 //!
 //! A general multi-pattern searcher stops at every quote and `=` of a JSON or logfmt line to
 //! verify; here one vector pass turns each 64-byte block into bit masks (`=`, `:`, and `d` in
 //! either case), and only the separators with a `d` one to three bytes before them (every key
-//! end has one, a timestamp's colons do not) are checked byte by byte. On x86_64 it uses
-//! AVX-512 or AVX2 where the CPU has it, else SSE2, which every x86_64 CPU has, as
-//! `IDGREP_SIMD` allows (see [`crate::scan`]); other targets, and `IDGREP_SIMD=scalar`, walk
-//! one byte at a time.
+//! end has one, a timestamp's colons do not) are checked byte by byte. The pass for `ids`
+//! looks for `id` instead, every trace key's last letters: two compares a vector rather than
+//! three, and fewer places to check. On x86_64 both use AVX-512 or AVX2 where the CPU has
+//! it, else SSE2, which every x86_64 CPU has, as `IDGREP_SIMD` allows (see [`crate::scan`]);
+//! other targets, and `IDGREP_SIMD=scalar`, walk one byte at a time.
 
 #[cfg(target_arch = "x86_64")]
 use crate::scan::simd::Level;
 use crate::scan::simd::Simd;
+use std::ops::Range;
 
 /// Calls `f` with the position of every `=` after `d` or `D`, and every `:` after `d"`,
 /// `D"`, `d\"` or `D\"`, in order.
 pub fn for_each_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
-    for_each_found_at::<false>(Simd::current(), hay, &mut f);
+    for_each_found_at(Simd::current(), hay, &mut f);
 }
 
-/// [`for_each_key_end`], also every `:` right after `d` or `D` (a plain-text `span_id: ...`,
-/// which `ids` reads for trace values where the audit leaves such text to prose), after `d `
-/// (`span_id : ...`) or after `d" ` (`"span_id" : ...`, as some JSON writers space it).
-pub fn for_each_trace_key_end(hay: &[u8], mut f: impl FnMut(usize)) {
-    for_each_found_at::<true>(Simd::current(), hay, &mut f);
+/// Calls `f`, in order, with the separator of every key ending in `bytes[range]` (its `id`
+/// too) that may name a trace or span value not written as a 32-hex token: a key end as
+/// [`for_each_key_end`] finds them, or one of plain text, a `:` right after `d` or `D`
+/// (`span_id: ...`, which `ids` reads for trace values where the audit leaves such text to
+/// prose), after `d ` (`span_id : ...`) or after `d" ` (`"span_id" : ...`, as some JSON
+/// writers space it). What `f` reads around a separator it reads in all of `bytes`.
+pub fn for_each_trace_key_end(bytes: &[u8], range: Range<usize>, mut f: impl FnMut(usize)) {
+    trace_key_ends_at(Simd::current(), bytes, range, &mut |sep| {
+        f(sep);
+        true
+    });
 }
 
-/// Whether `line` has a key end of [`for_each_trace_key_end`] that [`is_trace_key_end`].
+/// Whether `line` has a key end of [`for_each_trace_key_end`].
 pub fn has_trace_key(line: &[u8]) -> bool {
-    let mut found = false;
-    for_each_trace_key_end(line, |sep| found = found || is_trace_key_end(line, sep));
-    found
+    !trace_key_ends_at(Simd::current(), line, 0..line.len(), &mut |_| false)
 }
 
 /// Whether the key that ends at the separator `sep` (as the passes above find it) may name a
 /// trace or span value that is not a 32-hex token: [`ends_in_id`] and [`trace_value_follows`].
-pub fn is_trace_key_end(bytes: &[u8], sep: usize) -> bool {
+fn is_trace_key_end(bytes: &[u8], sep: usize) -> bool {
     ends_in_id(bytes, sep) && trace_value_follows(bytes, sep)
 }
 
-/// The key ends, with `BARE` also those of plain text, at the dispatch level `simd`.
+/// The key ends at the dispatch level `simd`.
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-fn for_each_found_at<const BARE: bool>(simd: Simd, hay: &[u8], f: &mut impl FnMut(usize)) {
+fn for_each_found_at(simd: Simd, hay: &[u8], f: &mut impl FnMut(usize)) {
     #[cfg(target_arch = "x86_64")]
     match simd.level() {
         // SAFETY: a `Simd` at a level exists only when the CPU has that level's features.
-        Level::Avx512 => unsafe { x86::found_avx512::<BARE>(hay, f) },
+        Level::Avx512 => unsafe { x86::found_avx512(hay, f) },
         // SAFETY: as above.
-        Level::Avx2 => unsafe { x86::found_avx2::<BARE>(hay, f) },
-        Level::Sse2 => x86::found_sse2::<BARE>(hay, f),
-        Level::Scalar => found_scalar::<BARE>(hay, f),
+        Level::Avx2 => unsafe { x86::found_avx2(hay, f) },
+        Level::Sse2 => x86::found_sse2(hay, f),
+        Level::Scalar => found_scalar(hay, f),
     }
     #[cfg(not(target_arch = "x86_64"))]
-    found_scalar::<BARE>(hay, f);
+    found_scalar(hay, f);
+}
+
+/// The trace key ends of [`for_each_trace_key_end`] at the dispatch level `simd`, while `f`
+/// returns true; false when `f` stopped the walk.
+///
+/// Every such key ends in `id` (either letter in either case), and its separator stands one
+/// to three bytes after the `d`. Where `id` is, one pair of compares a vector tells, where
+/// the key ends of [`for_each_key_end`] take three; the few pairs are checked byte by byte.
+/// Lines with IDs in plain text, and the lines without, are read so for `ids`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+fn trace_key_ends_at(
+    simd: Simd,
+    bytes: &[u8],
+    range: Range<usize>,
+    f: &mut impl FnMut(usize) -> bool,
+) -> bool {
+    let (from, to) = (range.start, range.end);
+    let mut at_pair = |i: usize| {
+        (i + 2..(i + 5).min(to))
+            .all(|sep| !(is_key_end::<true>(bytes, sep) && is_trace_key_end(bytes, sep)) || f(sep))
+    };
+    #[cfg(target_arch = "x86_64")]
+    return match simd.level() {
+        // SAFETY: a `Simd` at a level exists only when the CPU has that level's features.
+        Level::Avx512 => unsafe { x86::id_pairs_avx512(bytes, from, to, &mut at_pair) },
+        // SAFETY: as above.
+        Level::Avx2 => unsafe { x86::id_pairs_avx2(bytes, from, to, &mut at_pair) },
+        Level::Sse2 => x86::id_pairs_sse2(bytes, from, to, &mut at_pair),
+        Level::Scalar => id_pairs_scalar(bytes, from, to, &mut at_pair),
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    id_pairs_scalar(bytes, from, to, &mut at_pair)
+}
+
+/// Calls `f` with the position of each `i` or `I` followed by `d` or `D` in
+/// `bytes[from..to]`, in order, while `f` returns true; false when `f` stopped the walk.
+fn id_pairs_scalar(
+    bytes: &[u8],
+    from: usize,
+    to: usize,
+    f: &mut impl FnMut(usize) -> bool,
+) -> bool {
+    (from..to.saturating_sub(1))
+        .all(|i| !(bytes[i] | 0x20 == b'i' && bytes[i + 1] | 0x20 == b'd') || f(i))
 }
 
 fn is_d(b: u8) -> bool {
@@ -65,7 +115,7 @@ fn is_d(b: u8) -> bool {
 }
 
 /// True when `hay[i]` ends a key as [`for_each_key_end`] says, or with `BARE` also as
-/// [`for_each_trace_key_end`] says (`span_id: ...`).
+/// [`for_each_trace_key_end`] says of plain text (`span_id: ...`).
 fn is_key_end<const BARE: bool>(hay: &[u8], i: usize) -> bool {
     let at = |back: usize| i.checked_sub(back).map(|j| hay[j]);
     match hay[i] {
@@ -85,9 +135,9 @@ fn is_key_end<const BARE: bool>(hay: &[u8], i: usize) -> bool {
 }
 
 /// The same as the vector passes, one byte at a time: the reference they are tested against.
-fn found_scalar<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
+fn found_scalar(hay: &[u8], f: &mut impl FnMut(usize)) {
     for i in 0..hay.len() {
-        if is_key_end::<BARE>(hay, i) {
+        if is_key_end::<false>(hay, i) {
             f(i);
         }
     }
@@ -281,10 +331,10 @@ mod x86 {
     }
 
     /// Reports the key ends of `hay`, 16 bytes a compare, a `hay` under 64 bytes padded.
-    pub(super) fn found_sse2<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
+    pub(super) fn found_sse2(hay: &[u8], f: &mut impl FnMut(usize)) {
         // SAFETY: `found` hands `masks` only pointers to 64 readable bytes; SSE2 is part of
         // x86_64.
-        found::<BARE>(
+        found(
             hay,
             f,
             |p| unsafe { masks::<__m128i>(p) },
@@ -297,10 +347,10 @@ mod x86 {
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn found_avx2<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
+    pub(super) unsafe fn found_avx2(hay: &[u8], f: &mut impl FnMut(usize)) {
         // SAFETY: `found` hands `masks` only pointers to 64 readable bytes; the caller
         // promises AVX2.
-        found::<BARE>(
+        found(
             hay,
             f,
             |p| unsafe { masks::<__m256i>(p) },
@@ -315,11 +365,11 @@ mod x86 {
     /// # Safety
     /// The CPU must have AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn found_avx512<const BARE: bool>(hay: &[u8], f: &mut impl FnMut(usize)) {
+    pub(super) unsafe fn found_avx512(hay: &[u8], f: &mut impl FnMut(usize)) {
         // SAFETY: `found` hands `masks` only pointers to 64 readable bytes; the caller
         // promises AVX-512. The masked load reads only the bytes of `rest`: the lanes past
         // it are zero and never touched, so they cannot fault.
-        found::<BARE>(
+        found(
             hay,
             f,
             |p| unsafe { masks::<__m512i>(p) },
@@ -331,10 +381,101 @@ mod x86 {
         )
     }
 
+    /// Bit k set when byte k of the `V::WIDTH` bytes at `p` is `i` or `I` and byte k + 1 is
+    /// `d` or `D`.
+    ///
+    /// # Safety
+    /// `p..p + V::WIDTH + 1` must be readable, and the CPU must have the features of `V`.
+    #[inline(always)]
+    unsafe fn id_pairs_of<V: Lanes>(p: *const u8) -> u64 {
+        // SAFETY: both loads lie in the readable bytes, as the caller promises the features.
+        unsafe { V::load(p).folded().eq(b'i') & V::load(p.add(1)).folded().eq(b'd') }
+    }
+
+    /// [`super::id_pairs_scalar`], 16 bytes a compare.
+    pub(super) fn id_pairs_sse2(
+        bytes: &[u8],
+        from: usize,
+        to: usize,
+        f: &mut impl FnMut(usize) -> bool,
+    ) -> bool {
+        // SAFETY: `id_pairs` hands `pairs` only pointers with 17 readable bytes; SSE2 is part
+        // of x86_64.
+        id_pairs::<16>(bytes, from, to, f, |p| unsafe { id_pairs_of::<__m128i>(p) })
+    }
+
+    /// [`super::id_pairs_scalar`], 32 bytes a compare.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn id_pairs_avx2(
+        bytes: &[u8],
+        from: usize,
+        to: usize,
+        f: &mut impl FnMut(usize) -> bool,
+    ) -> bool {
+        // SAFETY: `id_pairs` hands `pairs` only pointers with 33 readable bytes; the caller
+        // promises AVX2.
+        id_pairs::<32>(bytes, from, to, f, |p| unsafe { id_pairs_of::<__m256i>(p) })
+    }
+
+    /// [`super::id_pairs_scalar`], 64 bytes a compare.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn id_pairs_avx512(
+        bytes: &[u8],
+        from: usize,
+        to: usize,
+        f: &mut impl FnMut(usize) -> bool,
+    ) -> bool {
+        // SAFETY: `id_pairs` hands `pairs` only pointers with 65 readable bytes; the caller
+        // promises AVX-512.
+        id_pairs::<64>(bytes, from, to, f, |p| unsafe { id_pairs_of::<__m512i>(p) })
+    }
+
+    /// The loop of the three: `pairs` reads the `WIDTH + 1` bytes at a pointer it is given,
+    /// which always lie in `bytes[from..to]`. A range too short for one read goes byte by
+    /// byte; the last read of a longer one overlaps the read before, its bits shifted down.
+    #[inline(always)]
+    fn id_pairs<const WIDTH: usize>(
+        bytes: &[u8],
+        from: usize,
+        to: usize,
+        f: &mut impl FnMut(usize) -> bool,
+        pairs: impl Fn(*const u8) -> u64,
+    ) -> bool {
+        let to = to.min(bytes.len());
+        if to < from + WIDTH + 1 {
+            return super::id_pairs_scalar(bytes, from, to, f);
+        }
+        let mut p = from;
+        while p + 1 < to {
+            let mut found = if p + WIDTH < to {
+                // SAFETY: p + WIDTH + 1 <= to <= bytes.len().
+                pairs(unsafe { bytes.as_ptr().add(p) })
+            } else {
+                let last = to - WIDTH - 1;
+                // SAFETY: last + WIDTH + 1 == to, and last >= from.
+                pairs(unsafe { bytes.as_ptr().add(last) }) >> (p - last)
+            };
+            while found != 0 {
+                if !f(p + found.trailing_zeros() as usize) {
+                    return false;
+                }
+                found &= found - 1;
+            }
+            p += WIDTH;
+        }
+        true
+    }
+
     /// The loop of all three: `masks` reads the 64 bytes at a pointer it is given, which are
     /// always readable, and `tail` the whole of a `hay` shorter than 64 bytes.
     #[inline(always)]
-    fn found<const BARE: bool>(
+    fn found(
         hay: &[u8],
         f: &mut impl FnMut(usize),
         masks: impl Fn(*const u8) -> Masks,
@@ -369,7 +510,7 @@ mod x86 {
             let mut near_d = (m.equals | m.colon) & (back(1) | back(2) | back(3));
             while near_d != 0 {
                 let at = p + near_d.trailing_zeros() as usize;
-                if super::is_key_end::<BARE>(hay, at) {
+                if super::is_key_end::<false>(hay, at) {
                     f(at);
                 }
                 near_d &= near_d - 1;
@@ -388,7 +529,7 @@ mod tests {
     fn ends(hay: &[u8]) -> (Vec<usize>, Vec<usize>) {
         let (mut fast, mut slow) = (Vec::new(), Vec::new());
         for_each_key_end(hay, |i| fast.push(i));
-        found_scalar::<false>(hay, &mut |i| slow.push(i));
+        found_scalar(hay, &mut |i| slow.push(i));
         (fast, slow)
     }
 
@@ -432,7 +573,7 @@ mod tests {
         for_each_key_end(text, |i| audit.push(i));
         assert_eq!(audit, Vec::<usize>::new());
         let mut ids = Vec::new();
-        for_each_trace_key_end(text, |i| ids.push(i));
+        for_each_trace_key_end(text, 0..text.len(), |i| ids.push(i));
         assert_eq!(ids, vec![7, 37, 59, 75]);
         assert!(has_trace_key(text));
         assert!(!has_trace_key(b"user_id: 7 name: x"));
@@ -468,7 +609,86 @@ mod tests {
             "keys",
             &[Level::Avx512, Level::Avx2, Level::Sse2, Level::Scalar],
         );
-        let pieces: [&[u8]; 12] = [
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for len in [0, 1, 6, 7, 63, 64, 65, 70, 127, 128, 129, 1000, 4096] {
+            for _ in 0..50 {
+                let hay = generated(&mut state, len);
+                let (fast, slow) = ends(&hay);
+                assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&hay));
+                for &simd in &levels {
+                    let mut at_level = Vec::new();
+                    for_each_found_at(simd, &hay, &mut |i| at_level.push(i));
+                    assert_eq!(
+                        at_level,
+                        slow,
+                        "{}: {:?}",
+                        simd.level().name(),
+                        String::from_utf8_lossy(&hay)
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every level finds the trace key ends a byte-at-a-time walk finds, in ranges that start
+    /// and end anywhere (a key whose `id` begins before the range is not in it), in haystacks
+    /// of every length around the widths of the reads, and stops when told to.
+    #[test]
+    fn trace_key_ends_equal_a_byte_walk_at_every_level() {
+        let levels = coverage::levels(
+            "trace keys",
+            &[Level::Avx512, Level::Avx2, Level::Sse2, Level::Scalar],
+        );
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut seen = 0;
+        let lens = (0..=70).chain([127, 128, 129, 130, 1000, 4096]);
+        for len in lens {
+            for _ in 0..20 {
+                let hay = generated(&mut state, len);
+                state = step(state);
+                let from = (state >> 33) as usize % (len / 4 + 1);
+                let to = len - (state >> 40) as usize % (len / 4 + 1);
+                let range = from..to.max(from);
+                let want: Vec<usize> = range
+                    .clone()
+                    .filter(|&sep| {
+                        is_key_end::<true>(&hay, sep)
+                            && is_trace_key_end(&hay, sep)
+                            && key_last(&hay, sep) > range.start
+                    })
+                    .collect();
+                seen += want.len();
+                for &simd in &levels {
+                    let name = simd.level().name();
+                    let text = String::from_utf8_lossy(&hay);
+                    let mut got = Vec::new();
+                    trace_key_ends_at(simd, &hay, range.clone(), &mut |sep| {
+                        got.push(sep);
+                        true
+                    });
+                    assert_eq!(got, want, "{name} {range:?}: {text:?}");
+                    let mut first = Vec::new();
+                    let stopped = !trace_key_ends_at(simd, &hay, range.clone(), &mut |sep| {
+                        first.push(sep);
+                        false
+                    });
+                    assert_eq!(stopped, !want.is_empty(), "{name} {range:?}: {text:?}");
+                    assert_eq!(first, want.first().copied().into_iter().collect::<Vec<_>>());
+                }
+            }
+        }
+        assert!(seen > 2000, "{seen}");
+    }
+
+    fn step(state: u64) -> u64 {
+        state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407)
+    }
+
+    /// `len` bytes of key parts, separators and values, at random.
+    fn generated(state: &mut u64, len: usize) -> Vec<u8> {
+        let pieces: [&[u8]; 18] = [
             b"d",
             b"D",
             b"=",
@@ -477,47 +697,23 @@ mod tests {
             b"\\",
             b"x",
             b"id",
+            b"I",
             b"\n",
             b" ",
+            b"_",
+            b"trace",
+            b"Span",
             b"span_id: ",
             b"\"trace_id\" :",
+            b"00f067aa0ba902b7",
+            b"4bf92f3577b34da6a3ce929d0e0e4736",
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut bare_seen = 0;
-        for len in [0, 1, 6, 7, 63, 64, 65, 70, 127, 128, 129, 1000, 4096] {
-            for _ in 0..50 {
-                let mut hay = Vec::with_capacity(len + 16);
-                while hay.len() < len {
-                    state = state
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    hay.extend_from_slice(pieces[(state >> 33) as usize % pieces.len()]);
-                }
-                hay.truncate(len);
-                let (fast, slow) = ends(&hay);
-                assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&hay));
-                let mut bare = Vec::new();
-                found_scalar::<true>(&hay, &mut |i| bare.push(i));
-                bare_seen += bare.len() - slow.len();
-                for &simd in &levels {
-                    let name = simd.level().name();
-                    for (want, is_bare) in [(&bare, true), (&slow, false)] {
-                        let mut at_level = Vec::new();
-                        if is_bare {
-                            for_each_found_at::<true>(simd, &hay, &mut |i| at_level.push(i));
-                        } else {
-                            for_each_found_at::<false>(simd, &hay, &mut |i| at_level.push(i));
-                        }
-                        assert_eq!(
-                            &at_level,
-                            want,
-                            "{name}, bare {is_bare}: {:?}",
-                            String::from_utf8_lossy(&hay)
-                        );
-                    }
-                }
-            }
+        let mut hay = Vec::with_capacity(len + 40);
+        while hay.len() < len {
+            *state = step(*state);
+            hay.extend_from_slice(pieces[(*state >> 33) as usize % pieces.len()]);
         }
-        assert!(bare_seen > 1000, "{bare_seen}");
+        hay.truncate(len);
+        hay
     }
 }
