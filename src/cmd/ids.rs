@@ -3,8 +3,6 @@
 //! [`crate::output::inventory`] and decides the exit status. `--partial` writes the counts
 //! for `idgrep merge` instead ([`crate::merge::partial`]).
 
-use std::cmp::Reverse;
-
 use crate::config::{IdsConfig, IdsView, KindFilter, SortKey};
 use crate::exit::{Exit, report};
 use crate::id::{Kind, Variant};
@@ -98,14 +96,15 @@ fn select(inventory: &mut Inventory, view: &IdsView) {
     }
     let top = view.top;
     let threads = view.threads;
+    // Keys ascending: counts from the largest down, times from the earliest, none last.
+    let descending = |n: u64| u64::MAX - n;
+    let earliest = |ms: Option<i64>| (ms.unwrap_or(i64::MAX) as u64) ^ 1 << 63;
     match view.sort {
-        SortKey::Lines => inventory.sort_by(|s| Reverse(s.lines()), top, threads),
-        SortKey::Id => inventory.sort_by(|_| (), top, threads),
-        SortKey::Created => {
-            inventory.sort_by(|s| s.id.unix_ms(s.kind()).unwrap_or(i64::MAX), top, threads)
-        }
-        SortKey::First => inventory.sort_by(|s| s.first_ms().unwrap_or(i64::MAX), top, threads),
-        SortKey::Files => inventory.sort_by(|s| Reverse(s.file_count()), top, threads),
+        SortKey::Lines => inventory.sort_by(|s| descending(s.lines().into()), top, threads),
+        SortKey::Id => inventory.sort_by(|_| 0, top, threads),
+        SortKey::Created => inventory.sort_by(|s| earliest(s.id.unix_ms(s.kind())), top, threads),
+        SortKey::First => inventory.sort_by(|s| earliest(s.first_ms()), top, threads),
+        SortKey::Files => inventory.sort_by(|s| descending(s.file_count() as u64), top, threads),
     }
 }
 

@@ -371,26 +371,27 @@ impl Inventory {
         self.order = order;
     }
 
-    /// Sorts the entries by `key` (ties by ID, ascending, then by key space) and keeps the
-    /// first `top`.
-    pub fn sort_by<K: Ord + Send>(
+    /// Sorts the entries by `key`, ascending (ties by ID, ascending, then by key space), and
+    /// keeps the first `top`.
+    pub fn sort_by(
         &mut self,
-        key: impl Fn(Summary) -> K + Sync,
+        key: impl Fn(Summary) -> u64 + Sync,
         top: Option<usize>,
         threads: usize,
     ) {
         // Ties by ID, then by (table, entry): a value is in at most one entry per key space,
         // and the tables of a space are numbered together, so the same bits as a UUID, a
-        // span and a 64-bit trace come in that order. The ID as two halves keeps an element
-        // at 32 bytes where a `u128` would align it to 48, and the sort moves them often.
-        type Keyed<K> = (K, u64, u64, (u32, u32));
+        // span and a 64-bit trace come in that order. The key and the ID's high half are one
+        // `u128`, which the sort compares without a branch; the few runs that tie in it are
+        // put in order after.
+        type Keyed = (u128, u64, (u32, u32));
         // One part's keys, sorted, with only its first `top` kept.
         let sorted = |part: &[(u32, u32)]| {
-            let mut keyed: Vec<Keyed<K>> = part
+            let mut keyed: Vec<Keyed> = part
                 .iter()
                 .map(|&at| {
                     let s = self.summary(at);
-                    (key(s), (s.id.0 >> 64) as u64, s.id.0 as u64, at)
+                    (u128::from(key(s)) << 64 | s.id.0 >> 64, s.id.0 as u64, at)
                 })
                 .collect();
             if let Some(top) = top.filter(|&t| t < keyed.len()) {
@@ -399,12 +400,17 @@ impl Inventory {
                 }
                 keyed.truncate(top);
             }
-            keyed.sort_unstable();
+            keyed.sort_unstable_by_key(|&(high, _, _)| high);
+            for tied in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
+                if tied.len() > 1 {
+                    tied.sort_unstable();
+                }
+            }
             keyed
         };
         if threads < 2 || self.order.len() < PARALLEL_SORT_MIN {
             let keyed = sorted(&self.order);
-            self.order = keyed.into_iter().map(|(_, _, _, at)| at).collect();
+            self.order = keyed.into_iter().map(|(_, _, at)| at).collect();
             return;
         }
         // Two halves keyed and sorted at once, then merged: with a million IDs this was a
@@ -425,7 +431,7 @@ impl Inventory {
                 (Some(_), Some(_)) => b.next(),
                 _ => a.next().or_else(|| b.next()),
             };
-            merged.extend(next.map(|(_, _, _, at)| *at));
+            merged.extend(next.map(|(_, _, at)| *at));
         }
         self.order = merged;
     }

@@ -459,21 +459,21 @@ fn a_sort_on_two_threads_matches_one_on_one() {
     let before: Vec<(u32, u128)> = ids(&one);
     // Listed on two threads: the same entries in the same order.
     assert_eq!(ids(&build(2)), before);
-    one.sort_by(|s| std::cmp::Reverse(s.lines()), None, 1);
+    one.sort_by(|s| u64::MAX - u64::from(s.lines()), None, 1);
     let want: Vec<(u32, u128)> = ids(&one);
     let mut expected = before;
     expected.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     assert_eq!(want, expected);
     // From ID order, so that the halves hold other IDs than before.
-    one.sort_by(|_| (), None, 1);
-    one.sort_by(|s| std::cmp::Reverse(s.lines()), None, 2);
+    one.sort_by(|_| 0, None, 1);
+    one.sort_by(|s| u64::MAX - u64::from(s.lines()), None, 2);
     assert_eq!(ids(&one), want);
     // The first `top` of the whole, whichever half they were in, with ties by ID.
     let len = want.len();
     for top in [0, 1, 1000, PARALLEL_SORT_MIN + 5, len - 1, len, len + 1] {
         let mut two = build(2);
-        two.sort_by(|_| (), None, 1);
-        two.sort_by(|s| std::cmp::Reverse(s.lines()), Some(top), 2);
+        two.sort_by(|_| 0, None, 1);
+        two.sort_by(|s| u64::MAX - u64::from(s.lines()), Some(top), 2);
         assert_eq!(ids(&two), want[..top.min(len)], "top {top}");
     }
 }
@@ -498,7 +498,37 @@ fn sort_and_top_keep_the_largest_in_order() {
     }
     t.done();
     let mut inv = tallies.finish(2);
-    inv.sort_by(|s| std::cmp::Reverse(s.lines()), Some(4), 1);
+    inv.sort_by(|s| u64::MAX - u64::from(s.lines()), Some(4), 1);
     let got: Vec<(u128, u32)> = inv.summaries().map(|s| (s.id.0, s.lines())).collect();
     assert_eq!(got, vec![(3, 4), (7, 4), (2, 3), (6, 3)]);
+}
+
+/// IDs whose high 64 bits are all the same, counted in scrambled order: the sort compares the
+/// key and the high half in one step, and the ties it leaves go by the low half.
+#[test]
+fn ties_in_the_key_and_the_high_half_go_by_the_low_half() {
+    let tallies = Tallies::new(false);
+    let mut t = tallies.tally();
+    for i in 0..500u64 {
+        let low = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..1 + i % 3 {
+            t.add_line(
+                0,
+                None,
+                &[Occurrence {
+                    id: Id(7 << 64 | u128::from(low)),
+                    form: Form::UlidLower,
+                    field: None,
+                    space: Space::Wide,
+                }],
+            );
+        }
+    }
+    t.done();
+    let mut inv = tallies.finish(1);
+    let mut expected: Vec<(u32, u128)> = inv.summaries().map(|s| (s.lines(), s.id.0)).collect();
+    expected.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    inv.sort_by(|s| u64::MAX - u64::from(s.lines()), None, 1);
+    let got: Vec<(u32, u128)> = inv.summaries().map(|s| (s.lines(), s.id.0)).collect();
+    assert_eq!(got, expected);
 }

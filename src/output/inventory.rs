@@ -535,7 +535,7 @@ mod tests {
         }
         tally.done();
         let mut inventory = tallies.finish(1);
-        inventory.sort_by(|_| (), None, 1);
+        inventory.sort_by(|_| 0, None, 1);
         let mut out = Vec::new();
         write_table(&mut out, &inventory, 1, &Clock::utc(), false, 1).unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -566,7 +566,7 @@ mod tests {
         }
         tally.done();
         let mut inventory = tallies.finish(1);
-        inventory.sort_by(|_| (), None, 1);
+        inventory.sort_by(|_| 0, None, 1);
         let table = |threads| {
             let mut out = Vec::new();
             write_table(&mut out, &inventory, 1, &Clock::utc(), false, threads).unwrap();
@@ -615,7 +615,7 @@ mod tests {
         }
         tally.done();
         let mut inventory = tallies.finish(1);
-        inventory.sort_by(|_| (), None, 1);
+        inventory.sort_by(|_| 0, None, 1);
         let paths = ["a.log", "-b.log", "c.log"].map(|p| Name::from_bytes(p.into()));
         let clock = Clock::utc();
 
