@@ -81,10 +81,7 @@ fn trace_key_ends_at(
     f: &mut impl FnMut(usize) -> bool,
 ) -> bool {
     let (from, to) = (range.start, range.end);
-    let mut at_pair = |i: usize| {
-        (i + 2..(i + 5).min(to))
-            .all(|sep| !(is_key_end::<true>(bytes, sep) && is_trace_key_end(bytes, sep)) || f(sep))
-    };
+    let mut at_pair = |i: usize| trace_key_end_at(bytes, i, to).is_none_or(&mut *f);
     #[cfg(target_arch = "x86_64")]
     return match simd.level() {
         // SAFETY: a `Simd` at a level exists only when the CPU has that level's features.
@@ -96,6 +93,18 @@ fn trace_key_ends_at(
     };
     #[cfg(not(target_arch = "x86_64"))]
     id_pairs_scalar(bytes, from, to, &mut at_pair)
+}
+
+/// The separator of the trace key whose `id` starts at `i`, if one ends there before `to`.
+/// Out of line: few pairs are keys, and inlined it made the callers' loops save and restore
+/// more registers.
+#[inline(never)]
+fn trace_key_end_at(bytes: &[u8], i: usize, to: usize) -> Option<usize> {
+    (i + 2..(i + 5).min(to)).find(|&sep| {
+        is_key_end::<true>(bytes, sep)
+            && key_last(bytes, sep) == i + 1
+            && is_trace_key_end(bytes, sep)
+    })
 }
 
 /// Calls `f` with the position of each `i` or `I` followed by `d` or `D` in
