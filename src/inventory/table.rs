@@ -59,9 +59,14 @@ impl Pending {
 /// holds their numbers, and growing copies nothing but the index).
 const CHUNK_BITS: u32 = 12;
 
-/// A growable array of entries that never moves them.
+/// Entries per chunk.
+const CHUNK_LEN: usize = 1 << CHUNK_BITS;
+
+/// A growable array of entries that never moves them. Chunks of a fixed length, rather than
+/// slices, let an entry's place in its chunk go unchecked: an entry is read once per
+/// occurrence counted and three times per row listed.
 struct Arena<T> {
-    chunks: Vec<Box<[T]>>,
+    chunks: Vec<Box<[T; CHUNK_LEN]>>,
     len: u32,
 }
 
@@ -80,8 +85,8 @@ impl<T: Copy> Arena<T> {
         let n = self.len;
         if n as usize == self.chunks.len() << CHUNK_BITS {
             // A chunk's cells past `len` are never read; `value` fills them as well as any.
-            self.chunks
-                .push(vec![value; 1 << CHUNK_BITS].into_boxed_slice());
+            let chunk = vec![value; CHUNK_LEN].into_boxed_slice().try_into().ok();
+            self.chunks.push(chunk.expect("a chunk of CHUNK_LEN"));
         }
         // Entry numbers share their u32 with `HOT_BIT` in the index.
         assert!(n < HOT_BIT, "fewer than 2^31 entries per shard");
@@ -91,11 +96,11 @@ impl<T: Copy> Arena<T> {
     }
 
     pub(super) fn get(&self, n: u32) -> &T {
-        &self.chunks[(n >> CHUNK_BITS) as usize][(n & ((1 << CHUNK_BITS) - 1)) as usize]
+        &self.chunks[(n >> CHUNK_BITS) as usize][n as usize % CHUNK_LEN]
     }
 
     fn get_mut(&mut self, n: u32) -> &mut T {
-        &mut self.chunks[(n >> CHUNK_BITS) as usize][(n & ((1 << CHUNK_BITS) - 1)) as usize]
+        &mut self.chunks[(n >> CHUNK_BITS) as usize][n as usize % CHUNK_LEN]
     }
 }
 
