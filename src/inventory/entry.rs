@@ -369,6 +369,17 @@ impl EntryRef<'_> {
     /// else a ULID or a UUID by what most of its occurrences are written as (ties go to
     /// ULID).
     pub(super) fn wide_kind(&self) -> Kind {
+        // Most entries are written in one form, which says it all; the output asks twice a
+        // row.
+        if let EntryRef::Hot(h, _) = self
+            && h.form_tags[1] == NO_FORM
+        {
+            return match Form::ALL[h.form_tags[0] as usize].kind() {
+                Kind::Trace => Kind::Trace,
+                Kind::Ulid => Kind::Ulid,
+                Kind::Uuid | Kind::Span => Kind::Uuid,
+            };
+        }
         if self.is_trace() {
             return Kind::Trace;
         }
