@@ -73,26 +73,40 @@ fn for_each_found_at(simd: Simd, hay: &[u8], f: &mut impl FnMut(usize)) {
 /// to three bytes after the `d`. Where `id` is, one pair of compares a vector tells, where
 /// the key ends of [`for_each_key_end`] take three; the few pairs are checked byte by byte.
 /// Lines with IDs in plain text, and the lines without, are read so for `ids`.
-#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 fn trace_key_ends_at(
     simd: Simd,
     bytes: &[u8],
     range: Range<usize>,
     f: &mut impl FnMut(usize) -> bool,
 ) -> bool {
-    let (from, to) = (range.start, range.end);
-    let mut at_pair = |i: usize| trace_key_end_at(bytes, i, to).is_none_or(&mut *f);
+    let (mut at, to) = (range.start, range.end);
+    while let Some(i) = first_id_pair_at(simd, bytes, at, to) {
+        if let Some(sep) = trace_key_end_at(bytes, i, to)
+            && !f(sep)
+        {
+            return false;
+        }
+        at = i + 1;
+    }
+    true
+}
+
+/// The first `i` or `I` followed by `d` or `D` in `bytes[from..to]`, at the dispatch level
+/// `simd`. The vector functions call nothing, so a call saves no registers: most lines hold
+/// no pair, and the call was a third of their cost.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+fn first_id_pair_at(simd: Simd, bytes: &[u8], from: usize, to: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     return match simd.level() {
         // SAFETY: a `Simd` at a level exists only when the CPU has that level's features.
-        Level::Avx512 => unsafe { x86::id_pairs_avx512(bytes, from, to, &mut at_pair) },
+        Level::Avx512 => unsafe { x86::first_id_pair_avx512(bytes, from, to) },
         // SAFETY: as above.
-        Level::Avx2 => unsafe { x86::id_pairs_avx2(bytes, from, to, &mut at_pair) },
-        Level::Sse2 => x86::id_pairs_sse2(bytes, from, to, &mut at_pair),
-        Level::Scalar => id_pairs_scalar(bytes, from, to, &mut at_pair),
+        Level::Avx2 => unsafe { x86::first_id_pair_avx2(bytes, from, to) },
+        Level::Sse2 => x86::first_id_pair_sse2(bytes, from, to),
+        Level::Scalar => first_id_pair_scalar(bytes, from, to),
     };
     #[cfg(not(target_arch = "x86_64"))]
-    id_pairs_scalar(bytes, from, to, &mut at_pair)
+    first_id_pair_scalar(bytes, from, to)
 }
 
 /// The separator of the trace key whose `id` starts at `i`, if one ends there before `to`.
@@ -107,16 +121,9 @@ fn trace_key_end_at(bytes: &[u8], i: usize, to: usize) -> Option<usize> {
     })
 }
 
-/// Calls `f` with the position of each `i` or `I` followed by `d` or `D` in
-/// `bytes[from..to]`, in order, while `f` returns true; false when `f` stopped the walk.
-fn id_pairs_scalar(
-    bytes: &[u8],
-    from: usize,
-    to: usize,
-    f: &mut impl FnMut(usize) -> bool,
-) -> bool {
-    (from..to.saturating_sub(1))
-        .all(|i| !(bytes[i] | 0x20 == b'i' && bytes[i + 1] | 0x20 == b'd') || f(i))
+/// [`first_id_pair_at`] one byte at a time.
+fn first_id_pair_scalar(bytes: &[u8], from: usize, to: usize) -> Option<usize> {
+    (from..to.saturating_sub(1)).find(|&i| bytes[i] | 0x20 == b'i' && bytes[i + 1] | 0x20 == b'd')
 }
 
 fn is_d(b: u8) -> bool {
@@ -401,68 +408,56 @@ mod x86 {
         unsafe { V::load(p).folded().eq(b'i') & V::load(p.add(1)).folded().eq(b'd') }
     }
 
-    /// [`super::id_pairs_scalar`], 16 bytes a compare.
-    pub(super) fn id_pairs_sse2(
-        bytes: &[u8],
-        from: usize,
-        to: usize,
-        f: &mut impl FnMut(usize) -> bool,
-    ) -> bool {
-        // SAFETY: `id_pairs` hands `pairs` only pointers with 17 readable bytes; SSE2 is part
-        // of x86_64.
-        id_pairs::<16>(bytes, from, to, f, |p| unsafe { id_pairs_of::<__m128i>(p) })
+    /// [`super::first_id_pair_scalar`], 16 bytes a compare.
+    pub(super) fn first_id_pair_sse2(bytes: &[u8], from: usize, to: usize) -> Option<usize> {
+        // SAFETY: `first_id_pair` hands `pairs` only pointers with 17 readable bytes; SSE2
+        // is part of x86_64.
+        first_id_pair::<16>(bytes, from, to, |p| unsafe { id_pairs_of::<__m128i>(p) })
     }
 
-    /// [`super::id_pairs_scalar`], 32 bytes a compare.
+    /// [`super::first_id_pair_scalar`], 32 bytes a compare.
     ///
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn id_pairs_avx2(
-        bytes: &[u8],
-        from: usize,
-        to: usize,
-        f: &mut impl FnMut(usize) -> bool,
-    ) -> bool {
-        // SAFETY: `id_pairs` hands `pairs` only pointers with 33 readable bytes; the caller
-        // promises AVX2.
-        id_pairs::<32>(bytes, from, to, f, |p| unsafe { id_pairs_of::<__m256i>(p) })
+    pub(super) unsafe fn first_id_pair_avx2(bytes: &[u8], from: usize, to: usize) -> Option<usize> {
+        // SAFETY: `first_id_pair` hands `pairs` only pointers with 33 readable bytes; the
+        // caller promises AVX2.
+        first_id_pair::<32>(bytes, from, to, |p| unsafe { id_pairs_of::<__m256i>(p) })
     }
 
-    /// [`super::id_pairs_scalar`], 64 bytes a compare.
+    /// [`super::first_id_pair_scalar`], 64 bytes a compare.
     ///
     /// # Safety
     /// The CPU must have AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn id_pairs_avx512(
+    pub(super) unsafe fn first_id_pair_avx512(
         bytes: &[u8],
         from: usize,
         to: usize,
-        f: &mut impl FnMut(usize) -> bool,
-    ) -> bool {
-        // SAFETY: `id_pairs` hands `pairs` only pointers with 65 readable bytes; the caller
-        // promises AVX-512.
-        id_pairs::<64>(bytes, from, to, f, |p| unsafe { id_pairs_of::<__m512i>(p) })
+    ) -> Option<usize> {
+        // SAFETY: `first_id_pair` hands `pairs` only pointers with 65 readable bytes; the
+        // caller promises AVX-512.
+        first_id_pair::<64>(bytes, from, to, |p| unsafe { id_pairs_of::<__m512i>(p) })
     }
 
     /// The loop of the three: `pairs` reads the `WIDTH + 1` bytes at a pointer it is given,
     /// which always lie in `bytes[from..to]`. A range too short for one read goes byte by
     /// byte; the last read of a longer one overlaps the read before, its bits shifted down.
     #[inline(always)]
-    fn id_pairs<const WIDTH: usize>(
+    fn first_id_pair<const WIDTH: usize>(
         bytes: &[u8],
         from: usize,
         to: usize,
-        f: &mut impl FnMut(usize) -> bool,
         pairs: impl Fn(*const u8) -> u64,
-    ) -> bool {
+    ) -> Option<usize> {
         let to = to.min(bytes.len());
         if to < from + WIDTH + 1 {
-            return super::id_pairs_scalar(bytes, from, to, f);
+            return super::first_id_pair_scalar(bytes, from, to);
         }
         let mut p = from;
         while p + 1 < to {
-            let mut found = if p + WIDTH < to {
+            let found = if p + WIDTH < to {
                 // SAFETY: p + WIDTH + 1 <= to <= bytes.len().
                 pairs(unsafe { bytes.as_ptr().add(p) })
             } else {
@@ -470,15 +465,12 @@ mod x86 {
                 // SAFETY: last + WIDTH + 1 == to, and last >= from.
                 pairs(unsafe { bytes.as_ptr().add(last) }) >> (p - last)
             };
-            while found != 0 {
-                if !f(p + found.trailing_zeros() as usize) {
-                    return false;
-                }
-                found &= found - 1;
+            if found != 0 {
+                return Some(p + found.trailing_zeros() as usize);
             }
             p += WIDTH;
         }
-        true
+        None
     }
 
     /// The loop of all three: `masks` reads the 64 bytes at a pointer it is given, which are
