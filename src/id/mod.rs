@@ -1036,16 +1036,18 @@ impl Id {
             "", "uuid v1", "uuid v2", "uuid v3", "uuid v4", "uuid v5", "uuid v6", "uuid v7",
             "uuid v8",
         ];
-        match (kind, self.uuid_variant(), self.uuid_version()) {
-            (Kind::Ulid, _, _) => "ulid",
-            (Kind::Trace, _, _) => "trace",
-            (Kind::Span, _, _) => "span",
-            (Kind::Uuid, Variant::Nil, _) => "uuid nil",
-            (Kind::Uuid, Variant::Max, _) => "uuid max",
-            (Kind::Uuid, _, Some(v)) => VERSIONS[usize::from(v)],
-            // Not an RFC 9562 UUID of a defined version (mostly a ULID stored as a UUID, whose
-            // version and variant bits are random): the audit's word for it too.
-            (Kind::Uuid, _, _) => "uuid non-rfc",
+        match kind {
+            Kind::Ulid => "ulid",
+            Kind::Trace => "trace",
+            Kind::Span => "span",
+            Kind::Uuid => match (self.uuid_variant(), self.uuid_version()) {
+                (Variant::Nil, _) => "uuid nil",
+                (Variant::Max, _) => "uuid max",
+                (_, Some(v)) => VERSIONS[usize::from(v)],
+                // Not an RFC 9562 UUID of a defined version (mostly a ULID stored as a UUID,
+                // whose version and variant bits are random): the audit's word for it too.
+                _ => "uuid non-rfc",
+            },
         }
     }
 
