@@ -443,7 +443,8 @@ mod x86 {
 
     /// The loop of the three: `pairs` reads the `WIDTH + 1` bytes at a pointer it is given,
     /// which always lie in `bytes[from..to]`. A range too short for one read goes byte by
-    /// byte; the last read of a longer one overlaps the read before, its bits shifted down.
+    /// byte; the rest of a longer one after its blocks of 64 goes a read at a time, the last
+    /// read overlapping the read before, its bits shifted down.
     #[inline(always)]
     fn first_id_pair<const WIDTH: usize>(
         bytes: &[u8],
@@ -456,6 +457,18 @@ mod x86 {
             return super::first_id_pair_scalar(bytes, from, to);
         }
         let mut p = from;
+        // Whole blocks of 64 pairs first, one test a block: a line seldom holds a pair.
+        while p + 64 < to {
+            let mut found = 0;
+            for k in 0..64 / WIDTH {
+                // SAFETY: p + 64 + 1 <= to <= bytes.len().
+                found |= pairs(unsafe { bytes.as_ptr().add(p + k * WIDTH) }) << (k * WIDTH);
+            }
+            if found != 0 {
+                return Some(p + found.trailing_zeros() as usize);
+            }
+            p += 64;
+        }
         while p + 1 < to {
             let found = if p + WIDTH < to {
                 // SAFETY: p + WIDTH + 1 <= to <= bytes.len().
