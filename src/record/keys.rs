@@ -44,12 +44,6 @@ pub fn has_trace_key(line: &[u8]) -> bool {
     !trace_key_ends_at(Simd::current(), line, 0..line.len(), &mut |_| false)
 }
 
-/// Whether the key that ends at the separator `sep` (as the passes above find it) may name a
-/// trace or span value that is not a 32-hex token: [`ends_in_id`] and [`trace_value_follows`].
-fn is_trace_key_end(bytes: &[u8], sep: usize) -> bool {
-    ends_in_id(bytes, sep) && trace_value_follows(bytes, sep)
-}
-
 /// The key ends at the dispatch level `simd`.
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 fn for_each_found_at(simd: Simd, hay: &[u8], f: &mut impl FnMut(usize)) {
@@ -109,15 +103,16 @@ fn first_id_pair_at(simd: Simd, bytes: &[u8], from: usize, to: usize) -> Option<
     first_id_pair_scalar(bytes, from, to)
 }
 
-/// The separator of the trace key whose `id` starts at `i`, if one ends there before `to`.
-/// Out of line: few pairs are keys, and inlined it made the callers' loops save and restore
-/// more registers.
+/// The separator of the trace key whose `id` starts at `i`, if one ends there before `to`:
+/// a key end whose `d` is the pair's (so the key ends in `id`, as [`ends_in_id`] asks of
+/// other key ends), with a trace word before and no 32-hex token after
+/// ([`trace_value_follows`]). Out of line: few pairs are keys.
 #[inline(never)]
 fn trace_key_end_at(bytes: &[u8], i: usize, to: usize) -> Option<usize> {
     (i + 2..(i + 5).min(to)).find(|&sep| {
         is_key_end::<true>(bytes, sep)
             && key_last(bytes, sep) == i + 1
-            && is_trace_key_end(bytes, sep)
+            && trace_value_follows(bytes, sep)
     })
 }
 
@@ -667,7 +662,8 @@ mod tests {
                     .clone()
                     .filter(|&sep| {
                         is_key_end::<true>(&hay, sep)
-                            && is_trace_key_end(&hay, sep)
+                            && ends_in_id(&hay, sep)
+                            && trace_value_follows(&hay, sep)
                             && key_last(&hay, sep) > range.start
                     })
                     .collect();
